@@ -1,0 +1,1 @@
+"""topiceval.data"""

@@ -1,0 +1,197 @@
+"""Saved models: the point estimates every estimator evaluates, with their provenance.
+
+Two families:
+
+* ``LDAModel``: topics ``phi`` (T x V, rows on the simplex, strictly positive), Dirichlet
+  pseudo-counts ``alpha_m`` (T,) = alpha * m, and the symmetric word pseudo-count ``beta``
+  (beta * u_v, per word; ``None`` for models without a topic prior, e.g. seed 001's VEM).
+* ``GaPModel``: beta-gamma Poisson factor analysis, ``phi`` (T x V, non-negative), ``p`` (T,) in
+  (0, 1), ``r`` (T,) positive (ESTIMATORS.md §6.1).
+
+A model file is one ``.npz`` (no pickles) holding the arrays, an optional vocabulary and a JSON
+metadata string (trainer, T, priors, sweeps, seed, corpus checksum, ...).  It is written
+atomically; ``load_model`` validates shapes and positivity and names any violation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from topiceval.io import atomic_path
+
+FORMAT_VERSION = 1
+PHI_SUM_TOL = 1e-6
+
+
+class ModelError(ValueError):
+    """A model file or model arrays violate the format."""
+
+
+def check_lda_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
+    """Validate LDA point estimates; return float64 contiguous copies.
+
+    ``phi``: (T, V), every entry > 0 and finite, rows summing to 1 within 1e-6.
+    ``alpha_m``: (T,) (or (D, T) for document-dependent priors), every entry > 0 and finite.
+    """
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    alpha_m = np.ascontiguousarray(alpha_m, dtype=np.float64)
+    if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
+        raise ValueError(f"phi must be a non-empty (T, V) matrix, got shape {phi.shape}")
+    if not np.all(np.isfinite(phi)):
+        raise ValueError("phi contains NaN or infinite entries")
+    if np.any(phi <= 0):
+        t, v = np.argwhere(phi <= 0)[0]
+        raise ValueError(f"phi must be strictly positive; phi[{t}, {v}] = {phi[t, v]}")
+    row_sums = phi.sum(axis=1)
+    worst = int(np.argmax(np.abs(row_sums - 1.0)))
+    if abs(row_sums[worst] - 1.0) > PHI_SUM_TOL:
+        raise ValueError(
+            f"phi rows must sum to 1; row {worst} sums to {row_sums[worst]:.9g}"
+        )
+    if alpha_m.shape[-1:] != (phi.shape[0],) or alpha_m.ndim not in (1, 2):
+        raise ValueError(
+            f"alpha_m must have shape (T,) = ({phi.shape[0]},) to match phi, got {alpha_m.shape}"
+        )
+    if not np.all(np.isfinite(alpha_m)) or np.any(alpha_m <= 0):
+        raise ValueError("alpha_m must be finite and strictly positive")
+    return phi, alpha_m
+
+
+def check_gapfa_params(phi, p, r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate GaP-FA point estimates: phi (T, V) >= 0, p (T,) in (0, 1), r (T,) > 0."""
+    phi = np.ascontiguousarray(phi, dtype=np.float64)
+    p = np.ascontiguousarray(p, dtype=np.float64).reshape(-1)
+    r = np.ascontiguousarray(r, dtype=np.float64).reshape(-1)
+    if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
+        raise ValueError(f"phi must be a non-empty (T, V) matrix, got shape {phi.shape}")
+    if not np.all(np.isfinite(phi)) or np.any(phi < 0):
+        raise ValueError("phi must be finite and non-negative")
+    n_topics = phi.shape[0]
+    if r.shape == (1,):
+        r = np.full(n_topics, r[0])
+    for name, arr in (("p", p), ("r", r)):
+        if arr.shape != (n_topics,):
+            raise ValueError(f"{name} must have shape (T,) = ({n_topics},), got {arr.shape}")
+    if not np.all((p > 0) & (p < 1)):
+        raise ValueError(f"p must lie in (0, 1); got range [{p.min()}, {p.max()}]")
+    if not np.all(np.isfinite(r)) or np.any(r <= 0):
+        raise ValueError("r must be finite and strictly positive")
+    return phi, p, r
+
+
+@dataclass(frozen=True, eq=False)
+class LDAModel:
+    """LDA point estimates (ESTIMATORS.md §1.8): phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t."""
+
+    phi: np.ndarray
+    alpha_m: np.ndarray
+    beta: float | None = None
+    vocab: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    family = "lda"
+
+    def __post_init__(self) -> None:
+        phi, alpha_m = check_lda_params(self.phi, self.alpha_m)
+        if alpha_m.ndim != 1:
+            raise ModelError("a saved LDA model has a single prior alpha_m of shape (T,)")
+        object.__setattr__(self, "phi", phi)
+        object.__setattr__(self, "alpha_m", alpha_m)
+        if self.beta is not None and not (np.isfinite(self.beta) and self.beta > 0):
+            raise ModelError(f"beta must be positive, got {self.beta}")
+        _check_vocab(self.vocab, phi.shape[1])
+
+    @property
+    def n_topics(self) -> int:
+        return self.phi.shape[0]
+
+    @property
+    def n_types(self) -> int:
+        return self.phi.shape[1]
+
+    def arrays(self) -> dict:
+        out = {"phi": self.phi, "alpha_m": self.alpha_m}
+        if self.beta is not None:
+            out["beta"] = np.float64(self.beta)
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class GaPModel:
+    """Beta-gamma PFA point estimates (ESTIMATORS.md §6.1, §6.7)."""
+
+    phi: np.ndarray
+    p: np.ndarray
+    r: np.ndarray
+    vocab: np.ndarray | None = None
+    meta: dict = field(default_factory=dict)
+
+    family = "gapfa"
+
+    def __post_init__(self) -> None:
+        phi, p, r = check_gapfa_params(self.phi, self.p, self.r)
+        object.__setattr__(self, "phi", phi)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "r", r)
+        _check_vocab(self.vocab, phi.shape[1])
+
+    @property
+    def n_topics(self) -> int:
+        return self.phi.shape[0]
+
+    @property
+    def n_types(self) -> int:
+        return self.phi.shape[1]
+
+    def arrays(self) -> dict:
+        return {"phi": self.phi, "p": self.p, "r": self.r}
+
+
+def _check_vocab(vocab, n_types: int) -> None:
+    if vocab is not None and np.asarray(vocab).shape != (n_types,):
+        raise ModelError(
+            f"vocab has shape {np.asarray(vocab).shape}, expected ({n_types},) to match phi"
+        )
+
+
+def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
+    """Write a model as one ``.npz`` file, atomically."""
+    payload = dict(model.arrays())
+    if model.vocab is not None:
+        payload["vocab"] = np.asarray(model.vocab, dtype=str)
+    payload["family"] = np.array(model.family)
+    payload["format_version"] = np.int64(FORMAT_VERSION)
+    payload["meta"] = np.array(json.dumps(model.meta, sort_keys=True))
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        np.savez_compressed(handle, **payload)
+
+
+def load_model(path: str | os.PathLike) -> LDAModel | GaPModel:
+    """Read and validate a model file; errors name the file and the problem."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            files = set(data.files)
+            if "family" not in files or "meta" not in files:
+                raise ModelError(f"{path}: not a topiceval model file")
+            version = int(data["format_version"]) if "format_version" in files else 0
+            if version != FORMAT_VERSION:
+                raise ModelError(f"{path}: model format version {version}, expected {FORMAT_VERSION}")
+            family = str(data["family"])
+            meta = json.loads(str(data["meta"]))
+            vocab = data["vocab"] if "vocab" in files else None
+            if family == "lda":
+                beta = float(data["beta"]) if "beta" in files else None
+                return LDAModel(data["phi"], data["alpha_m"], beta, vocab, meta)
+            if family == "gapfa":
+                return GaPModel(data["phi"], data["p"], data["r"], vocab, meta)
+            raise ModelError(f"{path}: unknown model family {family!r}")
+    except ModelError:
+        raise
+    except (OSError, KeyError) as exc:
+        raise ModelError(f"{path}: cannot read model file ({exc})") from exc
+    except ValueError as exc:
+        raise ModelError(f"{path}: {exc}") from None
