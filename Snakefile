@@ -1,0 +1,29 @@
+# topiceval: held-out likelihood evaluation of topic models, four papers end to end.
+#
+#   snakemake --cores N                                   # default reproduction (config/config.yaml)
+#   snakemake --cores N --configfile config/quick.yaml    # minutes-scale run on small subsets
+#   snakemake --cores N --configfile config/paper.yaml    # the papers' own sizes (cluster)
+#   ... --config data_mirror=../shared/data               # read the corpora from a local mirror
+#
+# config/quick.yaml and config/paper.yaml are overlays on config/config.yaml.
+
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/corpora.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,51 @@
+"""Support for the Snakemake rule scripts in ``workflow/scripts``.
+
+Every script is a few lines: ``with rule_context(snakemake) as job:`` then one call into the
+package.  The context sends stdout, stderr and Python logging to the rule's log file, sets the
+numba thread count to the rule's ``threads``, and records the exception in the log when the call
+fails (Snakemake then removes the rule's outputs; the package writes outputs atomically, so a
+killed job never leaves a file that looks finished).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+
+from topiceval.threads import numba_threads
+
+LOG = logging.getLogger("topiceval")
+
+
+@contextlib.contextmanager
+def rule_context(snakemake) -> Iterator[object]:
+    """Log to ``snakemake.log[0]`` and run with ``snakemake.threads`` numba threads."""
+    log_path = Path(snakemake.log[0]) if len(snakemake.log) else None
+    if log_path:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    handle = open(log_path, "w", encoding="utf-8") if log_path else sys.stderr  # noqa: SIM115
+    handler = logging.StreamHandler(handle)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    start = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(handle), contextlib.redirect_stderr(handle):
+            with numba_threads(int(getattr(snakemake, "threads", 1) or 1)):
+                LOG.info("rule %s: start", getattr(snakemake, "rule", "?"))
+                try:
+                    yield snakemake
+                except BaseException:
+                    traceback.print_exc(file=handle)
+                    raise
+                LOG.info("rule done in %.2f s", time.perf_counter() - start)
+    finally:
+        root.removeHandler(handler)
+        if log_path:
+            handle.close()
