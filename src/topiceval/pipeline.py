@@ -41,11 +41,24 @@ def rule_context(snakemake) -> Iterator[object]:
                 LOG.info("rule %s: start", getattr(snakemake, "rule", "?"))
                 try:
                     yield snakemake
-                except BaseException:
+                except BaseException as exc:
                     traceback.print_exc(file=handle)
+                    print(f"topiceval: {type(exc).__name__}: {exc}", file=sys.__stderr__)
                     raise
                 LOG.info("rule done in %.2f s", time.perf_counter() - start)
     finally:
         root.removeHandler(handler)
         if log_path:
             handle.close()
+
+
+def prefix_of(path: str | Path, relative: str) -> Path:
+    """The directory ``D`` such that ``path`` is ``D / relative`` (e.g. a raw-data root)."""
+    path, relative = Path(path), Path(relative)
+    if path.parts[-len(relative.parts) :] != relative.parts:
+        raise ValueError(f"{path} does not end with {relative}")
+    return (
+        Path(*path.parts[: -len(relative.parts)])
+        if len(path.parts) > len(relative.parts)
+        else Path(".")
+    )

@@ -32,3 +32,41 @@ def register_targets(*paths):
 
 def all_targets():
     return list(dict.fromkeys(_TARGETS))
+
+
+# ----------------------------------------------------------------------------- data paths
+RAW = f"{RESOURCES}/raw"
+NLTK_DATA = f"{RESOURCES}/nltk_data"
+NLTK_FILES = [f"{NLTK_DATA}/corpora/stopwords.zip", f"{NLTK_DATA}/corpora/wordnet.zip"]
+
+
+def raw_files(source):
+    """Local paths of a source's files, as its download rule writes them."""
+    return [f"{RAW}/{entry['path']}" for entry in config["sources"][source]["files"]]
+
+
+def source_paths(source):
+    """Mirror-relative paths of a source's files."""
+    return [entry["path"] for entry in config["sources"][source]["files"]]
+
+
+# ----------------------------------------------------------------------------- corpora
+def corpus_path(dataset, recipe):
+    return f"{RESULTS}/corpora/{dataset}/{recipe}.npz"
+
+
+def configured_corpora():
+    return [(d, r) for d, recipes in config["corpora"].items() for r in recipes]
+
+
+def corpus_options(wildcards):
+    """Options of one (dataset, recipe) corpus; the global max_docs cap applies unless set."""
+    try:
+        options = dict(config["corpora"][wildcards.dataset][wildcards.recipe])
+    except KeyError:
+        raise WorkflowError(
+            f"corpus {wildcards.dataset}/{wildcards.recipe} is not in config['corpora']"
+        )
+    if config.get("max_docs") is not None:
+        options.setdefault("max_docs", config["max_docs"])
+    return options

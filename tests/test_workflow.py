@@ -1,0 +1,129 @@
+"""The Snakemake workflow: config validation, lint, the corrupt-mirror path, the quick run.
+
+The tests run Snakemake from the repository root with every output redirected into a temporary
+directory (``results_dir``/``resources_dir``), reading the corpora from the data mirror
+(``$TOPICEVAL_DATA_MIRROR``, default ``../shared/data`` beside the repository); tests that need
+the mirror are skipped, with the reason, when it is absent.
+"""
+
+import copy
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config, validate
+
+from topiceval.data.sources import SOURCES
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+MIRROR = Path(os.environ.get("TOPICEVAL_DATA_MIRROR", ROOT.parent / "shared" / "data"))
+needs_mirror = pytest.mark.skipif(
+    not (MIRROR / "MANIFEST.md").is_file(),
+    reason=f"data mirror not found at {MIRROR} (set TOPICEVAL_DATA_MIRROR)",
+)
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+
+def load_config(overlay=None):
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    if overlay:
+        update_config(config, yaml.safe_load((ROOT / "config" / overlay).read_text()))
+    return config
+
+
+def snakemake(*args, tmp_path, mirror=MIRROR, extra_config=(), timeout=900):
+    cmd = [
+        *SNAKEMAKE, *args, "--cores", "2", "--configfile", "config/quick.yaml", "--config",
+        f"data_mirror={mirror}", f"results_dir={tmp_path / 'results'}",
+        f"resources_dir={tmp_path / 'resources'}", *extra_config,
+    ]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("overlay", [None, "quick.yaml", "paper.yaml"])
+def test_shipped_configs_are_valid(overlay):
+    validate(load_config(overlay), SCHEMA)
+
+
+def test_config_sources_match_the_package_registry():
+    assert load_config()["sources"] == SOURCES
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("corpora", "nips", "wallach2009", "shuffle"), True, "'shuffle' was unexpected"),
+        (("unknown_key",), 1, "'unknown_key' was unexpected"),
+        (("max_docs",), 0, r"instance\['max_docs'\]"),
+        (("corpora", "ap", "asis", "max_df"), 1.5, "1.5 is greater than the maximum of 1"),
+        (("corpora", "ap", "asis", "top_k"), -1, "-1 is less than the minimum of 0"),
+    ],
+)
+def test_schema_rejects_unknown_keys_and_out_of_range_numbers(path, value, message):
+    config = copy.deepcopy(load_config())
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(WorkflowError, match=message):
+        validate(config, SCHEMA)
+
+
+def test_bad_config_on_the_command_line_names_the_key(tmp_path):
+    result = snakemake("-n", tmp_path=tmp_path, extra_config=["max_docs=-3"], timeout=120)
+    assert result.returncode != 0
+    assert "max_docs" in result.stderr + result.stdout
+
+
+def test_lint_is_clean():
+    result = subprocess.run(
+        [*SNAKEMAKE, "--lint", "--configfile", "config/quick.yaml"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Lints for" not in result.stdout + result.stderr
+
+
+@needs_mirror
+def test_corrupt_mirror_file_stops_the_rule_and_leaves_no_output(tmp_path):
+    mirror = tmp_path / "mirror"
+    (mirror / "kos").mkdir(parents=True)
+    good = (MIRROR / "kos" / "docword.kos.txt.gz").read_bytes()
+    (mirror / "kos" / "docword.kos.txt.gz").write_bytes(good[: len(good) // 2])  # truncated
+    target = tmp_path / "resources" / "raw" / "kos" / "docword.kos.txt.gz"
+    result = snakemake(str(target), tmp_path=tmp_path, mirror=mirror, timeout=300)
+    log = (tmp_path / "results" / "logs" / "download" / "kos.log").read_text()
+    assert result.returncode != 0
+    assert "docword.kos.txt.gz" in log
+    assert "DownloadError: kos/docword.kos.txt.gz: sha256 mismatch" in result.stderr
+    assert "6439c39f2fccb4876563e4b4c9628974d8ccbeada43d661292a5024911389e30" in log  # expected
+    assert "sha256" in log and "actual" in log.lower()
+    assert not target.exists()
+    assert not any(p.is_file() for p in (tmp_path / "resources").rglob("*"))
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_quick_pipeline_runs_end_to_end(tmp_path):
+    result = snakemake(tmp_path=tmp_path)
+    assert result.returncode == 0, result.stderr[-4000:]
+    results = tmp_path / "results"
+    stats = (results / "tables" / "corpus_stats.csv").read_text().splitlines()
+    assert stats[0].startswith("dataset,recipe,split,D,V")
+    config = load_config("quick.yaml")
+    for dataset, recipes in config["corpora"].items():
+        for recipe in recipes:
+            assert (results / "corpora" / dataset / f"{recipe}.npz").is_file()
+            assert any(line.startswith(f"{dataset},{recipe},all,") for line in stats)
+    assert (results / "figures" / "corpus_lengths.png").stat().st_size > 10_000
+    # outputs are complete: nothing left for snakemake to do, and no temporary files remain
+    again = snakemake("-n", tmp_path=tmp_path, timeout=300)
+    assert "Nothing to be done" in again.stdout + again.stderr
+    assert not list(tmp_path.rglob("*.part"))
+    shutil.rmtree(tmp_path / "resources")
