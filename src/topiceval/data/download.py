@@ -1,0 +1,252 @@
+"""Verified acquisition of raw corpus files, from a local mirror or from the network.
+
+``fetch(files, dest_dir, mirror=None)`` places every ``SourceFile`` at ``dest_dir / file.path``.
+Each file is copied from ``mirror / file.path`` when a mirror is given, otherwise downloaded from
+its URL (extracting ``member`` from the downloaded archive when the file lives inside one).  It
+is then checked in two ways before it is moved into place:
+
+1. its sha256 must be one of the accepted digests (or, for archives with unstable bytes, the
+   archive's content digest must be one of ``content_sha256``);
+2. an archive must read to the end (every tar member, the whole gzip stream, every zip member's
+   CRC), so a truncated archive fails even if someone listed its checksum.
+
+All files of one call are staged as temporary files beside their destinations and moved into
+place only after every file has passed; on any failure the temporaries are removed and a
+``DownloadError`` names the file, the expected and the actual checksum.  Files already present
+and valid are kept; files present but invalid are removed before being fetched again.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import logging
+import os
+import re
+import shutil
+import tarfile
+import tempfile
+import urllib.error
+import urllib.request
+import zipfile
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from topiceval.data.sources import SourceFile
+from topiceval.io import sha256_file
+
+_LOG = logging.getLogger(__name__)
+_CHUNK = 1 << 20
+ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError)
+
+
+class DownloadError(ValueError):
+    """A raw file is missing, unreachable, has the wrong checksum or is truncated."""
+
+
+def _tar_members(path: Path) -> Iterator[tuple[str, bytes | None]]:
+    """(name, bytes) of every regular member, reading each one to its end."""
+    with tarfile.open(path, "r:*") as archive:
+        for info in archive:
+            if info.isfile():
+                handle = archive.extractfile(info)
+                yield info.name, handle.read() if handle is not None else b""
+
+
+def _check_gzip(path: Path) -> None:
+    """Decompress to the end: the gzip trailer's CRC and length catch any truncation."""
+    with gzip.open(path, "rb") as handle:
+        while handle.read(_CHUNK):
+            pass
+
+
+def _check_tar(path: Path) -> None:
+    """Read every member and require the end-of-archive block after the last one.
+
+    ``tarfile`` treats a header cut short after the first member as the end of the archive, so
+    the explicit end-block check is what catches an uncompressed tar truncated between members.
+    """
+    with tarfile.open(path, "r:*") as archive:
+        for info in archive:
+            if info.isfile():
+                handle = archive.extractfile(info)
+                while handle is not None and handle.read(_CHUNK):
+                    pass
+        archive.fileobj.seek(archive.offset)
+        end = archive.fileobj.read(tarfile.BLOCKSIZE)
+    if len(end) < tarfile.BLOCKSIZE or end.count(0) != tarfile.BLOCKSIZE:
+        raise tarfile.ReadError("no end-of-archive block after the last member (truncated)")
+
+
+def check_archive(path: str | os.PathLike, name: str | None = None) -> None:
+    """Read an archive to its end; raise on damage.
+
+    The kind comes from the suffix of ``name`` (default: the file's own name): ``.tar``,
+    ``.tar.gz``/``.tgz`` (or any ``.gz`` holding a tar), ``.gz``, ``.zip``/``.whl``; other files
+    are not archives and pass.
+    """
+    path = Path(path)
+    name = (name or path.name).lower()
+    if name.endswith((".gz", ".tgz")):
+        _check_gzip(path)
+    if name.endswith((".tar.gz", ".tgz", ".tar")) or (
+        name.endswith(".gz") and tarfile.is_tarfile(path)
+    ):
+        _check_tar(path)
+    elif name.endswith((".zip", ".whl")):
+        with zipfile.ZipFile(path) as archive:
+            bad = archive.testzip()
+            if bad is not None:
+                raise zipfile.BadZipFile(f"member {bad!r} fails its CRC check")
+
+
+def content_digest(path: str | os.PathLike, pattern: str) -> str:
+    """sha256 of the ``SHA256SUMS``-style listing of the tar members matching ``pattern``.
+
+    For every regular member whose path matches ``pattern`` (searched), the line
+    ``<sha256 of the member>  <group 1 of the match>`` is formed; the lines, sorted by name and
+    newline-terminated, are hashed.  Two archives with the same files under different prefixes
+    (a repack and GitHub's ``<repo>-<commit>/data/...`` tarball) get the same digest.
+    """
+    regex = re.compile(pattern)
+    lines = []
+    for member, data in _tar_members(Path(path)):
+        match = regex.search(member)
+        if match:
+            lines.append((match.group(1), hashlib.sha256(data).hexdigest()))
+    listing = "".join(f"{digest}  {name}\n" for name, digest in sorted(lines))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
+
+
+def verify_file(spec: SourceFile, path: str | os.PathLike, origin: str | None = None) -> str:
+    """Check ``path`` against ``spec``; return its sha256 or raise ``DownloadError``."""
+    origin = origin or str(path)
+    actual = sha256_file(path)
+    corrupt = f"{spec.path}: archive from {origin} is truncated or corrupt"
+    expected = f"expected sha256 {spec.accepted()}, actual {actual}"
+    ok = actual in spec.sha256
+    if not ok and spec.content_sha256:
+        try:
+            ok = content_digest(path, spec.content_pattern) in spec.content_sha256
+        except ARCHIVE_ERRORS as exc:
+            raise DownloadError(f"{corrupt} ({exc}); {expected}") from None
+    if not ok:
+        raise DownloadError(f"{spec.path}: sha256 mismatch for {origin}: {expected}")
+    try:
+        check_archive(path, spec.path)
+    except ARCHIVE_ERRORS as exc:
+        raise DownloadError(f"{corrupt} ({exc}); {expected}") from None
+    return actual
+
+
+def _download(spec: SourceFile, target: Path, timeout: float) -> None:
+    """Stream ``spec.url`` into ``target``; network errors become a ``DownloadError``."""
+    request = urllib.request.Request(spec.url, headers={"User-Agent": "topiceval-data-fetch"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            with open(target, "wb") as out:
+                shutil.copyfileobj(response, out, _CHUNK)
+    except (urllib.error.URLError, TimeoutError, OSError) as exc:
+        raise DownloadError(
+            f"{spec.path}: cannot download {spec.url} ({exc}); expected sha256 "
+            f"{spec.accepted()}, actual: no file"
+        ) from None
+
+
+def _extract_member(archive: Path, member: str, target: Path) -> None:
+    if zipfile.is_zipfile(archive):
+        with zipfile.ZipFile(archive) as zf, zf.open(member) as src, open(target, "wb") as out:
+            shutil.copyfileobj(src, out, _CHUNK)
+        return
+    with tarfile.open(archive, "r:*") as tf:
+        for info in tf:
+            if info.isfile() and info.name.removeprefix("./") == member:
+                with tf.extractfile(info) as src, open(target, "wb") as out:
+                    shutil.copyfileobj(src, out, _CHUNK)
+                return
+    raise KeyError(member)
+
+
+def _stage(
+    spec: SourceFile, tmp: Path, mirror: Path | None, timeout: float, archives: dict[str, Path]
+) -> str:
+    """Put the file's bytes into ``tmp``; return a description of where they came from.
+
+    Archives downloaded for their members are kept in ``archives`` (URL -> temporary file) so
+    that one call downloads each archive once; the caller removes them.
+    """
+    if mirror is not None:
+        src = mirror / spec.path
+        if not src.is_file():
+            raise DownloadError(
+                f"{spec.path}: missing from mirror ({src} does not exist); "
+                f"expected sha256 {spec.accepted()}, actual: no file"
+            )
+        shutil.copyfile(src, tmp)
+        return str(src)
+    if spec.member is None:
+        _download(spec, tmp, timeout)
+        return spec.url
+    if spec.url not in archives:
+        fd, name = tempfile.mkstemp(prefix=".archive.", suffix=".part", dir=tmp.parent)
+        os.close(fd)
+        archives[spec.url] = Path(name)
+        _download(spec, archives[spec.url], timeout)
+    try:
+        _extract_member(archives[spec.url], spec.member, tmp)
+    except (KeyError, *ARCHIVE_ERRORS) as exc:
+        raise DownloadError(
+            f"{spec.path}: cannot extract member {spec.member!r} from {spec.url} ({exc!r}); "
+            f"expected sha256 {spec.accepted()}, actual: no file"
+        ) from None
+    return f"{spec.url} (member {spec.member})"
+
+
+def fetch(
+    files: Iterable[SourceFile],
+    dest_dir: str | os.PathLike,
+    mirror: str | os.PathLike | None = None,
+    timeout: float = 120.0,
+    log: logging.Logger | None = None,
+) -> list[Path]:
+    """Fetch and verify ``files`` into ``dest_dir`` (all or nothing); return their paths."""
+    log = log or _LOG
+    dest_dir = Path(dest_dir)
+    mirror = Path(mirror) if mirror is not None else None
+    if mirror is not None and not mirror.is_dir():
+        raise DownloadError(f"data mirror {mirror} is not a directory")
+    files = list(files)
+    staged: list[tuple[Path, Path]] = []
+    archives: dict[str, Path] = {}
+    try:
+        for spec in files:
+            target = dest_dir / spec.path
+            if target.is_file():
+                try:
+                    verify_file(spec, target)
+                    log.info("%s: present and verified", spec.path)
+                    continue
+                except DownloadError as exc:
+                    log.warning("%s; removing it and fetching again", exc)
+                    target.unlink()
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(
+                prefix=f".{target.name}.", suffix=".part", dir=target.parent
+            )
+            os.close(fd)
+            tmp = Path(name)
+            staged.append((tmp, target))
+            origin = _stage(spec, tmp, mirror, timeout, archives)
+            digest = verify_file(spec, tmp, origin)
+            log.info("%s: fetched from %s, sha256 %s", spec.path, origin, digest)
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except BaseException:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise
+    finally:
+        for archive in archives.values():
+            archive.unlink(missing_ok=True)
+    return [dest_dir / spec.path for spec in files]
