@@ -75,8 +75,13 @@ def test_checksum_sees_token_order(corpus):
 )
 def test_load_names_the_violation(tmp_path, corpus, change, message):
     arrays = dict(
-        format_version=np.int64(1), offsets=corpus.offsets, tokens=corpus.tokens,
-        vocab=corpus.vocab, names=corpus.names, split=corpus.split, meta=np.array("{}"),
+        format_version=np.int64(1),
+        offsets=corpus.offsets,
+        tokens=corpus.tokens,
+        vocab=corpus.vocab,
+        names=corpus.names,
+        split=corpus.split,
+        meta=np.array("{}"),
     )
     arrays.update(change)
     path = tmp_path / "bad.npz"

@@ -59,8 +59,11 @@ def test_document_dependent_prior_is_accepted_by_check_only():
 
 @pytest.mark.parametrize(
     ("p", "r", "message"),
-    [([0.0, 0.5], [1, 1], r"p must lie in \(0, 1\)"), ([0.5, 0.5], [1, -1], "r must be"),
-     ([0.5], [1, 1], r"p must have shape \(T,\)")],
+    [
+        ([0.0, 0.5], [1, 1], r"p must lie in \(0, 1\)"),
+        ([0.5, 0.5], [1, -1], "r must be"),
+        ([0.5], [1, 1], r"p must have shape \(T,\)"),
+    ],
 )
 def test_gapfa_validation_messages(p, r, message):
     with pytest.raises(ValueError, match=message):

@@ -24,8 +24,13 @@ def test_streams_depend_only_on_key():
 
 
 def test_distinct_keys_in_every_position_give_distinct_states():
-    states = {tuple(nb.rng_state(s, a, b, c)) for s in range(3) for a in range(3)
-              for b in range(3) for c in range(3)}
+    states = {
+        tuple(nb.rng_state(s, a, b, c))
+        for s in range(3)
+        for a in range(3)
+        for b in range(3)
+        for c in range(3)
+    }
     assert len(states) == 81
 
 

@@ -39,9 +39,17 @@ def load_config(overlay=None):
 
 def snakemake(*args, tmp_path, mirror=MIRROR, extra_config=(), timeout=900):
     cmd = [
-        *SNAKEMAKE, *args, "--cores", "2", "--configfile", "config/quick.yaml", "--config",
-        f"data_mirror={mirror}", f"results_dir={tmp_path / 'results'}",
-        f"resources_dir={tmp_path / 'resources'}", *extra_config,
+        *SNAKEMAKE,
+        *args,
+        "--cores",
+        "2",
+        "--configfile",
+        "config/quick.yaml",
+        "--config",
+        f"data_mirror={mirror}",
+        f"results_dir={tmp_path / 'results'}",
+        f"resources_dir={tmp_path / 'resources'}",
+        *extra_config,
     ]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
@@ -84,7 +92,10 @@ def test_bad_config_on_the_command_line_names_the_key(tmp_path):
 def test_lint_is_clean():
     result = subprocess.run(
         [*SNAKEMAKE, "--lint", "--configfile", "config/quick.yaml"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr

@@ -304,7 +304,9 @@ def trigamma(x):
         x += 1.0
     inv = 1.0 / x
     inv2 = inv * inv
-    series = inv + 0.5 * inv2 + inv * inv2 * (
-        1.0 / 6.0 - inv2 * (1.0 / 30.0 - inv2 * (1.0 / 42.0 - inv2 * (1.0 / 30.0)))
+    series = (
+        inv
+        + 0.5 * inv2
+        + inv * inv2 * (1.0 / 6.0 - inv2 * (1.0 / 30.0 - inv2 * (1.0 / 42.0 - inv2 * (1.0 / 30.0))))
     )
     return result + series

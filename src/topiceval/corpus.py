@@ -129,7 +129,9 @@ class Corpus(Sequence):
         np.cumsum(lengths, out=offsets[1:])
         pieces = [self.tokens[self.offsets[d] : self.offsets[d + 1]] for d in idx]
         tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
-        return Corpus(offsets, tokens, self.vocab, self.names[idx], self.split[idx], dict(self.meta))
+        return Corpus(
+            offsets, tokens, self.vocab, self.names[idx], self.split[idx], dict(self.meta)
+        )
 
     def select_split(self, label: str) -> Corpus:
         """The documents whose split label is ``label``."""
@@ -167,9 +169,7 @@ class Corpus(Sequence):
             bad = int(np.flatnonzero(np.diff(off) < 0)[0])
             raise CorpusError(f"offsets must be non-decreasing; they decrease at document {bad}")
         if off[-1] != tok.shape[0]:
-            raise CorpusError(
-                f"offsets end at {off[-1]} but there are {tok.shape[0]} tokens"
-            )
+            raise CorpusError(f"offsets end at {off[-1]} but there are {tok.shape[0]} tokens")
         n_docs = off.shape[0] - 1
         for name, arr in (("names", self.names), ("split", self.split)):
             if arr.shape != (n_docs,):
@@ -205,9 +205,7 @@ class Corpus(Sequence):
         """Read and validate a corpus file; errors name the file and the problem."""
         try:
             with np.load(path, allow_pickle=False) as data:
-                missing = {"offsets", "tokens", "vocab", "names", "split", "meta"} - set(
-                    data.files
-                )
+                missing = {"offsets", "tokens", "vocab", "names", "split", "meta"} - set(data.files)
                 if missing:
                     raise CorpusError(f"{path}: not a corpus file, missing {sorted(missing)}")
                 version = int(data["format_version"]) if "format_version" in data.files else 0
@@ -245,7 +243,9 @@ def as_documents(docs) -> list[np.ndarray]:
     for i, d in enumerate(docs):
         arr = np.asarray(d)
         if arr.ndim != 1:
-            raise ValueError(f"document {i} must be a 1-D sequence of token ids, got shape {arr.shape}")
+            raise ValueError(
+                f"document {i} must be a 1-D sequence of token ids, got shape {arr.shape}"
+            )
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"document {i} must hold integer token ids, got dtype {arr.dtype}")
         out.append(arr.astype(np.int64, copy=False))

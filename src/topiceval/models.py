@@ -49,9 +49,7 @@ def check_lda_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
     row_sums = phi.sum(axis=1)
     worst = int(np.argmax(np.abs(row_sums - 1.0)))
     if abs(row_sums[worst] - 1.0) > PHI_SUM_TOL:
-        raise ValueError(
-            f"phi rows must sum to 1; row {worst} sums to {row_sums[worst]:.9g}"
-        )
+        raise ValueError(f"phi rows must sum to 1; row {worst} sums to {row_sums[worst]:.9g}")
     if alpha_m.shape[-1:] != (phi.shape[0],) or alpha_m.ndim not in (1, 2):
         raise ValueError(
             f"alpha_m must have shape (T,) = ({phi.shape[0]},) to match phi, got {alpha_m.shape}"
@@ -179,7 +177,9 @@ def load_model(path: str | os.PathLike) -> LDAModel | GaPModel:
                 raise ModelError(f"{path}: not a topiceval model file")
             version = int(data["format_version"]) if "format_version" in files else 0
             if version != FORMAT_VERSION:
-                raise ModelError(f"{path}: model format version {version}, expected {FORMAT_VERSION}")
+                raise ModelError(
+                    f"{path}: model format version {version}, expected {FORMAT_VERSION}"
+                )
             family = str(data["family"])
             meta = json.loads(str(data["meta"]))
             vocab = data["vocab"] if "vocab" in files else None

@@ -1,1 +1,198 @@
-"""topiceval.estimators.lda"""
+"""Held-out likelihood estimators for LDA (seed 002; ESTIMATORS.md §2, §3, §7).
+
+    from topiceval.estimators import lda
+    logp = lda.estimate(method, docs, phi, alpha_m, *, seed=0, **settings)    # (D,)
+    logp2 = lda.complete(method, docs, phi, alpha_m, *, seed=0, **settings)   # log P(w2 | w1), (D,)
+
+``docs``: a sequence of 1-D integer token arrays in document order (a ``Corpus`` works);
+``phi``: (T, V), strictly positive rows summing to 1; ``alpha_m``: (T,) positive.  Natural-log
+estimates, one per document.  Document d's estimate depends only on (seed, its key = its position
+in ``docs``, method, settings): the same seed gives bit-identical results for any number of
+threads, and two copies of a document at different positions get independent estimates.
+
+``estimate`` methods: ``is_pt``, ``is_pzw``, ``is_ip``, ``hm``, ``ais``, ``chib``, ``lr``
+(sequential, unbiased), ``lr_wallach`` (Algorithm 3 as printed), ``exact``.  ``complete``
+methods: ``et``, ``ais``, ``lr``, ``lr_wallach``, ``exact``; setting ``split`` = N1 (an int or one
+per document; default floor(N / 2)).  Settings and defaults: ``registry.ESTIMATE`` /
+``registry.COMPLETE``.
+
+Costs: ``return_cost=True`` returns ``(logp, Cost(site_updates, seconds))``: the Gibbs site
+updates (or equivalent O(T) evaluations, as counted by seed 002 Table 1) actually performed, and
+the wall-clock seconds of the call.  ``estimate_runs`` / ``complete_runs`` run R independent runs
+per document in one parallel call and return per-(document, run) estimates and site updates
+(``Runs``); run 0 of ``estimate_runs`` equals ``estimate`` for the same seed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from topiceval.estimators.lda import exact as _exact
+from topiceval.estimators.lda import registry, tasks
+from topiceval.estimators.lda.inputs import (
+    batches,
+    build_tables,
+    check_documents,
+    check_keys,
+    check_params,
+    completion_split,
+)
+
+METHODS = tuple(registry.ESTIMATE)
+COMPLETION_METHODS = tuple(registry.COMPLETE)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Work of one call: Gibbs site updates (Table 1 units) and wall-clock seconds."""
+
+    site_updates: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Runs:
+    """R runs per document: ``logp`` and ``site_updates`` have shape (D, R).
+
+    ``forms`` maps method names to (D, R) estimates computed from the same random numbers: for
+    the left-to-right methods both ``lr`` (2.5) and ``lr_wallach`` (2.4); otherwise just the
+    method itself.
+    """
+
+    method: str
+    logp: np.ndarray
+    site_updates: np.ndarray
+    seconds: float
+    forms: dict
+
+    @property
+    def cost(self) -> Cost:
+        return Cost(int(self.site_updates.sum()), self.seconds)
+
+
+def estimate(method, docs, phi, alpha_m, *, seed=0, return_cost=False, **settings):
+    """log P-hat(w_d | Phi, alpha m) for every document, shape (D,)."""
+    runs = estimate_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    logp = runs.logp[:, 0].copy()
+    return (logp, runs.cost) if return_cost else logp
+
+
+def complete(method, docs, phi, alpha_m, *, seed=0, return_cost=False, **settings):
+    """log P-hat(w2_d | w1_d, Phi, alpha m) for every document, shape (D,)."""
+    runs = complete_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    logp = runs.logp[:, 0].copy()
+    return (logp, runs.cost) if return_cost else logp
+
+
+def estimate_runs(
+    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None, **settings
+) -> Runs:
+    """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
+
+    ``doc_keys`` (default 0..D-1) replaces the positions that key the documents' random streams,
+    so a block of a larger document list can be evaluated alone with the same results.
+    """
+    return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
+                first_run, doc_keys, None, settings)
+
+
+def complete_runs(
+    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None, split=None,
+    **settings,
+) -> Runs:
+    """Like ``estimate_runs`` for document completion (``split``: N1, default floor(N / 2))."""
+    return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs, seed,
+                first_run, doc_keys, split, settings)
+
+
+def _index(name, value, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not minimum <= value < 2**63:
+        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
+    return int(value)
+
+
+def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
+         settings) -> Runs:
+    m = registry.lookup(method, table, what)
+    settings = registry.resolve_settings(m, settings)
+    phi, alpha_m = check_params(phi, alpha_m)
+    completion = table is registry.COMPLETE
+    docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
+    keys = check_keys(doc_keys, len(docs))
+    n1 = completion_split(docs, split) if completion else None
+    seed = _index("seed", seed, 0)
+    runs = _index("runs", runs, 1)
+    first_run = _index("first_run", first_run, 0)
+    shape = (len(docs), runs)
+    out, alt = np.empty(shape), np.empty(shape)
+    sites = np.zeros(shape, np.int64)
+    if m.code == 0:
+        start = time.perf_counter()
+        _run_exact(docs, phi, alpha_m, n1, settings["max_work"], out, sites)
+        seconds = time.perf_counter() - start
+        alt[:] = out
+    else:
+        seconds = _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run,
+                               out, alt, sites)
+    if m.alternative:
+        out, alt = alt, out
+    forms = {method: out}
+    if m.code in (tasks.LR, tasks.LR_DC):
+        other = "lr" if m.alternative else "lr_wallach"
+        forms[other] = alt
+    return Runs(method, out, sites, seconds, forms)
+
+
+def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
+    """Run the tasks block by block; return the seconds spent in the kernel.
+
+    The kernel is first called with no runs, so that loading (or compiling) it is not timed.
+    """
+    ipar = registry.int_settings(settings)
+    tau = registry.schedule_of(settings)
+    run_keys = np.arange(first_run, first_run + out.shape[1], dtype=np.int64)
+    previous = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
+    seconds = 0.0
+    try:
+        for block in batches(docs, phi.shape[0]):
+            tab = build_tables(docs[block], phi, alpha_m, keys[block],
+                               None if n1 is None else n1[block])
+            args = (seed, m.key)
+            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
+                            alt[block, :0], sites[block, :0])
+            start = time.perf_counter()
+            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys, out[block], alt[block],
+                            sites[block])
+            seconds += time.perf_counter() - start
+    finally:
+        numba.set_parallel_chunksize(previous)
+    return seconds
+
+
+def _run_exact(docs, phi, alpha_m, n1, max_work, out, sites):
+    n_topics = phi.shape[0]
+    for d, doc in enumerate(docs):
+        _exact.check_size(doc.shape[0], n_topics, max_work, what=f"document {d}")
+    for d, doc in enumerate(docs):
+        prefix = _exact.prefix_log_probs(doc, phi, alpha_m, max_work=max_work)
+        out[d, :] = prefix[-1] if n1 is None else prefix[-1] - prefix[n1[d] - 1]
+        sites[d, :] = _exact.work(doc.shape[0], n_topics)
+
+
+__all__ = [
+    "COMPLETION_METHODS",
+    "METHODS",
+    "Cost",
+    "Runs",
+    "complete",
+    "complete_runs",
+    "estimate",
+    "estimate_runs",
+]

@@ -1,0 +1,108 @@
+"""Document completion: estimators of log P(w2 | w1, Phi, alpha m) (ESTIMATORS.md §3).
+
+w1 = w_{1..N1}, w2 = w_{N1+1..N} in the original token order (default N1 = floor(N / 2)).  The
+tables give w1 and w2 separate rows (inputs.py), so rows ``r2..`` of a document belong to w2.
+
+* ET, "estimated theta" (§3.1, seed 002 eq. 27): B Gibbs sweeps on w1 alone, then for each of
+  S further sweeps theta-hat_t = (N1_t + alpha m_t) / (N1 + alpha) and
+  l_s = sum_{n in w2} log sum_t phi_{w_n|t} theta-hat_t;  log P-hat = LSE(l) - log S.
+  Neither unbiased nor consistent (theta is clamped over w2).  Cost (B + S) N1 + S N2.
+* AIS-DC (§3.2, Algorithm 4 with the consistent target (3.1)):
+      P_s(z) ∝ P(w2 | z2, Phi)^τ_s P(z1, z2 | w1, Phi, alpha m)
+  start: B sweeps on w1 alone (approximately P(z1 | w1)), then z2 from the Pólya urn given z1
+  (exact P(z2 | z1)); transitions: forward sweeps over all N sites, untempered on w1 and
+  tempered by τ on w2; log w = sum_s (τ_s - τ_{s-1}) log P(w2 | z^(s)).  Unbiased up to the
+  imperfect burn-in.  Cost B N1 + N2 + (S - 1) N.
+* LR (§3.3): the left-to-right particles of lr.py on the whole document.  Sequential form:
+  LSE_r(W1_r + W2_r) - LSE_r(W1_r) with W1_r = sum_{n <= N1} a[r, n], W2_r = sum_{n > N1}
+  a[r, n] (a ratio of unbiased estimators sharing particles: consistent, not unbiased);
+  Wallach form: sum_{n > N1} [LSE_r a[r, n] - log R].
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import lse_add
+from topiceval.estimators.lda.gibbs import (
+    evaluate,
+    init_uniform,
+    log_lik,
+    lse_finish,
+    new_chain,
+    sweep,
+    temper_rows,
+    urn_draw,
+)
+from topiceval.estimators.lda.lr import lr_particles, sequential, wallach
+
+
+@njit(cache=True)
+def _w2_rows(tab, d):
+    """First table row of w2 in document d (w2's rows run from there to tab_off[d + 1])."""
+    lo = tab.doc_off[d]
+    return tab.rows[lo + tab.split[d] : tab.doc_off[d + 1]].min()
+
+
+@njit(cache=True)
+def et_document(tab, d, burnin, samples, rng):
+    """(log P-hat, log P-hat, site updates): the estimated-theta method."""
+    n_topics = tab.am.shape[0]
+    n1 = tab.split[d]
+    n2 = tab.doc_off[d + 1] - tab.doc_off[d] - n1
+    rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
+    pw, cq, am = tab.pw, tab.cq, tab.am
+    ch = new_chain(n1, n_topics)
+    init_uniform(ch, 0, n1, n_topics, rng)
+    for _ in range(burnin):
+        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+    norm = n2 * math.log(n1 + tab.alpha)
+    acc_m = -np.inf
+    acc_s = 0.0
+    for _ in range(samples):
+        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+        ell = evaluate(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
+        acc_m, acc_s = lse_add(acc_m, acc_s, ell)
+    logp = lse_finish(acc_m, acc_s, samples)
+    return logp, logp, (burnin + samples) * n1 + samples * n2
+
+
+@njit(cache=True)
+def ais_dc_document(tab, d, burnin, tau, rng):
+    """(log w, log w, site updates): AIS for document completion with schedule ``tau``."""
+    n_topics = tab.am.shape[0]
+    rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
+    n_tokens = rows.shape[0]
+    n1 = tab.split[d]
+    r2 = _w2_rows(tab, d)
+    r_end = tab.tab_off[d + 1]
+    pw, cq, am = tab.pw, tab.cq, tab.am
+    n_temps = tau.shape[0] - 1
+    ch = new_chain(n_tokens, n_topics)
+    init_uniform(ch, 0, n1, n_topics, rng)
+    for _ in range(burnin):
+        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+    urn_draw(ch, am, n1, n_tokens, rng)
+    logw = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+    pw_tau = np.empty((r_end - r2, n_topics))
+    cq_tau = np.empty((r_end - r2, n_topics))
+    for s in range(1, n_temps):
+        temper_rows(tab.logpw, am, tau[s], r2, r_end, pw_tau, cq_tau)
+        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+        sweep(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rng)
+        logw += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+    return logw, logw, burnin * n1 + (n_tokens - n1) + (n_temps - 1) * n_tokens
+
+
+@njit(cache=True)
+def lr_dc_document(tab, d, particles, resample, rng):
+    """(sequential ratio, Wallach form, site updates): left-to-right document completion."""
+    n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
+    n1 = tab.split[d]
+    a = np.empty((particles, n_tokens))
+    sites = lr_particles(tab, d, particles, resample, rng, a)
+    seq = sequential(a, 0, n_tokens) - sequential(a, 0, n1)
+    return seq, wallach(a, n1, n_tokens), sites

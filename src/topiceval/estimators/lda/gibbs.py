@@ -1,0 +1,322 @@
+"""Gibbs site updates for one document's topic assignments (ESTIMATORS.md §1.1 eq. (1.5), §2).
+
+A ``Chain`` holds the assignments z (N,), the topic counts N_t (T,), and the ascending list of
+topics in use (``nz[:nnz[0]]``).  A site update of position n removes z_n from the counts and
+draws from
+
+    P(z_n = t | z_{\\n}) ∝ pw[row_n, t] (N_t^{\\n} + alpha m_t)                          (1.5)
+
+with one uniform u by inverse CDF.  ``pw`` is phi_w (τ = 1), a tempered table phi_w^τ (AIS,
+(2.1)), or a row of ones (the Pólya urn, an exact draw from P(z | alpha m)).  Rows are per
+distinct word type (inputs.py); position n uses row ``rows[n] - row_base``.
+
+Two layouts of the same distribution; which one is used depends only on the state, so a
+reference implementation can follow it exactly:
+
+* sparse, when 2 * (topics in use) <= T: the weights split into a "document bucket"
+  pw[row, t] N_t over the topics in use (cumulative sums in ascending topic order) and a "prior
+  bucket" pw[row, t] alpha m_t whose cumulative sums ``cq[row]`` are precomputed.  With
+  doc = document-bucket total and x = u * (doc + cq[row, T-1]): t is the first topic in use
+  whose document-bucket cumulative exceeds x if x < doc, else the first t with
+  cq[row, t] > x - doc.  Cost O(topics in use + log T).
+* dense otherwise: cumulative sums of pw[row, t] (N_t + alpha m_t) over all t, x = u * total,
+  t = the first index whose cumulative exceeds x.  Cost O(T).
+
+Searches (bisection over all topics, a linear scan over the topics in use) return the last
+index if rounding puts x past every cumulative sum.
+
+Performance note: numba increments and decrements the reference counts of the arrays a function
+uses, and its pruning pass leaves these (atomic) updates in functions with branches, so a helper
+called once per site costs more than the site update itself.  All per-site work therefore
+happens inside ``scan`` (one call per sweep), which implements every per-site operation the
+estimators need:
+
+* ``SWEEP``: site updates (1.5) of positions lo..hi-1 (``reverse``: hi-1 down to lo);
+* ``EXTEND``: draw z_n for new positions from (1.5) given the counts so far (no removal), and
+  return sum_n log Z_n, Z_n = sum_t pw[row_n, t] (N_t + alpha m_t) (left-to-right, Pólya urn);
+* ``WALK``: the walk of (2.2): remove z_n, add log P(target_n | ...) (normalised (1.5)), set
+  z_n = target_n; returns log T(target <- z);
+* ``EVAL``: return sum_n log Z_n for the positions without changing the state (ET);
+* ``LEFT_TO_RIGHT``: for n = lo..hi-1, SWEEP positions 0..n-1 then EXTEND n (one particle of
+  the left-to-right algorithm with rejuvenation, §2.7), in one flat loop.
+
+A "site update" in the cost counts is one such draw or evaluation, as in seed 002 Table 1.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import lse_value, randint, uniform
+
+SWEEP, EXTEND, WALK, EVAL, LEFT_TO_RIGHT = 0, 1, 2, 3, 4
+
+
+class Chain(NamedTuple):
+    z: np.ndarray  # int64 (N,)
+    cnt: np.ndarray  # int64 (T,)
+    nz: np.ndarray  # int64 (T,): topics with cnt > 0, ascending, first nnz[0] entries
+    nnz: np.ndarray  # int64 (1,)
+    buf: np.ndarray  # float64 (T,): cumulative weights of the current site
+
+
+@njit(cache=True)
+def new_chain(n_tokens, n_topics):
+    return Chain(
+        np.zeros(n_tokens, np.int64),
+        np.zeros(n_topics, np.int64),
+        np.zeros(n_topics, np.int64),
+        np.zeros(1, np.int64),
+        np.zeros(n_topics, np.float64),
+    )
+
+
+@njit(cache=True)
+def copy_into(src, dst):
+    """Make ``dst`` an exact copy of ``src`` (same sizes)."""
+    dst.z[:] = src.z
+    dst.cnt[:] = src.cnt
+    dst.nz[:] = src.nz
+    dst.nnz[0] = src.nnz[0]
+
+
+@njit(cache=True)
+def set_state(ch, z, lo, hi):
+    """Replace the counts by those of z[lo:hi] (positions outside are not counted)."""
+    ch.cnt[:] = 0
+    for n in range(lo, hi):
+        ch.z[n] = z[n]
+        ch.cnt[z[n]] += 1
+    k = 0
+    for t in range(ch.cnt.shape[0]):
+        if ch.cnt[t] > 0:
+            ch.nz[k] = t
+            k += 1
+    ch.nnz[0] = k
+
+
+@njit(cache=True)
+def init_uniform(ch, lo, hi, n_topics, rng):
+    """z_n uniform on the topics for n = lo..hi-1 (one ``randint`` each), then recount."""
+    for n in range(lo, hi):
+        ch.z[n] = randint(rng, n_topics)
+    set_state(ch, ch.z, lo, hi)
+
+
+@njit(cache=True)
+def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, target, values, rng):
+    """Per-site operation ``mode`` over positions lo..hi-1 (see the module docstring).
+
+    EXTEND, EVAL and LEFT_TO_RIGHT store log Z_n in ``values[n]`` when ``values`` is not empty.
+    """
+    z = ch.z
+    cnt = ch.cnt
+    nz = ch.nz
+    buf = ch.buf
+    nnz = ch.nnz[0]
+    n_topics = am.shape[0]
+    store = values.shape[0] > 0
+    out = 0.0
+    steps = hi - lo
+    if mode == LEFT_TO_RIGHT:  # (sweep 0..n-1, extend n) for n = lo..hi-1
+        steps = (hi * (hi + 1) - lo * (lo + 1)) // 2
+    front = lo  # LEFT_TO_RIGHT: the next position to extend
+    m = 0  # LEFT_TO_RIGHT: the next position to rejuvenate
+    for i in range(steps):
+        if mode == LEFT_TO_RIGHT:
+            if m < front:
+                n = m
+                op = SWEEP
+                m += 1
+            else:
+                n = front
+                op = EXTEND
+                front += 1
+                m = 0
+        else:
+            n = hi - 1 - i if reverse else lo + i
+            op = mode
+        row = np.uint64(rows[n] - row_base)  # unsigned indices skip wraparound checks
+        if op == SWEEP or op == WALK:
+            old = np.uint64(z[n])
+            c = cnt[old] - 1
+            cnt[old] = c
+            if c == 0:
+                j = 0
+                while nz[j] != old:
+                    j += 1
+                for jj in range(j, nnz - 1):
+                    nz[jj] = nz[jj + 1]
+                nnz -= 1
+        acc = 0.0
+        if 2 * nnz <= n_topics:
+            for j in range(nnz):
+                t = np.uint64(nz[j])
+                acc += pw[row, t] * cnt[t]
+                buf[j] = acc
+            doc = acc
+            total = acc + cq[row, n_topics - 1]
+        else:
+            for t in range(n_topics):
+                acc += pw[row, t] * (cnt[t] + am[t])
+                buf[t] = acc
+            doc = -1.0
+            total = acc
+        if op == EVAL or op == EXTEND:
+            log_total = math.log(total)
+            out += log_total
+            if store:
+                values[n] = log_total
+            if op == EVAL:
+                continue
+        if op == WALK:
+            k = target[n]
+            out += math.log(pw[row, k] * (cnt[k] + am[k])) - math.log(total)
+        else:
+            x = uniform(rng) * total
+            if doc < 0.0:
+                a = 0
+                b = n_topics - 1
+                while a < b:
+                    mid = (a + b) >> 1
+                    if buf[mid] > x:
+                        b = mid
+                    else:
+                        a = mid + 1
+                k = a
+            elif x < doc:
+                ua = np.uint64(0)
+                while buf[ua] <= x:  # linear: faster than bisection for few topics in use
+                    ua += np.uint64(1)
+                k = nz[ua]
+            else:
+                x -= doc
+                a = 0
+                b = n_topics - 1
+                while a < b:
+                    mid = (a + b) >> 1
+                    if cq[row, mid] > x:
+                        b = mid
+                    else:
+                        a = mid + 1
+                k = a
+        z[n] = k
+        uk = np.uint64(k)
+        c = cnt[uk]
+        cnt[uk] = c + 1
+        if c == 0:
+            j = nnz
+            while j > 0 and nz[j - 1] > k:
+                nz[j] = nz[j - 1]
+                j -= 1
+            nz[j] = k
+            nnz += 1
+    ch.nnz[0] = nnz
+    return out
+
+
+# The wrappers below pass every scalar through np.int64 / np.bool_ and a fresh (mutable) target
+# array: numba compiles a separate specialisation of a function for each combination of literal
+# (constant) or read-only arguments, and ``scan`` is the one function worth compiling only once.
+@njit(cache=True)
+def sweep(ch, pw, cq, rows, row_base, am, lo, hi, reverse, rng):
+    """Gibbs site updates (1.5) of positions lo..hi-1, in reverse order if ``reverse``."""
+    scan(ch, pw, cq, rows, np.int64(row_base), am, np.int64(lo), np.int64(hi),
+         np.bool_(reverse), np.int64(SWEEP), np.empty(0, np.int64), np.empty(0), rng)
+
+
+@njit(cache=True)
+def extend(ch, pw, cq, rows, row_base, am, lo, hi, values, rng):
+    """EXTEND positions lo..hi-1 (draw each given the counts so far); log Z_n -> values[n]."""
+    return scan(ch, pw, cq, rows, np.int64(row_base), am, np.int64(lo), np.int64(hi),
+                np.bool_(False), np.int64(EXTEND), np.empty(0, np.int64), values, rng)
+
+
+@njit(cache=True)
+def left_to_right(ch, pw, cq, rows, am, values, rng):
+    """One left-to-right particle with rejuvenation: for n = 1..N, sweep 1..n-1, extend n."""
+    return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(rows.shape[0]),
+                np.bool_(False), np.int64(LEFT_TO_RIGHT), np.empty(0, np.int64), values, rng)
+
+
+@njit(cache=True)
+def walk(ch, pw, cq, rows, am, target, rng):
+    """WALK all positions to ``target``: returns log T(target <- z), eq. (2.2)."""
+    return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(rows.shape[0]),
+                np.bool_(False), np.int64(WALK), target, np.empty(0), rng)
+
+
+@njit(cache=True)
+def evaluate(ch, pw, cq, rows, am, lo, hi, rng):
+    """EVAL positions lo..hi-1: sum_n log Z_n, the state unchanged."""
+    return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(lo), np.int64(hi),
+                np.bool_(False), np.int64(EVAL), np.empty(0, np.int64), np.empty(0), rng)
+
+
+@njit(cache=True)
+def search(cum, n, x):
+    """First index i < n with cum[i] > x (n - 1 if none): inverse CDF by bisection."""
+    lo = 0
+    hi = n - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@njit(cache=True)
+def log_prior(cnt, am, alpha, n_tokens):
+    """log P(z | alpha m) from the topic counts, eq. (1.1)."""
+    s = math.lgamma(alpha) - math.lgamma(n_tokens + alpha)
+    for t in range(am.shape[0]):
+        if cnt[t] > 0:
+            s += math.lgamma(cnt[t] + am[t]) - math.lgamma(am[t])
+    return s
+
+
+@njit(cache=True)
+def log_lik(z, logpw, rows, row_base, lo, hi):
+    """sum_{n=lo}^{hi-1} log phi_{w_n | z_n}, eq. (1.2)."""
+    s = 0.0
+    for n in range(lo, hi):
+        s += logpw[rows[n] - row_base, z[n]]
+    return s
+
+
+@njit(cache=True)
+def temper_rows(logpw, am, tau, src_lo, src_hi, pw_out, cq_out):
+    """pw_out[r] = exp(tau * logpw[src_lo + r]) and its cumulative prior-bucket sums."""
+    n_topics = am.shape[0]
+    for r in range(src_hi - src_lo):
+        acc = 0.0
+        for t in range(n_topics):
+            p = math.exp(tau * logpw[src_lo + r, t])
+            pw_out[r, t] = p
+            acc += p * am[t]
+            cq_out[r, t] = acc
+
+
+@njit(cache=True)
+def urn_draw(ch, am, lo, hi, rng):
+    """z_n ∝ N_t(counts so far) + alpha m_t for n = lo..hi-1: the Pólya urn (exact prior draw)."""
+    n_topics = am.shape[0]
+    ones = np.ones((1, n_topics))
+    cum = np.empty((1, n_topics))
+    acc = 0.0
+    for t in range(n_topics):
+        acc += am[t]
+        cum[0, t] = acc
+    extend(ch, ones, cum, np.zeros(hi, np.int64), 0, am, lo, hi, np.empty(0), rng)
+
+
+@njit(cache=True)
+def lse_finish(m, s, count):
+    """Running log-sum-exp (m, s) minus log(count): the log of a mean in probability space."""
+    return lse_value(m, s) - math.log(count)

@@ -1,0 +1,38 @@
+"""HM: the harmonic mean method (ESTIMATORS.md §2.4, seed 002 eqs. 14-15).
+
+    z <- uniform random;  B forward Gibbs sweeps of (1.5) (burn-in)
+    for s = 1..S:  one forward sweep;  l_s = log P(w | z^(s), Phi)      (likelihood only)
+    log P-hat = log S - LSE(-l_1, ..., -l_S)
+
+No thinning.  1/P-hat is unbiased for 1/P(w) only under exact posterior draws; P-hat itself is
+biased upwards (Jensen) with (near) infinite variance.  Cost N (B + S).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import lse_add, lse_value
+from topiceval.estimators.lda.gibbs import init_uniform, log_lik, new_chain, sweep
+
+
+@njit(cache=True)
+def hm_document(tab, d, burnin, samples, rng):
+    """(log P-hat, log P-hat, site updates) for document d."""
+    n_topics = tab.am.shape[0]
+    rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
+    n_tokens = rows.shape[0]
+    ch = new_chain(n_tokens, n_topics)
+    init_uniform(ch, 0, n_tokens, n_topics, rng)
+    for _ in range(burnin):
+        sweep(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
+    acc_m = -np.inf
+    acc_s = 0.0
+    for _ in range(samples):
+        sweep(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
+        acc_m, acc_s = lse_add(acc_m, acc_s, -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens))
+    logp = math.log(samples) - lse_value(acc_m, acc_s)
+    return logp, logp, (burnin + samples) * n_tokens

@@ -1,0 +1,172 @@
+"""Validated inputs of the LDA estimators: documents, point estimates, per-document word tables.
+
+Every estimator reads the same ``Tables`` (a NamedTuple of arrays handed to the numba kernels).
+For each document the distinct word types get one *row* each (or one row per (part, type) when
+a document-completion split is given, so that the observed part w1 and the evaluated part w2 of
+one document never share a row):
+
+* ``pw[row, t] = phi[t, v]`` and ``logpw = log pw``: the per-document matrix ``phi_w`` of
+  ESTIMATORS.md §2 ("Precompute per document phi_w[n, t]"), stored once per distinct type;
+* ``cq[row, t] = sum_{t' <= t} pw[row, t'] * alpha_m[t']``: cumulative "prior bucket" weights,
+  which serve both the sparse Gibbs draw (gibbs.py) and the IS-PZW proposal
+  Q(z_n) ∝ alpha m_t phi_{w_n|t} (§2.2);
+* ``rows[i]``: the table row of token i (positions of document d are
+  ``doc_off[d]:doc_off[d + 1]``); ``row_count[row]``: how often the row's type occurs in its
+  document (part);
+* ``split[d] = N1``: the number of observed tokens in document completion (N when unused);
+* ``keys[d]``: the integer that keys document d's random streams (its position in ``docs``
+  unless the caller passes the positions of a block inside a larger list).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from topiceval.corpus import Corpus
+from topiceval.models import check_lda_params
+
+# Table entries per batch: documents are evaluated in batches whose tables hold at most this
+# many floats per array (keys are per document, so batching never changes a result).
+BATCH_ENTRIES = 1 << 23
+
+
+class Tables(NamedTuple):
+    doc_off: np.ndarray  # int64 (D + 1,)
+    rows: np.ndarray  # int64 (tokens,)
+    tab_off: np.ndarray  # int64 (D + 1,)
+    row_count: np.ndarray  # int64 (rows,)
+    pw: np.ndarray  # float64 (rows, T)
+    logpw: np.ndarray  # float64 (rows, T)
+    cq: np.ndarray  # float64 (rows, T)
+    am: np.ndarray  # float64 (T,)
+    alpha: float
+    split: np.ndarray  # int64 (D,)
+    keys: np.ndarray  # int64 (D,)
+
+
+def check_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
+    """``phi`` (T, V) strictly positive with rows summing to 1; ``alpha_m`` (T,) positive."""
+    phi, alpha_m = check_lda_params(phi, alpha_m)
+    if alpha_m.ndim != 1:
+        raise ValueError(f"alpha_m must have shape (T,) = ({phi.shape[0]},), got {alpha_m.shape}")
+    return phi, alpha_m
+
+
+def check_documents(docs, n_types: int, *, min_length: int = 1) -> list[np.ndarray]:
+    """Documents as int64 arrays, each with >= ``min_length`` tokens, all inside the vocabulary."""
+    if isinstance(docs, np.ndarray) and docs.ndim == 1 and docs.dtype != object:
+        raise ValueError("docs must be a sequence of documents (1-D token arrays), not one array")
+    if isinstance(docs, Corpus):
+        out = [docs.tokens[a:b].astype(np.int64) for a, b in zip(docs.offsets[:-1],
+                                                                   docs.offsets[1:], strict=True)]
+    else:
+        out = [np.asarray(doc) for doc in docs]
+        for d, doc in enumerate(out):
+            if doc.ndim != 1 or (doc.size and doc.dtype.kind not in "iu"):
+                raise ValueError(
+                    f"document {d} must be a 1-D sequence of integer token ids, got shape "
+                    f"{doc.shape} and dtype {doc.dtype}"
+                )
+        out = [doc.astype(np.int64, copy=False) for doc in out]
+    if not out:
+        raise ValueError("docs is empty: pass at least one document")
+    lengths = np.array([doc.shape[0] for doc in out])
+    short = np.flatnonzero(lengths < min_length)
+    if short.size:
+        d = int(short[0])
+        if lengths[d] == 0:
+            raise ValueError(f"document {d} is empty")
+        raise ValueError(
+            f"document {d} has {lengths[d]} token(s); document completion needs at least "
+            f"{min_length} (an observed and an evaluated part)"
+        )
+    tokens = np.concatenate(out)
+    bad = np.flatnonzero((tokens < 0) | (tokens >= n_types))
+    if bad.size:
+        d = int(np.searchsorted(np.cumsum(lengths), bad[0], side="right"))
+        raise ValueError(
+            f"document {d} has token id {tokens[bad[0]]} outside the vocabulary of phi "
+            f"(ids 0..{n_types - 1})"
+        )
+    return out
+
+
+def check_keys(keys, n_docs: int, name: str = "doc_keys") -> np.ndarray:
+    """Non-negative distinct integer keys, one per document (default 0..D-1)."""
+    if keys is None:
+        return np.arange(n_docs, dtype=np.int64)
+    arr = np.asarray(keys)
+    if arr.shape != (n_docs,) or not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"{name} must be {n_docs} integers (one per document), got {arr!r}")
+    if arr.size and (arr.min() < 0 or np.unique(arr).size != arr.size):
+        raise ValueError(f"{name} must be distinct non-negative integers")
+    return arr.astype(np.int64)
+
+
+def completion_split(docs: list[np.ndarray], split) -> np.ndarray:
+    """N1 per document: ``None`` -> floor(N / 2) (spec §3); an int or one int per document."""
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
+    if split is None:
+        n1 = lengths // 2
+    else:
+        arr = np.asarray(split)
+        if not np.issubdtype(arr.dtype, np.integer) or arr.ndim > 1:
+            raise ValueError(f"split must be None, an int or one int per document, got {split!r}")
+        n1 = np.broadcast_to(arr, lengths.shape).astype(np.int64) if arr.ndim == 0 else arr
+        if n1.shape != lengths.shape:
+            raise ValueError(f"split has {n1.shape[0]} entries for {lengths.shape[0]} documents")
+    bad = np.flatnonzero((n1 < 1) | (n1 >= lengths))
+    if bad.size:
+        d = int(bad[0])
+        raise ValueError(
+            f"split of document {d} is {int(n1[d])}, but it must leave at least one observed and "
+            f"one evaluated token (1 <= N1 < N = {int(lengths[d])})"
+        )
+    return n1.astype(np.int64)
+
+
+def build_tables(docs, phi, alpha_m, keys, split=None) -> Tables:
+    """Tables for ``docs`` (already checked); ``split`` (N1 per document) separates the parts."""
+    n_types = phi.shape[1]
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
+    doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=doc_off[1:])
+    n1 = lengths.copy() if split is None else np.asarray(split, dtype=np.int64)
+    doc_of = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+    position = np.arange(doc_off[-1], dtype=np.int64) - doc_off[doc_of]
+    part = (position >= n1[doc_of]).astype(np.int64)
+    # one row per (document, part, word), ordered by document, then part, then word id
+    key = (doc_of * 2 + part) * n_types + np.concatenate(docs)
+    uniq, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    tab_off = np.zeros(len(docs) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(uniq // (2 * n_types), minlength=len(docs)), out=tab_off[1:])
+    pw = np.ascontiguousarray(phi[:, uniq % n_types].T)
+    cq = np.cumsum(pw * alpha_m, axis=1)
+    return Tables(
+        doc_off=doc_off,
+        rows=inverse.astype(np.int64).reshape(-1),
+        tab_off=tab_off,
+        row_count=counts.astype(np.int64),
+        pw=pw,
+        logpw=np.log(pw),
+        cq=np.ascontiguousarray(cq),
+        am=alpha_m,
+        alpha=float(alpha_m.sum()),
+        split=n1,
+        keys=np.asarray(keys, dtype=np.int64),
+    )
+
+
+def batches(docs: list[np.ndarray], n_topics: int) -> list[slice]:
+    """Consecutive document blocks whose tables hold at most ``BATCH_ENTRIES`` floats."""
+    out, start, size = [], 0, 0
+    for d, doc in enumerate(docs):
+        need = doc.shape[0] * n_topics
+        if size and size + need > BATCH_ENTRIES:
+            out.append(slice(start, d))
+            start, size = d, 0
+        size += need
+    out.append(slice(start, len(docs)))
+    return out

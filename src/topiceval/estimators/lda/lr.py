@@ -1,0 +1,86 @@
+"""LR: the left-to-right estimators (ESTIMATORS.md §2.7; seed 002 §4.5, Algorithm 3).
+
+P(w) = prod_n P(w_n | w_{<n}).  R independent particles walk the document in its original token
+order; particle r stores
+
+    a[r, n] = log sum_t phi_{w_n|t} (N^(r)_{t|<n} + alpha m_t) - log(n - 1 + alpha)
+
+then draws z_n^(r) from the same weights.  With ``resample`` (rejuvenation, Algorithm 3 lines
+5-7), positions 1..n-1 of the particle get one Gibbs sweep of (1.5), restricted to the first
+n - 1 tokens, before a[r, n] is computed (gibbs.scan, modes EXTEND and LEFT_TO_RIGHT).  Both
+estimators come from the same a[r, n]:
+
+    "lr" (sequential, unbiased for every R, with or without rejuvenation):
+        log P-hat = LSE_r( sum_n a[r, n] ) - log R                                          (2.5)
+    "lr_wallach" (Algorithm 3 as printed; MALLET's evaluator): product of per-position
+    particle averages, biased for R > 1 (§2.7, §8.5):
+        log P-hat_W = sum_n [ LSE_r a[r, n] - log R ]                                       (2.4)
+
+Cost (Table 1): R N (N - 1) / 2 site updates with rejuvenation, R N without; the measured count
+adds the R N draws of z_n themselves.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import logsumexp
+from topiceval.estimators.lda.gibbs import extend, left_to_right, new_chain, set_state
+
+
+@njit(cache=True)
+def lr_particles(tab, d, particles, resample, rng, a):
+    """Fill ``a`` (R, N) with a[r, n] for document d; return the site updates spent."""
+    n_topics = tab.am.shape[0]
+    rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
+    n_tokens = rows.shape[0]
+    pw, cq, am = tab.pw, tab.cq, tab.am
+    ch = new_chain(n_tokens, n_topics)
+    norm = np.empty(n_tokens)
+    for n in range(n_tokens):
+        norm[n] = math.log(n + tab.alpha)
+    for r in range(particles):
+        set_state(ch, ch.z, 0, 0)
+        if resample:
+            left_to_right(ch, pw, cq, rows, am, a[r], rng)
+        else:
+            extend(ch, pw, cq, rows, 0, am, 0, n_tokens, a[r], rng)
+        for n in range(n_tokens):
+            a[r, n] -= norm[n]
+    if resample:
+        return particles * n_tokens * (n_tokens + 1) // 2
+    return particles * n_tokens
+
+
+@njit(cache=True)
+def sequential(a, lo, hi):
+    """LSE_r(sum_{n=lo}^{hi-1} a[r, n]): the log of the sum over particles of their weights."""
+    totals = np.zeros(a.shape[0])
+    for r in range(a.shape[0]):
+        for n in range(lo, hi):
+            totals[r] += a[r, n]
+    return logsumexp(totals)
+
+
+@njit(cache=True)
+def wallach(a, lo, hi):
+    """sum_{n=lo}^{hi-1} [LSE_r a[r, n] - log R], eq. (2.4)."""
+    column = np.empty(a.shape[0])
+    s = 0.0
+    for n in range(lo, hi):
+        column[:] = a[:, n]
+        s += logsumexp(column) - math.log(a.shape[0])
+    return s
+
+
+@njit(cache=True)
+def lr_document(tab, d, particles, resample, rng):
+    """(sequential (2.5), Wallach (2.4), site updates) for document d."""
+    n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
+    a = np.empty((particles, n_tokens))
+    sites = lr_particles(tab, d, particles, resample, rng, a)
+    seq = sequential(a, 0, n_tokens) - math.log(particles)
+    return seq, wallach(a, 0, n_tokens), sites

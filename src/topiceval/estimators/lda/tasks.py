@@ -1,0 +1,70 @@
+"""The parallel driver: every sampling estimator runs as independent (document, run) tasks.
+
+One ``prange`` over D x R tasks.  Task (d, r) seeds its own stream with
+``seed_into(rng, seed, key, keys[d], run_keys[r])`` and calls the estimator's per-document
+function, which returns (estimate, alternative estimate, site updates); the alternative is the
+Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  Results
+are written to per-task slots, so they do not depend on the number of threads or on the
+schedule.  A single driver (rather than one parallel kernel per estimator) keeps the numba
+compile time of the whole family to one parallel region.
+
+numba's on-disk cache of ``run_tasks`` contains the compiled estimator functions, but numba
+checks only this file's time stamp: after editing any estimator module, delete
+``estimators/lda/__pycache__`` (a fresh checkout or CI run starts cold anyway).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from topiceval._numba import seed_into
+from topiceval.estimators.lda.ais import ais_document
+from topiceval.estimators.lda.chib import chib_document
+from topiceval.estimators.lda.completion import ais_dc_document, et_document, lr_dc_document
+from topiceval.estimators.lda.hm import hm_document
+from topiceval.estimators.lda.is_prior import is_pt_document
+from topiceval.estimators.lda.is_token import is_ip_document, is_pzw_document
+from topiceval.estimators.lda.lr import lr_document
+
+# dispatch codes
+IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, ET, AIS_DC, LR_DC = range(1, 11)
+# slots of the integer settings array
+SAMPLES, BURNIN, ITERATIONS, PARTICLES, RESAMPLE = range(5)
+N_INT_SETTINGS = 5
+
+
+@njit(parallel=True, cache=True)
+def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
+    """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring)."""
+    n_runs = run_keys.shape[0]
+    for task in prange((tab.doc_off.shape[0] - 1) * n_runs):
+        d = task // n_runs
+        r = task - d * n_runs
+        rng = np.empty(4, np.uint64)
+        seed_into(rng, seed, key, tab.keys[d], run_keys[r])
+        if code == IS_PT:
+            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng)
+        elif code == IS_PZW:
+            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng)
+        elif code == IS_IP:
+            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng)
+        elif code == HM:
+            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
+        elif code == AIS:
+            v, w, s = ais_document(tab, d, tau, rng)
+        elif code == CHIB:
+            v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng)
+        elif code == LR:
+            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
+        elif code == ET:
+            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
+        elif code == AIS_DC:
+            v, w, s = ais_dc_document(tab, d, ipar[BURNIN], tau, rng)
+        elif code == LR_DC:
+            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
+        else:
+            v, w, s = np.nan, np.nan, -1
+        out[d, r] = v
+        alt[d, r] = w
+        sites[d, r] = s

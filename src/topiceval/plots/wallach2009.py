@@ -1,0 +1,105 @@
+"""Figures of seed 002 (Wallach et al. 2009): tidy tables in, figure files out.
+
+* ``plot_f1`` (002-F1): per data set, sum_d log P(w_d) for every method and setting (top row)
+  and for the competitive ones, AIS, CS and LR, with bootstrap error bars (bottom row);
+  table of ``experiments.wallach2009.aggregate``.
+* ``plot_f2`` (002-F2): document completion, ET, AIS and LR per data set.
+* ``plot_f3`` (002-F3): log ratio to lambda = 0 against lambda, Phi (left) and m (right);
+  table of ``f3_summary``.
+
+Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
+atomically; the format follows the file suffix.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from topiceval.io import atomic_path
+
+COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue", "lr": "tab:green",
+          "lr_wallach": "tab:olive", "is_pt": "tab:orange", "is_pzw": "tab:brown",
+          "is_ip": "tab:pink", "et": "tab:gray"}
+COMPETITIVE = ("exact", "ais", "chib", "lr", "lr_wallach")
+
+
+def _label(row) -> str:
+    if row["method"] == "lr_wallach":
+        return row["setting"].replace("LR", "LR-W")
+    return row["setting"]
+
+
+def _save(fig: Figure, path: str | os.PathLike) -> None:
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "pdf")
+
+
+def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
+    """One point with a +/- bootstrap-sd bar per (method, setting), in the table's order."""
+    labels = [_label(r) for _, r in part.iterrows()]
+    x = np.arange(len(part))
+    for xi, (_, row) in zip(x, part.iterrows(), strict=True):
+        ax.errorbar(xi, row["value"], yerr=row["boot_sd"], fmt="o", ms=4, capsize=2,
+                    color=COLORS.get(row["method"], "k"))
+    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
+    ax.tick_params(axis="y", labelsize=7)
+    ax.grid(axis="y", alpha=0.3)
+    if ylabel:
+        ax.set_ylabel(ylabel, fontsize=8)
+
+
+def plot_f1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
+    """002-F1: all methods (top) and the competitive ones (bottom), one column per data set."""
+    names = list(dict.fromkeys(summary["dataset"]))
+    fig = Figure(figsize=(3.0 * len(names), 6.0), layout="constrained")
+    axes = fig.subplots(2, len(names), squeeze=False)
+    for j, name in enumerate(names):
+        part = summary[summary["dataset"] == name]
+        _points(axes[0, j], part, ylabel="sum log P(w)" if j == 0 else None)
+        axes[0, j].set_title(name, fontsize=9)
+        _points(axes[1, j], part[part["method"].isin(COMPETITIVE)],
+                ylabel="competitive methods" if j == 0 else None)
+    _save(fig, path)
+
+
+def plot_f2(summary: pd.DataFrame, path: str | os.PathLike) -> None:
+    """002-F2: document completion per data set (ET, AIS, LR and LR-W), bootstrap error bars."""
+    names = list(dict.fromkeys(summary["dataset"]))
+    cols = min(len(names), 3)
+    rows = math.ceil(len(names) / cols)
+    fig = Figure(figsize=(2.8 * cols, 2.8 * rows), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    for j, (ax, name) in enumerate(zip(axes, names, strict=False)):
+        _points(ax, summary[summary["dataset"] == name],
+                ylabel="sum log P(w2 | w1)" if j % cols == 0 else None)
+        ax.set_title(name, fontsize=9)
+    _save(fig, path)
+
+
+def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
+    """002-F3: log ratio to lambda = 0 against lambda; Phi left, m right."""
+    fig = Figure(figsize=(7.0, 3.0), layout="constrained")
+    axes = fig.subplots(1, 2)
+    titles = {"phi": "perturbing Phi", "m": "perturbing m"}
+    for ax, kind in zip(axes, ("phi", "m"), strict=True):
+        part = summary[summary["kind"] == kind]
+        for label, line in part.groupby("setting", sort=False):
+            line = line.sort_values("lam")
+            ax.errorbar(line["lam"], line["value"], yerr=line["boot_sd"], marker="o", ms=3,
+                        capsize=2, label=label, color=COLORS.get(line["method"].iloc[0], "k"))
+        ax.axhline(0.0, color="k", lw=0.5)
+        ax.set_title(titles[kind], fontsize=9)
+        ax.set_xlabel("lambda", fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("sum log P(lambda) - log P(0)", fontsize=8)
+    axes[1].legend(fontsize=7)
+    _save(fig, path)

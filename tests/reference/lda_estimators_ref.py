@@ -1,0 +1,286 @@
+"""Slow NumPy references of every LDA estimator kernel (one document, one run).
+
+Each reference takes the same random stream as the kernel's task (``rng_state(seed, key,
+document key, run)``) and draws from it with the shared ``topiceval._numba`` functions in the
+same order, so on the same inputs it must produce the same estimate.  The arithmetic is written
+position by position from the spec (ESTIMATORS.md §2-3), with numpy cumulative sums for the
+inverse-CDF draws and scipy for log-gamma and log-sum-exp.
+
+The one non-obvious shared convention is the inverse CDF of the Gibbs conditional (1.5),
+``draw`` below: with m topics in use, the sparse layout (2 m <= T) looks the topic up first in
+the "document bucket" pw_t N_t over the topics in use (ascending), then in the "prior bucket"
+pw_t alpha m_t; the dense layout uses pw_t (N_t + alpha m_t).  Both are exact inverse CDFs of the
+same distribution; the kernel documents which one it uses (gibbs.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from topiceval import _numba as nb
+
+
+# --------------------------------------------------------------------------- building blocks
+def weights_total(pw, am, cnt):
+    """(total, layout data) of the conditional pw_t (N_t + alpha m_t) as the kernel lays it out."""
+    nz = np.flatnonzero(cnt)
+    if 2 * nz.size <= am.size:
+        cum = np.cumsum(pw[nz] * cnt[nz])
+        doc = cum[-1] if nz.size else 0.0
+        return doc + np.cumsum(pw * am)[-1], ("sparse", nz, cum, doc)
+    cum = np.cumsum(pw * (cnt + am))
+    return cum[-1], ("dense", None, cum, -1.0)
+
+
+def draw(pw, am, cnt, u):
+    """Topic drawn by uniform u from P(t) ∝ pw_t (N_t + alpha m_t) (see the module docstring)."""
+    total, (layout, nz, cum, doc) = weights_total(pw, am, cnt)
+    x = u * total
+    if layout == "dense":
+        return min(int(np.searchsorted(cum, x, side="right")), am.size - 1)
+    if x < doc:
+        return int(nz[np.searchsorted(cum, x, side="right")])
+    prior = np.cumsum(pw * am)
+    return min(int(np.searchsorted(prior, x - doc, side="right")), am.size - 1)
+
+
+def gibbs_site(z, cnt, n, pw, am, rng):
+    cnt[z[n]] -= 1
+    z[n] = draw(pw, am, cnt, nb.uniform(rng))
+    cnt[z[n]] += 1
+
+
+def gibbs_sweep(z, cnt, positions, pw_of, am, rng):
+    """Site updates in the given order; ``pw_of(n)`` is the weight row of position n."""
+    for n in positions:
+        gibbs_site(z, cnt, n, pw_of(n), am, rng)
+
+
+def uniform_init(n, n_topics, rng):
+    z = np.array([nb.randint(rng, n_topics) for _ in range(n)], dtype=np.int64)
+    return z, np.bincount(z, minlength=n_topics).astype(np.int64)
+
+
+def log_prior(cnt, am):
+    """log P(z | alpha m), eq. (1.1)."""
+    alpha = am.sum()
+    return (gammaln(alpha) - gammaln(cnt.sum() + alpha)
+            + np.sum(gammaln(cnt + am) - gammaln(am)))
+
+
+def log_joint(doc, z, phi, am):
+    """log P(w, z | Phi, alpha m), eq. (1.3)."""
+    cnt = np.bincount(z, minlength=am.size)
+    return np.log(phi[z, doc]).sum() + log_prior(cnt, am)
+
+
+def lse_mean(values):
+    return logsumexp(values) - np.log(len(values))
+
+
+# --------------------------------------------------------------------------- §2 estimators
+def is_pt(doc, phi, am, samples, rng):
+    """§2.1: theta ~ Dir(alpha m) (log space); l = sum_n log sum_t theta_t phi_{w_n|t}."""
+    ells = []
+    lt = np.empty(am.size)
+    for _ in range(samples):
+        nb.log_dirichlet_into(rng, am, lt)
+        ells.append(sum(logsumexp(lt + np.log(phi[:, w])) for w in doc))
+    return lse_mean(ells)
+
+
+def _is_from_proposal(doc, phi, am, q, samples, rng):
+    """IS with independent per-position proposals q[n] (rows summing to 1, up to rounding)."""
+    ells = []
+    for _ in range(samples):
+        z = np.empty(len(doc), dtype=np.int64)
+        for n in range(len(doc)):
+            cum = np.cumsum(q[n])
+            z[n] = min(int(np.searchsorted(cum, nb.uniform(rng) * cum[-1], side="right")),
+                       am.size - 1)
+        log_q = np.log(q[np.arange(len(doc)), z]) - np.log(q.sum(axis=1))
+        ells.append(log_joint(doc, z, phi, am) - log_q.sum())
+    return lse_mean(ells)
+
+
+def is_pzw(doc, phi, am, samples, rng):
+    """§2.2: Q(z_n) ∝ alpha m_t phi_{w_n|t}."""
+    q = (am[:, None] * phi[:, doc]).T
+    return _is_from_proposal(doc, phi, am, q, samples, rng)
+
+
+def iterated_q(doc, phi, am, iterations):
+    """§2.3, eq. (11): synchronous updates of the per-position proposals."""
+    q = (am[:, None] * phi[:, doc]).T
+    q /= q.sum(axis=1, keepdims=True)
+    for _ in range(iterations):
+        others = q.sum(axis=0)[None, :] - q
+        q = (am[None, :] + others) * phi[:, doc].T
+        q /= q.sum(axis=1, keepdims=True)
+    return q
+
+
+def is_ip(doc, phi, am, iterations, samples, rng):
+    return _is_from_proposal(doc, phi, am, iterated_q(doc, phi, am, iterations), samples, rng)
+
+
+def hm(doc, phi, am, burnin, samples, rng):
+    """§2.4: uniform start, B sweeps, then S sweeps each followed by l_s = log P(w | z)."""
+    z, cnt = uniform_init(len(doc), am.size, rng)
+
+    def pw_of(n):
+        return phi[:, doc[n]]
+
+    for _ in range(burnin):
+        gibbs_sweep(z, cnt, range(len(doc)), pw_of, am, rng)
+    ells = []
+    for _ in range(samples):
+        gibbs_sweep(z, cnt, range(len(doc)), pw_of, am, rng)
+        ells.append(np.log(phi[z, doc]).sum())
+    return np.log(samples) - logsumexp(-np.array(ells))
+
+
+def urn_draw(z, cnt, positions, am, rng):
+    """z_n ∝ N_t + alpha m_t over the given new positions (prior / Pólya urn)."""
+    for n in positions:
+        z[n] = draw(np.ones(am.size), am, cnt, nb.uniform(rng))
+        cnt[z[n]] += 1
+
+
+def ais(doc, phi, am, tau, rng):
+    """§2.5 Algorithm 1 with schedule tau = (0, τ_1, ..., 1)."""
+    n = len(doc)
+    z = np.zeros(n, dtype=np.int64)
+    cnt = np.zeros(am.size, dtype=np.int64)
+    urn_draw(z, cnt, range(n), am, rng)
+    logw = (tau[1] - tau[0]) * np.log(phi[z, doc]).sum()
+    for s in range(1, len(tau) - 1):
+        gibbs_sweep(z, cnt, range(n), lambda i, s=s: np.exp(tau[s] * np.log(phi[:, doc[i]])),
+                    am, rng)
+        logw += (tau[s + 1] - tau[s]) * np.log(phi[z, doc]).sum()
+    return logw
+
+
+def log_transition(z, zstar, doc, phi, am):
+    """log T(z* <- z), eq. (2.2), written as the product of normalised conditionals."""
+    z = z.copy()
+    cnt = np.bincount(z, minlength=am.size)
+    out = 0.0
+    for n in range(len(doc)):
+        cnt[z[n]] -= 1
+        total, _ = weights_total(phi[:, doc[n]], am, cnt)
+        t = zstar[n]
+        out += np.log(phi[t, doc[n]] * (cnt[t] + am[t])) - np.log(total)
+        z[n] = t
+        cnt[t] += 1
+    return out
+
+
+def chib(doc, phi, am, samples, burnin, iterations, rng):
+    """§2.6 Algorithm 2 with z* from G0 sweeps and ICM."""
+    n = len(doc)
+    z, cnt = uniform_init(n, am.size, rng)
+
+    def pw_of(i):
+        return phi[:, doc[i]]
+
+    for _ in range(burnin):
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+    for _ in range(iterations):
+        changed = False
+        for i in range(n):
+            cnt[z[i]] -= 1
+            best = int(np.argmax(phi[:, doc[i]] * (cnt + am)))
+            changed |= best != z[i]
+            z[i] = best
+            cnt[best] += 1
+        if not changed:
+            break
+    zstar = z.copy()
+    start = nb.randint(rng, samples)
+    states = {}
+    gibbs_sweep(z, cnt, range(n - 1, -1, -1), pw_of, am, rng)
+    states[start] = z.copy()
+    for s in range(start + 1, samples):
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+        states[s] = z.copy()
+    z = states[start].copy()
+    cnt = np.bincount(z, minlength=am.size)
+    for s in range(start - 1, -1, -1):
+        gibbs_sweep(z, cnt, range(n - 1, -1, -1), pw_of, am, rng)
+        states[s] = z.copy()
+    log_t = [log_transition(states[s], zstar, doc, phi, am) for s in range(samples)]
+    return log_joint(doc, zstar, phi, am) - lse_mean(log_t)
+
+
+def lr_particles(doc, phi, am, particles, resample, rng):
+    """§2.7: a[n, r] for every position and particle."""
+    n_tok = len(doc)
+    alpha = am.sum()
+    a = np.empty((n_tok, particles))
+    for r in range(particles):
+        z = np.zeros(n_tok, dtype=np.int64)
+        cnt = np.zeros(am.size, dtype=np.int64)
+        for n in range(n_tok):
+            if resample:
+                gibbs_sweep(z, cnt, range(n), lambda i: phi[:, doc[i]], am, rng)
+            total, _ = weights_total(phi[:, doc[n]], am, cnt)
+            a[n, r] = np.log(total) - np.log(n + alpha)
+            z[n] = draw(phi[:, doc[n]], am, cnt, nb.uniform(rng))
+            cnt[z[n]] += 1
+    return a
+
+
+def lr(doc, phi, am, particles, resample, rng):
+    """(sequential (2.5), Wallach (2.4)) from the same particles."""
+    a = lr_particles(doc, phi, am, particles, resample, rng)
+    seq = logsumexp(a.sum(axis=0)) - np.log(particles)
+    wallach = np.sum(logsumexp(a, axis=1) - np.log(particles))
+    return seq, wallach
+
+
+# --------------------------------------------------------------------------- §3 completion
+def et(doc, n1, phi, am, burnin, samples, rng):
+    """§3.1: estimated theta from Gibbs on w1, clamped over w2."""
+    z, cnt = uniform_init(n1, am.size, rng)
+    alpha = am.sum()
+    for _ in range(burnin):
+        gibbs_sweep(z, cnt, range(n1), lambda i: phi[:, doc[i]], am, rng)
+    ells = []
+    for _ in range(samples):
+        gibbs_sweep(z, cnt, range(n1), lambda i: phi[:, doc[i]], am, rng)
+        theta = (cnt + am) / (n1 + alpha)
+        ells.append(sum(np.log(phi[:, w] @ theta) for w in doc[n1:]))
+    return lse_mean(ells)
+
+
+def ais_dc(doc, n1, phi, am, burnin, tau, rng):
+    """§3.2 with target (3.1): w1 untempered, w2 tempered."""
+    n = len(doc)
+    z = np.zeros(n, dtype=np.int64)
+    z[:n1], cnt = uniform_init(n1, am.size, rng)
+    for _ in range(burnin):
+        gibbs_sweep(z, cnt, range(n1), lambda i: phi[:, doc[i]], am, rng)
+    urn_draw(z, cnt, range(n1, n), am, rng)
+
+    def ll2():
+        return np.log(phi[z[n1:], doc[n1:]]).sum()
+
+    logw = (tau[1] - tau[0]) * ll2()
+    for s in range(1, len(tau) - 1):
+        def pw_of(i, s=s):
+            row = np.log(phi[:, doc[i]])
+            return np.exp(tau[s] * row) if i >= n1 else phi[:, doc[i]]
+
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+        logw += (tau[s + 1] - tau[s]) * ll2()
+    return logw
+
+
+def lr_dc(doc, n1, phi, am, particles, resample, rng):
+    """§3.3: (sequential ratio, Wallach form over w2)."""
+    a = lr_particles(doc, phi, am, particles, resample, rng)
+    seq = logsumexp(a.sum(axis=0)) - logsumexp(a[:n1].sum(axis=0))
+    wallach = np.sum(logsumexp(a[n1:], axis=1) - np.log(particles))
+    return seq, wallach

@@ -1,0 +1,138 @@
+"""Every LDA estimator kernel against its slow NumPy reference, fed the same random numbers."""
+
+import numpy as np
+import pytest
+
+from reference import lda_estimators_ref as ref
+from topiceval import _numba as nb
+from topiceval.estimators import lda
+from topiceval.estimators.lda import gibbs, inputs, registry
+from topiceval.estimators.lda.ais import schedule
+
+SEED = 11
+
+
+def problem(n_topics, n_types, lengths, alpha, seed):
+    rng = np.random.default_rng(seed)
+    phi = rng.dirichlet(np.full(n_types, 0.5), size=n_topics)
+    alpha_m = rng.dirichlet(np.ones(n_topics)) * alpha
+    docs = [rng.integers(0, n_types, n) for n in lengths]
+    return docs, phi, alpha_m
+
+
+# sparse and dense layouts of the Gibbs draw both occur: few topics in use relative to T with
+# a small alpha (sparse), and T = 3 (dense as soon as two topics are in use)
+PROBLEMS = [
+    problem(3, 6, (7, 5), 1.0, 1),
+    problem(10, 12, (9, 12), 0.5, 2),
+    problem(8, 9, (6, 8), 6.0, 3),
+]
+
+
+def reference_value(method, doc, phi, am, settings, rng):
+    if method == "is_pt":
+        return ref.is_pt(doc, phi, am, settings["samples"], rng)
+    if method == "is_pzw":
+        return ref.is_pzw(doc, phi, am, settings["samples"], rng)
+    if method == "is_ip":
+        return ref.is_ip(doc, phi, am, settings["iterations"], settings["samples"], rng)
+    if method == "hm":
+        return ref.hm(doc, phi, am, settings["burnin"], settings["samples"], rng)
+    if method == "ais":
+        return ref.ais(doc, phi, am, schedule(settings["temperatures"]), rng)
+    if method == "chib":
+        return ref.chib(doc, phi, am, settings["samples"], settings["burnin"],
+                        settings["iterations"], rng)
+    seq, wallach = ref.lr(doc, phi, am, settings["particles"], settings["resample"], rng)
+    return seq if method == "lr" else wallach
+
+
+CASES = [
+    ("is_pt", {"samples": 4}),
+    ("is_pzw", {"samples": 4}),
+    ("is_ip", {"samples": 4, "iterations": 3}),
+    ("hm", {"burnin": 3, "samples": 4}),
+    ("ais", {"temperatures": 4}),
+    ("ais", {"temperatures": [0.1, 0.5, 0.7, 1.0]}),
+    ("chib", {"samples": 4, "burnin": 2, "iterations": 5}),
+    ("lr", {"particles": 3, "resample": True}),
+    ("lr_wallach", {"particles": 3, "resample": True}),
+    ("lr", {"particles": 3, "resample": False}),
+]
+
+
+@pytest.mark.parametrize(("method", "settings"), CASES)
+@pytest.mark.parametrize("which", range(len(PROBLEMS)))
+def test_estimate_matches_reference(method, settings, which):
+    docs, phi, am = PROBLEMS[which]
+    runs = lda.estimate_runs(method, docs, phi, am, runs=2, seed=SEED, **settings)
+    key = registry.ESTIMATE[method].key
+    full = registry.resolve_settings(registry.ESTIMATE[method], settings)
+    for d, doc in enumerate(docs):
+        for r in range(2):
+            expected = reference_value(method, doc, phi, am, full, nb.rng_state(SEED, key, d, r))
+            assert runs.logp[d, r] == pytest.approx(expected, rel=1e-10, abs=1e-10)
+
+
+COMPLETION_CASES = [
+    ("et", {"burnin": 3, "samples": 4}),
+    ("ais", {"burnin": 2, "temperatures": 4}),
+    ("lr", {"particles": 3, "resample": True}),
+    ("lr_wallach", {"particles": 2, "resample": False}),
+]
+
+
+@pytest.mark.parametrize(("method", "settings"), COMPLETION_CASES)
+@pytest.mark.parametrize("which", range(len(PROBLEMS)))
+def test_complete_matches_reference(method, settings, which):
+    docs, phi, am = PROBLEMS[which]
+    split = [3, 4]
+    runs = lda.complete_runs(method, docs, phi, am, runs=2, seed=SEED, split=split, **settings)
+    key = registry.COMPLETE[method].key
+    full = registry.resolve_settings(registry.COMPLETE[method], settings)
+    for d, doc in enumerate(docs):
+        n1 = split[d]
+        for r in range(2):
+            rng = nb.rng_state(SEED, key, d, r)
+            if method == "et":
+                expected = ref.et(doc, n1, phi, am, full["burnin"], full["samples"], rng)
+            elif method == "ais":
+                expected = ref.ais_dc(doc, n1, phi, am, full["burnin"],
+                                      schedule(full["temperatures"]), rng)
+            else:
+                seq, wallach = ref.lr_dc(doc, n1, phi, am, full["particles"], full["resample"],
+                                         rng)
+                expected = seq if method == "lr" else wallach
+            assert runs.logp[d, r] == pytest.approx(expected, rel=1e-10, abs=1e-10)
+
+
+@pytest.mark.parametrize(("alpha", "layout"), [(0.05, "sparse"), (50.0, "dense")])
+def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
+    """Forward and reverse sweeps give the reference's assignments after every sweep.
+
+    A small alpha keeps few topics in use (sparse layout of the draw); a large one spreads the
+    25 tokens over most of the 12 topics (dense layout).
+    """
+    docs, phi, am = problem(12, 20, (25,), alpha, 4)
+    doc = docs[0]
+    tab = inputs.build_tables(docs, phi, am, np.arange(1))
+    ch = gibbs.new_chain(doc.size, am.size)
+    rng = nb.rng_state(3)
+    rng_ref = nb.rng_state(3)
+    gibbs.init_uniform(ch, 0, doc.size, am.size, rng)
+    z, cnt = ref.uniform_init(doc.size, am.size, rng_ref)
+    sparse_sites = 0
+    for sweep in range(12):
+        reverse = sweep % 3 == 2
+        gibbs.sweep(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
+        order = range(doc.size - 1, -1, -1) if reverse else range(doc.size)
+        for n in order:
+            in_use = np.count_nonzero(np.bincount(np.delete(z, n), minlength=am.size))
+            sparse_sites += 2 * in_use <= am.size
+            ref.gibbs_site(z, cnt, n, phi[:, doc[n]], am, rng_ref)
+        np.testing.assert_array_equal(ch.z, z)
+        np.testing.assert_array_equal(ch.cnt, cnt)
+        assert list(ch.nz[: ch.nnz[0]]) == list(np.flatnonzero(cnt))
+    assert np.array_equal(rng, rng_ref)
+    share = sparse_sites / (12 * doc.size)
+    assert share > 0.5 if layout == "sparse" else share < 0.5
