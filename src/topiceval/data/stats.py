@@ -46,16 +46,10 @@ PAPER_REFERENCES: dict[tuple[str, str], tuple] = {
 _REF_COLUMNS = ["reference", "ref_name", "ref_V", "ref_D", "ref_mean", "ref_sd", "note"]
 
 
-def _as_corpora(items) -> list[tuple[str, Corpus]]:
+def _as_corpora(items) -> list[Corpus]:
     if isinstance(items, Corpus | str | os.PathLike):
         items = [items]
-    out = []
-    for item in items:
-        if isinstance(item, Corpus):
-            out.append(("", item))
-        else:
-            out.append((str(item), Corpus.load(item)))
-    return out
+    return [item if isinstance(item, Corpus) else Corpus.load(item) for item in items]
 
 
 def _split_row(corpus: Corpus, label: str) -> dict:
@@ -77,7 +71,7 @@ def _split_row(corpus: Corpus, label: str) -> dict:
 def corpus_stats(items: Corpus | str | os.PathLike | Iterable) -> pd.DataFrame:
     """Statistics table of corpora (``Corpus`` objects or ``.npz`` paths); see module doc."""
     rows = []
-    for path, corpus in _as_corpora(items):
+    for corpus in _as_corpora(items):
         dataset = str(corpus.meta.get("dataset", ""))
         recipe = str(corpus.meta.get("recipe", ""))
         ref = PAPER_REFERENCES.get((dataset, recipe))
@@ -90,12 +84,11 @@ def corpus_stats(items: Corpus | str | os.PathLike | Iterable) -> pd.DataFrame:
                                      ("sd_length", "ref_sd")):
                     name = "ratio_" + theirs.removeprefix("ref_")
                     row[name] = row[ours] / row[theirs] if row[theirs] else float("nan")
-            row["path"] = path
             rows.append(row)
     columns = [
         "dataset", "recipe", "split", "D", "V", "V_present", "tokens", "mean_length",
         "sd_length", "median_length", "max_length", "ordered", *_REF_COLUMNS,
-        "ratio_V", "ratio_D", "ratio_mean", "ratio_sd", "path",
+        "ratio_V", "ratio_D", "ratio_mean", "ratio_sd",
     ]
     table = pd.DataFrame(rows).reindex(columns=columns)
     return table.astype({"ref_V": "Int64", "ref_D": "Int64"})
