@@ -1,0 +1,63 @@
+"""DS: direct sampling of theta from the prior (ESTIMATORS.md §6.4, seed 004 eq. 9).
+
+    theta^(s)_t ~ Ga(r_t, p_t / (1 - p_t)),   l_s = log p(y_d | theta^(s))
+    log p-hat(y_d) = LSE_s(l_s) - log S
+
+Unbiased for p(y_d) (not for its log).  Cost O(S T J).  One stream per document, keyed
+(seed, KEY, document, 0); the running estimate is recorded at every checkpoint.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.estimators.gapfa._kernels import (
+    document_loadings,
+    log_factorials,
+    log_likelihood,
+    record,
+    sample_theta,
+)
+
+KEY = 401
+
+
+@njit(cache=True)
+def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
+    n_topics = params.p.shape[0]
+    log_scale = np.empty(n_topics)
+    zeros = np.zeros(n_topics)
+    for t in range(n_topics):
+        log_scale[t] = params.log_p[t] - params.log1m_p[t]
+    log_theta = np.empty(n_topics)
+    theta = np.empty(n_topics)
+    log_fact = log_factorials(counts)
+    m, s = -np.inf, 0.0
+    k = 0
+    for i in range(checkpoints[-1]):
+        sample_theta(rng, params.r, zeros, log_scale, log_theta)
+        ll = log_likelihood(counts, phiw, log_phiw, log_theta, params.phi_sum, log_fact, theta)
+        m, s = lse_add(m, s, ll)
+        k = record(out_row, checkpoints, k, i + 1, lse_value(m, s) - math.log(i + 1.0))
+
+
+@njit(cache=True, parallel=True)
+def _ds_kernel(docs, params, seed, checkpoints, out):
+    offsets, words, counts = docs.offsets, docs.words, docs.counts
+    for d in prange(offsets.shape[0] - 1):
+        rng = np.empty(4, dtype=np.uint64)
+        seed_into(rng, seed, KEY, d, 0)
+        lo, hi = offsets[d], offsets[d + 1]
+        phiw, log_phiw = document_loadings(words[lo:hi], params)
+        ds_document(rng, counts[lo:hi], phiw, log_phiw, params, checkpoints, out[d])
+
+
+def run(docs, params, *, seed, checkpoints) -> np.ndarray:
+    """Running DS estimates (D, K) at the sample sizes ``checkpoints``."""
+    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
+    _ds_kernel(docs, params, seed, checkpoints, out)
+    return out

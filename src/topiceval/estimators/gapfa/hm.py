@@ -1,0 +1,82 @@
+"""HM: harmonic mean of the likelihood over posterior draws of theta (ESTIMATORS.md §6.5).
+
+Gibbs sampler on the augmented model of the whole document (zero-count words observed):
+
+    theta_t | x ~ Ga(r_t + sum_j x_jt, scale p_t / (1 - p_t + p_t Phi_t))            (6.10)
+    x_j. | theta ~ Mult(y_j; phi_jt theta_t / sum_t' phi_jt' theta_t')                  (6.11)
+
+theta starts from the prior; ``burnin`` iterations of [x | theta; theta | x] (reference code
+default 100), then ``samples`` more, each followed by l_s = log p(y_d | theta^(s)):
+
+    log p-hat(y_d) = log S - LSE_s(-l_s)
+
+Biased upward (seed 004 calls it unbiased [G4-9]; only 1/p-hat is, under exact posterior
+draws).  Cost O((B + S) T J).  One chain per document, stream keyed (seed, KEY, document, 0).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.estimators.gapfa._kernels import (
+    document_loadings,
+    log_factorials,
+    log_likelihood,
+    record,
+    sample_rows,
+    sample_theta,
+)
+
+KEY = 402
+
+
+@njit(cache=True)
+def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_row):
+    n_words = counts.shape[0]
+    n_topics = params.p.shape[0]
+    log_prior_scale = np.empty(n_topics)
+    log_scale = np.empty(n_topics)
+    for t in range(n_topics):
+        log_prior_scale[t] = params.log_p[t] - params.log1m_p[t]
+        log_scale[t] = params.log_p[t] - math.log(
+            (1.0 - params.p[t]) + params.p[t] * params.phi_sum[t]
+        )
+    x = np.zeros((n_words, n_topics), dtype=np.int64)
+    x_sum = np.zeros(n_topics, dtype=np.int64)
+    log_theta = np.empty(n_topics)
+    work = np.empty((2, n_topics))
+    log_fact = log_factorials(counts)
+    sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta)
+    for _ in range(burnin):
+        sample_rows(rng, n_words, counts, phiw, log_phiw, log_theta, x, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta)
+    m, s = -np.inf, 0.0
+    k = 0
+    for i in range(checkpoints[-1]):
+        sample_rows(rng, n_words, counts, phiw, log_phiw, log_theta, x, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta)
+        ll = log_likelihood(counts, phiw, log_phiw, log_theta, params.phi_sum, log_fact, work[0])
+        m, s = lse_add(m, s, -ll)
+        k = record(out_row, checkpoints, k, i + 1, math.log(i + 1.0) - lse_value(m, s))
+
+
+@njit(cache=True, parallel=True)
+def _hm_kernel(docs, params, burnin, seed, checkpoints, out):
+    offsets, words, counts = docs.offsets, docs.words, docs.counts
+    for d in prange(offsets.shape[0] - 1):
+        rng = np.empty(4, dtype=np.uint64)
+        seed_into(rng, seed, KEY, d, 0)
+        lo, hi = offsets[d], offsets[d + 1]
+        phiw, log_phiw = document_loadings(words[lo:hi], params)
+        hm_document(rng, counts[lo:hi], phiw, log_phiw, params, burnin, checkpoints, out[d])
+
+
+def run(docs, params, *, seed, checkpoints, burnin=100) -> np.ndarray:
+    """Running HM estimates (D, K) at the sample sizes ``checkpoints``."""
+    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
+    _hm_kernel(docs, params, burnin, seed, checkpoints, out)
+    return out

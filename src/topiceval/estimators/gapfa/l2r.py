@@ -1,0 +1,276 @@
+"""L2R, the left-to-right estimator for GaP-FA (ESTIMATORS.md §6.6; seed 004 §5, Algorithm 1).
+
+Non-zero words first (ascending vocabulary index) as v_1..v_J, then all zero-count words.
+With F_t(j) = sum_{j'<j} phi_{t v_j'} (0-based here: F[0] = 0, F[j+1] = F[j] + phi_{t v_j}):
+
+    p(y_d) = prod_{j<J} p(y_j | y_<j) * p(y_zeros = 0 | y_1..J)                      (eqs. 10-14)
+
+Each factor is an average over one Gibbs chain on the left posterior p(theta, x_<j | y_<j):
+
+    theta_t | x_<j ~ Ga(r_t + sum_{j'<j} x_j't, scale p_t / (1 - p_t + p_t F_t(j)))     (6.12)
+    x_j'. | theta ~ Mult(y_j'; phi_tj' theta_t / sum_t' ...),  j' < j                    (6.13)
+
+and, with a_t = r_t + sum_{j'<j} x_j't and pi_tj = p_t phi_tj / (1 - p_t + p_t F_t(j+1)) (6.14),
+the conditional of word j given a left sample is
+
+    p(y_j | x_<j) = sum_{b in comp(y_j, T)} prod_t NB(b_t; a_t, pi_tj)                  (6.15)
+
+estimated by importance sampling from Mult(y_j; rho) (6.16)-(6.17) (``mode`` PAPER: rho_t ∝
+phi_tj a_t p_t / (1 - p_t + p_t F_t(j)), seed 004 eq. 20; CODE: rho_t ∝ a_t pi_tj phi_tj, the
+reference implementation's), or computed exactly (``mode`` EXACT, "L2R-E", by T - 1 truncated
+convolutions of the NB pmfs, O(T y_j^2)).  The zero-word block is closed form (6.18):
+
+    p(y_zeros = 0 | x_1..J) = prod_t [(1 - p_t + p_t F_t(J+1)) / (1 - p_t + p_t Phi_t)]^(a_t)
+
+Algorithm 1 with the reference code's chain management: one chain per document, continued
+across samples s and words j; ``gibbs`` (G) iterations before every sample; row j initialised
+with the last proposal draw.  log p-hat = sum_j (LSE_s log c[s, j] - log S).  Consistent, not
+unbiased (G4-10).
+
+``l2r_seq``: the unbiased sequential variant (§6.6, "optional"): R independent particles, each
+sweeping j = 1..J with ``gibbs`` rejuvenation iterations on its own left rows, a proposal draw
+b ~ rho (paper), weight *= prod_t NB(b_t; a_t, pi_tj) / Mult(b; y_j, rho), x_j = b, finally
+weight *= (6.18); estimate LSE_r log weight_r - log R.  Unbiased in p (§8.1).
+
+Streams: L2R one per document (seed, KEY, d, 0); l2r_seq one per particle (seed, KEY_SEQ, d, r).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.estimators.gapfa._kernels import (
+    document_loadings,
+    record,
+    sample_rows,
+    sample_theta,
+)
+from topiceval.gapfa._draws import multinomial_into
+from topiceval.gapfa.pmf import log_mult, log_nb
+
+KEY = 403
+KEY_EXACT = 404
+KEY_SEQ = 405
+PAPER, CODE, EXACT = 0, 1, 2
+PROPOSALS = {"paper": PAPER, "code": CODE}
+
+
+@njit(cache=True)
+def prefix_terms(phiw, params):
+    """Per-document constants of (6.12)-(6.18).
+
+    Returns ``log_left_scale`` (J+1, T) = log p_t - log(1 - p_t + p_t F_t(j)),
+    ``pi`` (J, T) and ``log_pi`` (J, T) of (6.14), and ``log_zero`` (T,), the log base of (6.18).
+    """
+    n_words, n_topics = phiw.shape
+    log_left_scale = np.empty((n_words + 1, n_topics))
+    pi = np.empty((n_words, n_topics))
+    log_pi = np.empty((n_words, n_topics))
+    log_zero = np.empty(n_topics)
+    for t in range(n_topics):
+        p = params.p[t]
+        f = 0.0
+        log_left_scale[0, t] = params.log_p[t] - params.log1m_p[t]  # F = 0: the prior
+        for j in range(n_words):
+            f += phiw[j, t]
+            denom = (1.0 - p) + p * f
+            log_left_scale[j + 1, t] = params.log_p[t] - math.log(denom)
+            pi[j, t] = p * phiw[j, t] / denom
+            log_pi[j, t] = math.log(pi[j, t]) if pi[j, t] > 0.0 else -np.inf
+        log_zero[t] = math.log((1.0 - p) + p * f) - math.log((1.0 - p) + p * params.phi_sum[t])
+    return log_left_scale, pi, log_pi, log_zero
+
+
+@njit(cache=True, inline="always")
+def proposal(mode, log_phi_j, a, log_left_scale_j, log_pi_j, log_rho, rho):
+    """Normalised multinomial proposal (6.16) (``PAPER``/``EXACT``) or the code's (``CODE``)."""
+    n_topics = a.shape[0]
+    m, s = -np.inf, 0.0
+    for t in range(n_topics):
+        if mode == CODE:
+            log_rho[t] = math.log(a[t]) + log_pi_j[t] + log_phi_j[t]
+        else:
+            log_rho[t] = math.log(a[t]) + log_left_scale_j[t] + log_phi_j[t]
+        m, s = lse_add(m, s, log_rho[t])
+    z = lse_value(m, s)
+    for t in range(n_topics):
+        log_rho[t] -= z
+        rho[t] = math.exp(log_rho[t])
+
+
+@njit(cache=True, inline="always")
+def log_nb_product(b, a, pi_j):
+    """sum_t log NB(b_t; a_t, pi_tj): log of one summand of (6.15)."""
+    out = 0.0
+    for t in range(b.shape[0]):
+        out += log_nb(b[t], a[t], pi_j[t])
+    return out
+
+
+@njit(cache=True, inline="always")
+def is_conditional(rng, y, a, pi_j, log_rho, rho, n_inner, cumulative, b):
+    """(6.17): log of the S'-sample importance estimate of (6.15); ``b`` keeps the last draw."""
+    m, s = -np.inf, 0.0
+    for _ in range(n_inner):
+        multinomial_into(rng, y, rho, cumulative, b)
+        m, s = lse_add(m, s, log_nb_product(b, a, pi_j) - log_mult(b, y, log_rho))
+    return lse_value(m, s) - math.log(n_inner)
+
+
+@njit(cache=True)
+def exact_conditional(y, a, pi_j, conv, term, nxt):
+    """log (6.15) by successive truncated convolutions of the T NB pmfs (O(T y^2))."""
+    n_topics = a.shape[0]
+    for k in range(y + 1):
+        conv[k] = log_nb(k, a[0], pi_j[0])
+    for t in range(1, n_topics):
+        for b in range(y + 1):
+            term[b] = log_nb(b, a[t], pi_j[t])
+        for k in range(y + 1):
+            m, s = -np.inf, 0.0
+            for b in range(k + 1):
+                m, s = lse_add(m, s, conv[k - b] + term[b])
+            nxt[k] = lse_value(m, s)
+        for k in range(y + 1):
+            conv[k] = nxt[k]
+    return conv[y]
+
+
+@njit(cache=True)
+def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, checkpoints,
+                 out_row):
+    """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples."""
+    n_words, n_topics = phiw.shape
+    log_left_scale, pi, log_pi, log_zero = prefix_terms(phiw, params)
+    ymax = 0
+    for j in range(n_words):
+        ymax = max(ymax, counts[j])
+    x = np.zeros((n_words, n_topics), dtype=np.int64)
+    x_sum = np.zeros(n_topics, dtype=np.int64)
+    a = np.empty(n_topics)
+    log_theta = np.empty(n_topics)
+    work = np.empty((2, n_topics))
+    cumulative = np.empty(n_topics)
+    log_rho = np.empty(n_topics)
+    rho = np.empty(n_topics)
+    conv = np.empty(ymax + 1)
+    term = np.empty(ymax + 1)
+    nxt = np.empty(ymax + 1)
+    out_row[:] = 0.0
+    for j in range(n_words + 1):
+        x_sum[:] = 0
+        for jj in range(j):
+            for t in range(n_topics):
+                x_sum[t] += x[jj, t]
+        m, s = -np.inf, 0.0
+        k = 0
+        for i in range(checkpoints[-1]):
+            if j > 0:
+                for _ in range(n_gibbs):
+                    sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta)
+                    sample_rows(rng, j, counts, phiw, log_phiw, log_theta, x, x_sum, work)
+            for t in range(n_topics):
+                a[t] = params.r[t] + x_sum[t]
+            if j < n_words:
+                proposal(mode, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
+                if mode == EXACT:
+                    multinomial_into(rng, counts[j], rho, cumulative, x[j])
+                    log_c = exact_conditional(counts[j], a, pi[j], conv, term, nxt)
+                else:
+                    log_c = is_conditional(rng, counts[j], a, pi[j], log_rho, rho, n_inner,
+                                           cumulative, x[j])
+            else:
+                log_c = 0.0
+                for t in range(n_topics):
+                    log_c += a[t] * log_zero[t]
+            m, s = lse_add(m, s, log_c)
+            if k < checkpoints.shape[0] and i + 1 == checkpoints[k]:
+                out_row[k] += lse_value(m, s) - math.log(i + 1.0)
+                k += 1
+
+
+@njit(cache=True, parallel=True)
+def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, checkpoints, out):
+    offsets, words, counts = docs.offsets, docs.words, docs.counts
+    for d in prange(offsets.shape[0] - 1):
+        rng = np.empty(4, dtype=np.uint64)
+        seed_into(rng, seed, key, d, 0)
+        lo, hi = offsets[d], offsets[d + 1]
+        phiw, log_phiw = document_loadings(words[lo:hi], params)
+        l2r_document(rng, counts[lo:hi], phiw, log_phiw, params, mode, n_inner, n_gibbs,
+                     checkpoints, out[d])
+
+
+@njit(cache=True)
+def seq_particle(rng, counts, phiw, log_phiw, params, terms, n_gibbs, x, work):
+    """Log weight of one particle of the unbiased sequential variant."""
+    log_left_scale, pi, log_pi, log_zero = terms
+    x_sum, a, log_theta, log_rho, rho, cumulative, rows_work = work
+    n_words, n_topics = log_phiw.shape
+    log_w = 0.0
+    x_sum[:] = 0
+    for j in range(n_words):
+        if j > 0:
+            for _ in range(n_gibbs):
+                sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta)
+                sample_rows(rng, j, counts, phiw, log_phiw, log_theta, x, x_sum, rows_work)
+        for t in range(n_topics):
+            a[t] = params.r[t] + x_sum[t]
+        proposal(PAPER, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
+        multinomial_into(rng, counts[j], rho, cumulative, x[j])
+        log_w += log_nb_product(x[j], a, pi[j]) - log_mult(x[j], counts[j], log_rho)
+        for t in range(n_topics):
+            x_sum[t] += x[j, t]
+    for t in range(n_topics):
+        log_w += (params.r[t] + x_sum[t]) * log_zero[t]
+    return log_w
+
+
+@njit(cache=True, parallel=True)
+def _seq_kernel(docs, params, n_gibbs, seed, checkpoints, out):
+    offsets, words, counts = docs.offsets, docs.words, docs.counts
+    n_topics = params.p.shape[0]
+    for d in prange(offsets.shape[0] - 1):
+        rng = np.empty(4, dtype=np.uint64)
+        lo, hi = offsets[d], offsets[d + 1]
+        phiw, log_phiw = document_loadings(words[lo:hi], params)
+        terms = prefix_terms(phiw, params)
+        x = np.zeros((hi - lo, n_topics), dtype=np.int64)
+        work = (np.zeros(n_topics, dtype=np.int64), np.empty(n_topics), np.empty(n_topics),
+                np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
+                np.empty((2, n_topics)))
+        m, s = -np.inf, 0.0
+        k = 0
+        for i in range(checkpoints[-1]):
+            seed_into(rng, seed, KEY_SEQ, d, i)
+            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phiw, log_phiw, params, terms,
+                                              n_gibbs, x, work))
+            k = record(out[d], checkpoints, k, i + 1, lse_value(m, s) - math.log(i + 1.0))
+
+
+def run(docs, params, *, seed, checkpoints, inner_samples=1, gibbs=1, proposal="paper"):
+    """Running L2R estimates (D, K) at the sample sizes ``checkpoints``."""
+    if proposal not in PROPOSALS:
+        raise ValueError(f"unknown L2R proposal {proposal!r}; choose one of {sorted(PROPOSALS)}")
+    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
+    _l2r_kernel(docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed, KEY, checkpoints,
+                out)
+    return out
+
+
+def run_exact(docs, params, *, seed, checkpoints, gibbs=1):
+    """Running L2R-E estimates (exact conditionals, eqs. 17-19) (D, K)."""
+    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
+    _l2r_kernel(docs, params, EXACT, 1, gibbs, seed, KEY_EXACT, checkpoints, out)
+    return out
+
+
+def run_sequential(docs, params, *, seed, checkpoints, gibbs=1):
+    """Running estimates (D, K) of the unbiased sequential variant (R = checkpoints[-1])."""
+    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
+    _seq_kernel(docs, params, gibbs, seed, checkpoints, out)
+    return out

@@ -1,0 +1,53 @@
+"""Validation of document-by-word count matrices for GaP-FA training and estimation."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
+    """Return ``counts`` as a D x V int64 CSR matrix with sorted indices and no stored zeros.
+
+    Accepts a dense array or any scipy.sparse matrix/array holding non-negative integer values
+    (any numeric dtype, e.g. the float64 counts of a ``.mat`` file).  Raises ``ValueError`` naming
+    the problem: wrong number of dimensions, no documents, ``V`` different from ``n_types``,
+    negative, non-integer or non-finite entries.
+    """
+    if sp.issparse(counts):
+        mat = sp.csr_matrix(counts, copy=True)
+    else:
+        arr = np.asarray(counts)
+        if arr.ndim != 2:
+            raise ValueError(f"counts must be a 2-D (D, V) matrix, got shape {arr.shape}")
+        mat = sp.csr_matrix(arr)
+    if mat.shape[0] < 1:
+        raise ValueError("counts has no documents (D = 0)")
+    if n_types is not None and mat.shape[1] != n_types:
+        raise ValueError(
+            f"counts has {mat.shape[1]} columns but the model has V = {n_types} word types"
+        )
+    data = mat.data
+    if data.dtype.kind not in "biuf":
+        raise ValueError(f"counts must be numeric, got dtype {data.dtype}")
+    if data.size:
+        if not np.all(np.isfinite(data)):
+            raise ValueError("counts contain NaN or infinite entries")
+        if np.any(data < 0):
+            k = int(np.flatnonzero(data < 0)[0])
+            d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
+            raise ValueError(f"counts must be non-negative; document {d} has {data[k]} "
+                             f"for word {mat.indices[k]}")
+        if np.any(data != np.round(data)):
+            k = int(np.flatnonzero(data != np.round(data))[0])
+            d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
+            raise ValueError(f"counts must be integers; document {d} has {data[k]} "
+                             f"for word {mat.indices[k]}")
+    out = sp.csr_matrix(
+        (data.astype(np.int64), mat.indices.astype(np.int64), mat.indptr.astype(np.int64)),
+        shape=mat.shape,
+    )
+    out.sum_duplicates()
+    out.eliminate_zeros()
+    out.sort_indices()
+    return out

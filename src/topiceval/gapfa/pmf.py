@@ -1,0 +1,89 @@
+"""Negative binomial and negative multinomial log pmfs (ESTIMATORS.md §6.2, eqs. 6.3-6.6).
+
+Conventions (Zhou's, as in seed 004): ``p`` is the "success" probability, so NB(x; r, p) has
+mean r p / (1 - p).  ``scipy.stats.nbinom(n, p)`` uses the complementary probability: our
+NB(x; r, p) is ``nbinom.pmf(x, r, 1 - p)``.
+
+Two forms of each function:
+
+* ``log_nb``, ``log_mult`` (scalar, ``@njit``) are the building blocks of the estimator kernels;
+* ``nb_logpmf``, ``nm_logpmf``, ``nm_params`` (vectorised NumPy / scipy.special) serve Python code
+  and tests.
+
+Degenerate parameters are exact, never NaN: NB(.; r, 0) is the point mass at 0 (topics whose
+p_t -> 0 are switched off, §6.7), and a zero success probability q_v with x_v = 0 contributes 1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+from scipy.special import gammaln, xlogy
+
+
+@njit(cache=True)
+def log_nb(x, r, p):
+    """log NB(x; r, p) (6.3) for an integer x >= 0, r > 0 and p in [0, 1)."""
+    if p == 0.0:
+        return 0.0 if x == 0 else -np.inf
+    out = r * math.log1p(-p)
+    if x > 0:
+        out += math.lgamma(x + r) - math.lgamma(r) - math.lgamma(x + 1.0) + x * math.log(p)
+    return out
+
+
+@njit(cache=True, inline="always")
+def log_mult(b, n, log_rho):
+    """log Mult(b; n, rho) = lgamma(n+1) - sum lgamma(b_t+1) + sum b_t log rho_t (§6.2).
+
+    Terms with b_t = 0 are skipped, so rho_t = 0 (log rho_t = -inf) is allowed there.
+    """
+    out = math.lgamma(n + 1.0)
+    for t in range(b.shape[0]):
+        if b[t] > 0:
+            out += b[t] * log_rho[t] - math.lgamma(b[t] + 1.0)
+    return out
+
+
+def nb_logpmf(x, r, p) -> np.ndarray:
+    """Vectorised log NB(x; r, p) (6.3); broadcasts its arguments."""
+    x = np.asarray(x, dtype=np.float64)
+    r = np.asarray(r, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    return gammaln(x + r) - gammaln(r) - gammaln(x + 1.0) + xlogy(x, p) + r * np.log1p(-p)
+
+
+def nm_params(phi, p) -> tuple[np.ndarray, np.ndarray]:
+    """NM success probabilities of each topic over the whole vocabulary (6.6).
+
+    Returns ``log_q`` (T, V) with log q_tv = log(p_t phi_tv / (1 - p_t + p_t Phi_t)) (``-inf``
+    where phi_tv = 0) and ``log1m_q`` (T,) = log(1 - Q_t) = log((1 - p_t) / (1 - p_t + p_t Phi_t)),
+    Phi_t = sum_v phi_tv.
+    """
+    phi = np.asarray(phi, dtype=np.float64)
+    p = np.asarray(p, dtype=np.float64)
+    log_norm = np.log((1.0 - p) + p * phi.sum(axis=1))
+    with np.errstate(divide="ignore"):
+        log_q = np.log(p)[:, None] + np.log(phi) - log_norm[:, None]
+    return log_q, np.log1p(-p) - log_norm
+
+
+def nm_logpmf(x, r, log_q, log1m_q) -> np.ndarray:
+    """log NM(x; r, q) (6.5) over the last axis of ``x``, given ``log q`` and ``log(1 - sum q)``.
+
+    ``x`` (..., V) non-negative integers, ``log_q`` broadcastable to ``x``; entries with x_v = 0
+    contribute nothing whatever q_v is.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    log_q = np.broadcast_to(np.asarray(log_q, dtype=np.float64), x.shape)
+    terms = x * np.where(x > 0, log_q, 0.0)
+    total = x.sum(axis=-1)
+    return (
+        gammaln(r + total)
+        - gammaln(r)
+        - gammaln(x + 1.0).sum(axis=-1)
+        + r * np.asarray(log1m_q)
+        + terms.sum(axis=-1)
+    )

@@ -1,0 +1,147 @@
+"""Slow Python references of the GaP-FA sampling estimators (DS, HM, L2R, L2R-E, l2r_seq).
+
+Each reproduces its kernel's random-number consumption exactly: the same keyed stream
+(``rng_state(seed, key, d, particle)``), the same draw functions (``log_gamma_variate`` from the
+shared module, ``multinomial_into`` from ``topiceval.gapfa._draws``) called in the same order.
+The arithmetic is plain NumPy/scipy: NB/multinomial log pmfs from scipy.stats, the exact
+conditional (6.15) by enumerating comp(y_j, T), LSE from scipy.  One dense document at a time.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import stats
+from scipy.special import gammaln, logsumexp
+
+from reference.gapfa_exact import compositions
+from topiceval._numba import log_gamma_variate, rng_state
+from topiceval.gapfa._draws import multinomial_into
+
+
+def _theta(rng, shapes, log_scales):
+    return np.array([log_gamma_variate(rng, a) + ls for a, ls in zip(shapes, log_scales,
+                                                                       strict=True)])
+
+
+def _rows(rng, ys, phiw, log_theta, n_rows):
+    x = np.zeros((n_rows, phiw.shape[1]), dtype=np.int64)
+    for j in range(n_rows):
+        logits = np.log(phiw[j]) + log_theta
+        weights = np.exp(logits - logits.max())
+        multinomial_into(rng, int(ys[j]), weights, np.empty(weights.size), x[j])
+    return x
+
+
+def _loglik(ys, phiw, log_theta, phi_sum):
+    lam = np.exp(log_theta) @ phiw.T
+    with np.errstate(divide="ignore"):
+        return float(np.sum(ys * np.log(lam) - gammaln(ys + 1.0)) - np.exp(log_theta) @ phi_sum)
+
+
+def _curve(values, checkpoints):
+    return np.array([logsumexp(values[:c]) - math.log(c) for c in checkpoints])
+
+
+def _doc(y, phi):
+    words = np.flatnonzero(y)
+    return y[words].astype(np.int64), phi[:, words].T.copy()
+
+
+def ds(y, phi, p, r, *, seed, d, checkpoints, key=401):
+    ys, phiw = _doc(y, phi)
+    rng = rng_state(seed, key, d, 0)
+    log_scale = np.log(p) - np.log1p(-p)
+    ll = [_loglik(ys, phiw, _theta(rng, r, log_scale), phi.sum(1))
+          for _ in range(checkpoints[-1])]
+    return _curve(np.asarray(ll), checkpoints)
+
+
+def hm(y, phi, p, r, *, seed, d, checkpoints, burnin, key=402):
+    ys, phiw = _doc(y, phi)
+    rng = rng_state(seed, key, d, 0)
+    log_scale = np.log(p) - np.log(1 - p + p * phi.sum(1))
+    log_theta = _theta(rng, r, np.log(p) - np.log1p(-p))
+    neg = []
+    for i in range(burnin + checkpoints[-1]):
+        x = _rows(rng, ys, phiw, log_theta, len(ys))
+        log_theta = _theta(rng, r + x.sum(0), log_scale)
+        if i >= burnin:
+            neg.append(-_loglik(ys, phiw, log_theta, phi.sum(1)))
+    return -_curve(np.asarray(neg), checkpoints)
+
+
+def _log_nb(b, a, pi):
+    return float(np.sum(stats.nbinom.logpmf(b, a, 1.0 - pi)))
+
+
+def _exact_conditional(y, a, pi):
+    return logsumexp([_log_nb(np.array(b), a, pi) for b in compositions(y, a.size)])
+
+
+def _proposal(phi_j, a, left_scale, pi_j, mode):
+    w = a * pi_j * phi_j if mode == "code" else a * left_scale * phi_j
+    return w / w.sum()
+
+
+def l2r(y, phi, p, r, *, seed, d, checkpoints, inner=1, gibbs=1, mode="paper", key=403):
+    """mode: "paper" / "code" (importance-sampled conditionals) or "exact" (L2R-E)."""
+    ys, phiw = _doc(y, phi)
+    n_words, n_topics = phiw.shape
+    rng = rng_state(seed, key, d, 0)
+    cum = np.vstack([np.zeros(n_topics), np.cumsum(phiw, axis=0)])  # F(j), j = 0..J
+    left_scale = p / (1 - p + p * cum)  # (J+1, T)
+    pi = p * phiw / (1 - p + p * cum[1:])
+    zero = (1 - p + p * cum[-1]) / (1 - p + p * phi.sum(1))
+    x = np.zeros((n_words, n_topics), dtype=np.int64)
+    total = np.zeros(len(checkpoints))
+    for j in range(n_words + 1):
+        log_c = []
+        for _ in range(checkpoints[-1]):
+            if j > 0:
+                for _ in range(gibbs):
+                    log_theta = _theta(rng, r + x[:j].sum(0), np.log(left_scale[j]))
+                    x[:j] = _rows(rng, ys, phiw, log_theta, j)
+            a = r + x[:j].sum(0)
+            if j == n_words:
+                log_c.append(float(a @ np.log(zero)))
+                continue
+            rho = _proposal(phiw[j], a, left_scale[j], pi[j], mode)
+            if mode == "exact":
+                multinomial_into(rng, int(ys[j]), rho, np.empty(n_topics), x[j])
+                log_c.append(_exact_conditional(int(ys[j]), a, pi[j]))
+                continue
+            logw = []
+            for _ in range(inner):
+                multinomial_into(rng, int(ys[j]), rho, np.empty(n_topics), x[j])
+                logw.append(_log_nb(x[j], a, pi[j])
+                            - stats.multinomial.logpmf(x[j], int(ys[j]), rho))
+            log_c.append(logsumexp(logw) - math.log(inner))
+        total += _curve(np.asarray(log_c), checkpoints)
+    return total
+
+
+def l2r_seq(y, phi, p, r, *, seed, d, checkpoints, gibbs=1, key=405):
+    ys, phiw = _doc(y, phi)
+    n_words, n_topics = phiw.shape
+    cum = np.vstack([np.zeros(n_topics), np.cumsum(phiw, axis=0)])
+    left_scale = p / (1 - p + p * cum)
+    pi = p * phiw / (1 - p + p * cum[1:])
+    zero = (1 - p + p * cum[-1]) / (1 - p + p * phi.sum(1))
+    log_w = []
+    for i in range(checkpoints[-1]):
+        rng = rng_state(seed, key, d, i)
+        x = np.zeros((n_words, n_topics), dtype=np.int64)
+        lw = 0.0
+        for j in range(n_words):
+            if j > 0:
+                for _ in range(gibbs):
+                    log_theta = _theta(rng, r + x[:j].sum(0), np.log(left_scale[j]))
+                    x[:j] = _rows(rng, ys, phiw, log_theta, j)
+            a = r + x[:j].sum(0)
+            rho = _proposal(phiw[j], a, left_scale[j], pi[j], "paper")
+            multinomial_into(rng, int(ys[j]), rho, np.empty(n_topics), x[j])
+            lw += _log_nb(x[j], a, pi[j]) - stats.multinomial.logpmf(x[j], int(ys[j]), rho)
+        log_w.append(lw + float((r + x.sum(0)) @ np.log(zero)))
+    return _curve(np.asarray(log_w), checkpoints)
