@@ -20,7 +20,7 @@ if MIRROR and not os.path.isdir(MIRROR):
 wildcard_constraints:
     source=r"[A-Za-z0-9_-]+",
     dataset=r"[A-Za-z0-9_-]+",
-    recipe=r"[A-Za-z0-9_-]+",
+    variant=r"[A-Za-z0-9_-]+",
 
 
 _TARGETS = []
@@ -51,22 +51,24 @@ def source_paths(source):
 
 
 # ----------------------------------------------------------------------------- corpora
-def corpus_path(dataset, recipe):
-    return f"{RESULTS}/corpora/{dataset}/{recipe}.npz"
+def corpus_path(dataset, variant):
+    """A corpus is a (dataset, variant); the variant names a recipe, or has a `recipe` option."""
+    return f"{RESULTS}/corpora/{dataset}/{variant}.npz"
 
 
 def configured_corpora():
-    return [(d, r) for d, recipes in config["corpora"].items() for r in recipes]
+    return [(d, v) for d, variants in config["corpora"].items() for v in variants]
 
 
 def corpus_options(wildcards):
-    """Options of one (dataset, recipe) corpus; the global max_docs cap applies unless set."""
+    """Options of one corpus; the global max_docs cap applies unless the entry sets its own."""
     try:
-        options = dict(config["corpora"][wildcards.dataset][wildcards.recipe])
+        options = dict(config["corpora"][wildcards.dataset][wildcards.variant])
     except KeyError:
         raise WorkflowError(
-            f"corpus {wildcards.dataset}/{wildcards.recipe} is not in config['corpora']"
+            f"corpus {wildcards.dataset}/{wildcards.variant} is not in config['corpora']"
         )
+    options.setdefault("recipe", wildcards.variant)
     if config.get("max_docs") is not None:
         options.setdefault("max_docs", config["max_docs"])
     return options

@@ -1,4 +1,4 @@
-# Corpora: one preprocessing job per (dataset, recipe) in config["corpora"], then the corpus
+# Corpora: one preprocessing job per (dataset, variant) in config["corpora"], then the corpus
 # statistics table (next to the papers' numbers) and the document-length figure.
 
 
@@ -7,14 +7,14 @@ rule corpus:
         raw=lambda wc: raw_files(wc.dataset),
         nltk=NLTK_FILES,
     output:
-        corpus_path("{dataset}", "{recipe}"),
+        corpus_path("{dataset}", "{variant}"),
     params:
         options=corpus_options,
         paths=lambda wc: source_paths(wc.dataset),
     log:
-        f"{LOGS}/corpora/{{dataset}}/{{recipe}}.log",
+        f"{LOGS}/corpora/{{dataset}}/{{variant}}.log",
     benchmark:
-        f"{BENCH}/corpora/{{dataset}}/{{recipe}}.tsv"
+        f"{BENCH}/corpora/{{dataset}}/{{variant}}.tsv"
     conda:
         ENV
     script:

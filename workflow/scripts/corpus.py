@@ -7,12 +7,15 @@ from topiceval.data.prepare import build_corpus
 from topiceval.pipeline import prefix_of, rule_context
 
 with rule_context(snakemake) as job:  # noqa: F821
+    options = dict(job.params.options)
+    recipe = options.pop("recipe")
     corpus = build_corpus(
         job.wildcards.dataset,
         prefix_of(job.input.raw[0], job.params.paths[0]),
-        job.wildcards.recipe,
-        job.params.options,
+        recipe,
+        options,
         nltk_data=Path(job.input.nltk[0]).parents[1],
         log=logging.getLogger("topiceval.corpus"),
     )
+    corpus.meta["variant"] = job.wildcards.variant
     corpus.save(job.output[0])

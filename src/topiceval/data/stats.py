@@ -1,9 +1,11 @@
 """Corpus statistics next to the papers' own tables.
 
-``corpus_stats(items)`` gives one row per (dataset, recipe, split) with split in ``all`` and each
-split label present: D, V (vocabulary size), V_present (types occurring in that split), tokens,
+``corpus_stats(items)`` gives one row per (dataset, variant, split) with split in ``all`` and each
+split label present (``variant`` is the corpus's name in the workflow config, ``meta["variant"]``,
+e.g. ``capdevila2018-top100`` for the recipe ``capdevila2018`` cropped to 100 words; it defaults
+to the recipe): D, V (vocabulary size), V_present (types occurring in that split), tokens,
 mean / sd (ddof=1) / median / max document length.  On the ``all`` row of a (dataset, recipe)
-that a paper describes, it adds the paper's numbers (``ref_*``) and our/their ratios
+that a paper describes (variant equal to the recipe), it adds the paper's numbers (``ref_*``) and our/their ratios
 (``ratio_*``): seed 002 Table 2 (20 Newsgroups, ``wallach2009``), seed 004 Table 1
 (``capdevila2018``; AP as published is ``asis``; NIPS, Twitter and WS are stand-ins, see
 ``note``), seed 001 (V = 3,000 by construction, ``bechard2018``).
@@ -74,9 +76,11 @@ def corpus_stats(items: Corpus | str | os.PathLike | Iterable) -> pd.DataFrame:
     for corpus in _as_corpora(items):
         dataset = str(corpus.meta.get("dataset", ""))
         recipe = str(corpus.meta.get("recipe", ""))
-        ref = PAPER_REFERENCES.get((dataset, recipe))
+        variant = str(corpus.meta.get("variant", recipe))
+        ref = PAPER_REFERENCES.get((dataset, recipe)) if variant == recipe else None
         for label in ["all", *sorted(set(corpus.split.tolist()))]:
-            row = {"dataset": dataset, "recipe": recipe, **_split_row(corpus, label)}
+            row = {"dataset": dataset, "variant": variant, "recipe": recipe,
+                   **_split_row(corpus, label)}
             row["ordered"] = bool(corpus.meta.get("ordered", True))
             if ref is not None and label == "all":
                 row.update(dict(zip(_REF_COLUMNS, ref, strict=True)))
@@ -86,7 +90,7 @@ def corpus_stats(items: Corpus | str | os.PathLike | Iterable) -> pd.DataFrame:
                     row[name] = row[ours] / row[theirs] if row[theirs] else float("nan")
             rows.append(row)
     columns = [
-        "dataset", "recipe", "split", "D", "V", "V_present", "tokens", "mean_length",
+        "dataset", "variant", "recipe", "split", "D", "V", "V_present", "tokens", "mean_length",
         "sd_length", "median_length", "max_length", "ordered", *_REF_COLUMNS,
         "ratio_V", "ratio_D", "ratio_mean", "ratio_sd",
     ]

@@ -31,7 +31,7 @@ def _lengths_by_dataset(corpora) -> dict[str, dict[str, np.ndarray]]:
     for item in corpora:
         corpus = item if isinstance(item, Corpus) else Corpus.load(item)
         dataset = str(corpus.meta.get("dataset", "corpus"))
-        recipe = str(corpus.meta.get("recipe", "?"))
+        recipe = str(corpus.meta.get("variant", corpus.meta.get("recipe", "?")))
         if recipe in grouped[dataset]:
             raise ValueError(f"two corpora for dataset {dataset!r} and recipe {recipe!r}")
         grouped[dataset][recipe] = corpus.lengths
