@@ -1,1 +1,45 @@
-"""topiceval.lda"""
+"""LDA training and evaluation helpers (ESTIMATORS.md §1).
+
+* :func:`fit_gibbs` — collapsed Gibbs sampler (sparse, optionally multi-threaded), §1.2, with
+  hyper-parameter optimisation §1.3 (:mod:`topiceval.lda.hyper`).
+* :func:`fit_vem` — variational EM of seed 001, §1.4; :func:`vem_fold_in` its fold-in.
+* :func:`fold_in` — query sampling (1.16) and fixed-Φ fold-in (1.5), §1.5.
+* :mod:`topiceval.lda.perplexity` — P1-P5 of §1.6, each named for what it is.
+* :func:`synthetic_corpus`, :func:`seed002_synthetic_set` — §1.1 and the §9.2 synthetic sets.
+* :func:`top_words` — most probable words per topic.
+"""
+
+from topiceval.lda.foldin import FoldInResult, fold_in
+from topiceval.lda.gibbs import GibbsResult, fit_gibbs
+from topiceval.lda.perplexity import (
+    completion_perplexity,
+    marginal_perplexity,
+    plugin_log_likelihood,
+    plugin_perplexity,
+    pooled_perplexity,
+    sklearn_bound_perplexity,
+)
+from topiceval.lda.synthetic import sample_documents, seed002_synthetic_set, synthetic_corpus
+from topiceval.lda.topwords import top_words
+from topiceval.lda.vem import VemFoldIn, VemResult, fit_vem, vem_fold_in
+
+__all__ = [
+    "FoldInResult",
+    "GibbsResult",
+    "VemFoldIn",
+    "VemResult",
+    "completion_perplexity",
+    "fit_gibbs",
+    "fit_vem",
+    "fold_in",
+    "marginal_perplexity",
+    "plugin_log_likelihood",
+    "plugin_perplexity",
+    "pooled_perplexity",
+    "sample_documents",
+    "seed002_synthetic_set",
+    "sklearn_bound_perplexity",
+    "synthetic_corpus",
+    "top_words",
+    "vem_fold_in",
+]

@@ -1,0 +1,118 @@
+"""``topiceval train lda|gapfa``: fit a model to a saved corpus and write it as a model file.
+
+    topiceval train lda --corpus C.npz --topics T --trainer gibbs|vem --out M.npz [options]
+    topiceval train gapfa --corpus C.npz --topics T --out M.npz [options]
+
+The LDA trainers are :func:`topiceval.lda.fit_gibbs` and :func:`topiceval.lda.fit_vem`; ``--trace``
+writes their objective trace (collapsed log joint (1.7) or ELBO) as CSV.  The GaP-FA trainer is
+:func:`topiceval.gapfa.fit_gapfa` on the document-word count matrix.  ``--split`` selects the
+documents to train on (default: all).  Output files are written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from topiceval.corpus import Corpus
+from topiceval.io import atomic_path
+from topiceval.models import save_model
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser("train", help="fit a topic model to a corpus file")
+    families = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
+
+    lda = families.add_parser("lda", help="LDA by collapsed Gibbs sampling or variational EM")
+    _common(lda)
+    lda.add_argument("--trainer", choices=("gibbs", "vem"), required=True)
+    lda.add_argument("--trace", help="write the objective trace here (CSV)")
+    gibbs = lda.add_argument_group("gibbs")
+    gibbs.add_argument("--sweeps", type=int, default=1000)
+    gibbs.add_argument("--alpha-m", type=float, default=None,
+                       help="αm_t per topic (default 50/T)")
+    gibbs.add_argument("--beta", type=float, default=0.01, help="per-word pseudo-count βu_v")
+    gibbs.add_argument("--optimize", choices=("mallet2009", "mallet2012", "minka"),
+                       help="optimise asymmetric αm and β with this form (§1.3)")
+    gibbs.add_argument("--optimize-burnin", type=int, default=200)
+    gibbs.add_argument("--optimize-interval", type=int, default=10)
+    gibbs.add_argument("--save-states", type=int, nargs=2, metavar=("START", "LAG"),
+                       help="average the point estimates over the states START, START+LAG, ...")
+    gibbs.add_argument("--record-every", type=int, default=10)
+    vem = lda.add_argument_group("vem")
+    vem.add_argument("--variant", choices=("seed001", "full"), default="seed001")
+    vem.add_argument("--alpha", type=float, default=None, help="fixed α_t (default 1/T)")
+    vem.add_argument("--max-iter", type=int, default=200)
+    vem.add_argument("--tol", type=float, default=1e-5)
+    lda.set_defaults(func=run_lda)
+
+    gap = families.add_parser("gapfa", help="beta-gamma Poisson factor analysis (seed 004)")
+    _common(gap)
+    gap.add_argument("--iterations", type=int, default=1000)
+    gap.add_argument("--burnin", type=int, default=500)
+    gap.add_argument("--a-phi", type=float, default=0.1)
+    gap.add_argument("--r", type=float, default=1.0)
+    gap.add_argument("--c", type=float, default=1.0)
+    gap.add_argument("--epsilon", type=float, default=None, help="default 1/T")
+    gap.set_defaults(func=run_gapfa)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", required=True, help="corpus .npz file")
+    parser.add_argument("--split", default=None, help="train on this split only (default: all)")
+    parser.add_argument("--topics", type=int, required=True, help="number of topics T")
+    parser.add_argument("--out", required=True, help="model .npz file to write")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=1)
+
+
+def _load(args: argparse.Namespace) -> Corpus:
+    corpus = Corpus.load(args.corpus)
+    return corpus if args.split is None else corpus.select_split(args.split)
+
+
+def run_lda(args: argparse.Namespace) -> int:
+    from topiceval.lda import fit_gibbs, fit_vem
+
+    corpus = _load(args)
+    if args.trainer == "gibbs":
+        optimize = None
+        if args.optimize is not None:
+            optimize = {"form": args.optimize, "burnin": args.optimize_burnin,
+                        "interval": args.optimize_interval}
+        save_states = None
+        if args.save_states is not None:
+            save_states = {"start": args.save_states[0], "lag": args.save_states[1]}
+        result = fit_gibbs(corpus, args.topics, sweeps=args.sweeps, alpha_m=args.alpha_m,
+                           beta=args.beta, optimize=optimize, threads=args.threads,
+                           seed=args.seed, record_every=args.record_every,
+                           save_states=save_states)
+        trace = result.log_joint
+    else:
+        result = fit_vem(corpus, args.topics, variant=args.variant, alpha=args.alpha,
+                         max_iter=args.max_iter, tol=args.tol, seed=args.seed,
+                         threads=args.threads)
+        trace = result.elbo
+    result.model.meta["split"] = args.split
+    result.model.meta["seconds"] = result.seconds
+    save_model(args.out, result.model)
+    if args.trace:
+        with atomic_path(args.trace) as tmp:
+            trace.to_csv(tmp, index=False)
+    print(f"trained {args.trainer} LDA, T={args.topics}, on {corpus.n_docs} documents "
+          f"({corpus.n_tokens} tokens) in {result.seconds:.1f} s -> {args.out}")
+    return 0
+
+
+def run_gapfa(args: argparse.Namespace) -> int:
+    from topiceval.gapfa import fit_gapfa
+
+    corpus = _load(args)
+    model = fit_gapfa(corpus.counts(), args.topics, iterations=args.iterations,
+                      burnin=args.burnin, a_phi=args.a_phi, r=args.r, c=args.c,
+                      epsilon=args.epsilon, seed=args.seed, threads=args.threads)
+    model.meta.update({"corpus_checksum": corpus.checksum(), "split": args.split})
+    if model.vocab is None:
+        model = type(model)(model.phi, model.p, model.r, corpus.vocab, model.meta)
+    save_model(args.out, model)
+    print(f"trained GaP-FA, T={args.topics}, on {corpus.n_docs} documents -> {args.out}")
+    return 0

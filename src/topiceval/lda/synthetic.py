@@ -1,0 +1,108 @@
+"""Synthetic corpora from an LDA model (ESTIMATORS.md §1.1) and the seed-002 synthetic sets (§9.2).
+
+Generation, per document d with its own random stream (seed, KEY_SYNTHETIC, d):
+θ_d ~ Dir(αm) (``dirichlet_into``, log-space gammas), then for each of the N_d tokens
+z ~ Cat(θ_d) (``categorical``) and w ~ Cat(φ_z) (``categorical_cumulative`` on the cumulative
+rows of Φ).  The result does not depend on the thread count.
+
+Seed-002 substitution rule (§9.2, G2-19): the "true" models of the synthetic sets were inferred by
+MALLET from CS abstracts that are not available; instead fit T = 3 and T = 50 LDA models with
+asymmetric αm (and symmetric β) optimisation (§1.3) to an available corpus and generate documents of
+fixed length (500 and 200 tokens) from the fitted point estimates, which are then the true model.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from topiceval._numba import categorical, categorical_cumulative, dirichlet_into, seed_into
+from topiceval.corpus import Corpus
+from topiceval.lda.gibbs import fit_gibbs
+from topiceval.lda.validation import check_count, check_seed, check_threads
+from topiceval.models import LDAModel
+from topiceval.threads import numba_threads
+
+KEY_SYNTHETIC = 401
+SEED002_SETS = {"synthetic-3": (3, 500), "synthetic-50": (50, 200)}
+SEED002_OPTIMIZE = {"burnin": 200, "interval": 10, "form": "mallet2009", "alpha": "asymmetric",
+                    "beta": True}
+
+
+@njit(cache=True, parallel=True)
+def _generate(cum_phi, alpha_m, offsets, seed, tokens, z, theta):
+    n_topics, n_types = cum_phi.shape
+    for d in prange(offsets.shape[0] - 1):
+        rng = np.empty(4, dtype=np.uint64)
+        seed_into(rng, seed, KEY_SYNTHETIC, d, 0)
+        th = theta[d]
+        dirichlet_into(rng, alpha_m, th)
+        for i in range(offsets[d], offsets[d + 1]):
+            t = categorical(rng, th, n_topics)
+            z[i] = t
+            tokens[i] = categorical_cumulative(rng, cum_phi[t], n_types)
+
+
+def sample_documents(phi, alpha_m, lengths, seed: int = 0, threads: int | None = 1):
+    """Draw documents of the given lengths from LDA(Φ, αm).
+
+    Returns (offsets int64, tokens int32, theta (D x T), z int32) with tokens in document order.
+    """
+    model = LDAModel(phi, alpha_m)
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or not np.issubdtype(lengths.dtype, np.integer) or np.any(lengths < 1):
+        raise ValueError("document lengths must be a 1-D array of positive integers")
+    seed = check_seed(seed)
+    threads = check_threads(threads)
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    tokens = np.empty(offsets[-1], dtype=np.int32)
+    z = np.empty(offsets[-1], dtype=np.int32)
+    theta = np.empty((lengths.shape[0], model.n_topics))
+    cum_phi = np.cumsum(model.phi, axis=1)
+    with numba_threads(min(threads, numba.config.NUMBA_NUM_THREADS)):
+        _generate(cum_phi, model.alpha_m, offsets, seed, tokens, z, theta)
+    return offsets, tokens, theta, z
+
+
+def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
+                     split: str = "test", threads: int | None = 1) -> Corpus:
+    """A corpus of ``n_docs`` documents drawn from ``model`` (§1.1).
+
+    ``doc_length`` is one length for all documents or a sequence of ``n_docs`` lengths.  The
+    vocabulary is the model's (word ids as strings when it has none); ``meta["synthetic"]``
+    records the generator.
+    """
+    n_docs = check_count("n_docs", n_docs, 1)
+    lengths = np.broadcast_to(np.asarray(doc_length), (n_docs,)).copy()
+    offsets, tokens, _, _ = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
+    vocab = model.vocab if model.vocab is not None else [str(v) for v in range(model.n_types)]
+    length = int(lengths[0]) if np.all(lengths == lengths[0]) else lengths.tolist()
+    meta = {"synthetic": {"generator": "LDA (ESTIMATORS.md 1.1)", "T": model.n_topics,
+                          "seed": seed, "doc_length": length, "model_meta": model.meta}}
+    names = [f"synthetic-{d}" for d in range(n_docs)]
+    return Corpus(offsets, tokens, vocab, names, [split] * n_docs, meta)
+
+
+def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int = 50,
+                          sweeps: int = 1000, alpha_sum: float = 5.0, beta: float = 0.01,
+                          optimize=None, seed: int = 0,
+                          threads: int | None = 1) -> tuple[Corpus, LDAModel]:
+    """One seed-002 synthetic set by the §9.2 substitution rule.
+
+    Fits a T = ``n_topics`` Gibbs model to ``source`` (a Corpus; MALLET's initial αm = 5/T,
+    β = 0.01, optimisation :data:`SEED002_OPTIMIZE` unless ``optimize`` overrides it), then draws
+    ``n_docs`` documents of ``doc_length`` tokens from the fitted point estimates.  Returns the
+    corpus and the fitted ("true") model; the corpus meta names the source corpus checksum.
+    """
+    if not isinstance(source, Corpus):
+        raise ValueError("the source must be a Corpus (its vocabulary becomes the synthetic one)")
+    result = fit_gibbs(source, n_topics, sweeps=sweeps, alpha_m=alpha_sum / n_topics, beta=beta,
+                       optimize=SEED002_OPTIMIZE if optimize is None else optimize, seed=seed,
+                       threads=threads)
+    model = result.model
+    corpus = synthetic_corpus(model, n_docs, doc_length, seed, threads=threads)
+    corpus.meta["synthetic"]["source_checksum"] = source.checksum()
+    corpus.meta["synthetic"]["rule"] = "ESTIMATORS.md 9.2 substitution (fitted true model)"
+    return corpus, model

@@ -1,0 +1,314 @@
+"""Variational EM for LDA without a topic prior (ESTIMATORS.md §1.4, seed 001 §2.1), and
+variational fold-in (§1.5, last paragraph).
+
+Per document d with word counts c_v, the E-step alternates (tokens of one type share ϕ)
+
+    ϕ_{v,t} ∝ φ_{v|t} exp(Ψ(γ_t))                          (1.11)
+    γ_t     = α_t + Σ_v c_v ϕ_{v,t}                          (1.12)
+
+and the M-step sets φ_{v|t} ∝ Σ_d c_{dv} ϕ_{d,v,t} (1.13).  Arithmetic: with m = max_t Ψ(γ_t) and
+e_t = exp(Ψ(γ_t) − m) ∈ (0, 1], the normaliser of (1.11) is dot_v = Σ_t φ_{v|t} e_t, so ϕ never
+needs a per-element exp or log.  Topics are floored at 1e-100 (lda-c's floor; seed 001 reported
+"numerical issues"), which keeps dot_v >= 1e-100 and every logarithm finite.
+
+Monitored objective.  For given (γ, Φ) the ϕ maximising the ELBO (1.14) is (1.11), and then
+Σ_v c_v Σ_t ϕ_{v,t}(E[log θ_t] + log φ_{v|t} − log ϕ_{v,t})
+= Σ_v c_v log Σ_t φ_{v|t} exp(E[log θ_t]), so the bound at (γ, Φ) with optimal ϕ is
+
+    L_d(γ, Φ) = lgamma(Σα) − Σ_t lgamma(α_t) + Σ_t (α_t − γ_t) E[log θ_t]
+                − lgamma(Σγ) + Σ_t lgamma(γ_t) + Σ_v c_v (m − Ψ(Σγ) + log dot_v),
+    E[log θ_t] = Ψ(γ_t) − Ψ(Σγ).                                                     (V1)
+
+It is what every E pass computes anyway (dot_v), and it never decreases along the algorithm: each
+of (1.11), (1.12), (1.13) is a coordinate ascent step of (1.14) and (V1) is (1.14) maximised over
+ϕ.  ``elbo[i]`` is (V1) summed over documents at the parameters *entering* iteration i + 1; the last
+entry comes from a final evaluation pass.  L_d <= log P(w_d | Φ, α) (the ordered-token probability
+(1.4) with αm := α).
+
+Variants: ``"seed001"`` does one (1.11)+(1.12) pass per document per iteration (seed 001 Alg. 1 in
+the corrected order of G1-3); ``"full"`` iterates each document to max_t |Δγ_t|/γ_t < 1e-5 or 100
+passes (Blei et al. 2003).  γ is warm-started from the previous iteration (initially
+α_t + N_d/T).  Initial topics follow lda-c's random start, φ_{v|t} ∝ 1/V + U(0, 1), from the stream
+(seed, KEY_INIT_TOPICS).  Documents are processed in a fixed number of contiguous blocks whose
+sufficient statistics are summed in block order, so results do not depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+import pandas as pd
+from numba import njit, prange
+
+from topiceval._numba import digamma, seed_into, uniform
+from topiceval.lda.validation import (
+    check_count,
+    check_positive,
+    check_seed,
+    check_threads,
+    prepare_documents,
+)
+from topiceval.models import LDAModel
+from topiceval.threads import numba_threads
+
+PHI_FLOOR = 1e-100
+INNER_TOL = 1e-5
+INNER_MAX_ITER = 100
+STAT_BLOCKS = 8
+KEY_INIT_TOPICS = 201
+VARIANTS = ("seed001", "full")
+
+
+@dataclass(frozen=True, eq=False)
+class VemResult:
+    """Output of :func:`fit_vem`: the model, the ELBO trace (iteration, elbo; V1 summed over
+    documents), the final per-document ELBO (V1), γ (D x T) and whether the relative change fell
+    below ``tol``."""
+
+    model: LDAModel
+    elbo: pd.DataFrame
+    doc_elbo: np.ndarray
+    gamma: np.ndarray
+    converged: bool
+    seconds: float
+
+
+@dataclass(frozen=True, eq=False)
+class VemFoldIn:
+    """Variational fold-in of documents under fixed topics: γ, θ̃ = γ/Σγ, (V1) per document."""
+
+    gamma: np.ndarray
+    theta: np.ndarray
+    doc_elbo: np.ndarray
+
+
+# --------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def _doc_pass(words, counts, phi_t, alpha, gamma, e, dots):
+    """e_t, dot_v and (V1) for the current γ; returns (V1) and m.  ``phi_t`` is Φ transposed."""
+    n_topics = alpha.shape[0]
+    m = -np.inf
+    gsum = 0.0
+    for t in range(n_topics):
+        e[t] = digamma(gamma[t])
+        m = max(m, e[t])
+        gsum += gamma[t]
+    psi_sum = digamma(gsum)
+    asum = 0.0
+    bound = 0.0
+    for t in range(n_topics):
+        elog = e[t] - psi_sum
+        bound += (alpha[t] - gamma[t]) * elog + math.lgamma(gamma[t]) - math.lgamma(alpha[t])
+        asum += alpha[t]
+        e[t] = math.exp(e[t] - m)
+    bound += math.lgamma(asum) - math.lgamma(gsum)
+    for j in range(words.shape[0]):
+        row = phi_t[words[j]]
+        dot = 0.0
+        for t in range(n_topics):
+            dot += row[t] * e[t]
+        dots[j] = dot
+        bound += counts[j] * (m - psi_sum + math.log(dot))
+    return bound
+
+
+@njit(cache=True)
+def _gamma_update(words, counts, phi_t, alpha, e, dots, gamma):
+    """(1.12) with ϕ from (1.11); returns max_t |Δγ_t|/γ_t."""
+    n_topics = alpha.shape[0]
+    change = 0.0
+    for t in range(n_topics):
+        acc = 0.0
+        for j in range(words.shape[0]):
+            acc += counts[j] * phi_t[words[j], t] / dots[j]
+        new = alpha[t] + e[t] * acc
+        change = max(change, abs(new - gamma[t]) / gamma[t])
+        gamma[t] = new
+    return change
+
+
+EVALUATE, UPDATE, ACCUMULATE = 0, 1, 2
+
+
+@njit(cache=True, parallel=True)
+def _e_step(doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner, mode, stats,
+            doc_elbo):
+    """One E pass over all documents, block by block.
+
+    Every mode stores (V1) at the entering γ in ``doc_elbo``; UPDATE and ACCUMULATE then run up to
+    ``inner`` (1.11)+(1.12) passes per document (stopping early at INNER_TOL when inner > 1), and
+    ACCUMULATE adds Σ c_v ϕ_{v,t} of the last pass into stats[b] (V x T) of the document's block.
+    """
+    n_topics = alpha.shape[0]
+    for b in prange(block_ptr.shape[0] - 1):
+        e = np.empty(n_topics)
+        width = 1
+        for d in range(block_ptr[b], block_ptr[b + 1]):
+            width = max(width, doc_ptr[d + 1] - doc_ptr[d])
+        dots = np.empty(width)
+        if mode == ACCUMULATE:
+            stats[b, :, :] = 0.0
+        for d in range(block_ptr[b], block_ptr[b + 1]):
+            w = words[doc_ptr[d]:doc_ptr[d + 1]]
+            c = counts[doc_ptr[d]:doc_ptr[d + 1]]
+            g = gamma[d]
+            doc_elbo[d] = _doc_pass(w, c, phi_t, alpha, g, e, dots)
+            if mode == EVALUATE:
+                continue
+            for it in range(inner):
+                if it > 0:
+                    _doc_pass(w, c, phi_t, alpha, g, e, dots)
+                if _gamma_update(w, c, phi_t, alpha, e, dots, g) < INNER_TOL and inner > 1:
+                    break
+            if mode == ACCUMULATE:
+                for j in range(w.shape[0]):
+                    scale = c[j] / dots[j]
+                    row = phi_t[w[j]]
+                    out = stats[b, w[j]]
+                    for t in range(n_topics):
+                        out[t] += scale * row[t] * e[t]
+
+
+@njit(cache=True)
+def _random_topics(seed, n_topics, n_types):
+    rng = np.empty(4, dtype=np.uint64)
+    seed_into(rng, seed, KEY_INIT_TOPICS, 0, 0)
+    phi = np.empty((n_topics, n_types))
+    for t in range(n_topics):
+        for v in range(n_types):
+            phi[t, v] = 1.0 / n_types + uniform(rng)
+    return phi
+
+
+# --------------------------------------------------------------------------- helpers
+def _bag_of_words(offsets, tokens):
+    """Per-document distinct word ids and counts (CSR by document)."""
+    n_docs = offsets.shape[0] - 1
+    doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), np.diff(offsets))
+    n_types = int(tokens.max()) + 1 if tokens.size else 1
+    keys, counts = np.unique(doc_of * n_types + tokens, return_counts=True)
+    docs, words = np.divmod(keys, n_types)
+    doc_ptr = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(docs, minlength=n_docs), out=doc_ptr[1:])
+    return doc_ptr, words.astype(np.int64), counts.astype(np.float64)
+
+
+def _blocks(n_docs: int) -> np.ndarray:
+    return np.linspace(0, n_docs, min(STAT_BLOCKS, max(n_docs, 1)) + 1).astype(np.int64)
+
+
+def _normalise_topics(stats_sum: np.ndarray) -> np.ndarray:
+    """(1.13) from Σ_b stats (V x T) with the 1e-100 floor; returns Φ (T x V)."""
+    phi = stats_sum.T.copy()
+    totals = phi.sum(axis=1, keepdims=True)
+    phi = np.divide(phi, totals, out=np.zeros_like(phi), where=totals > 0)
+    np.maximum(phi, PHI_FLOOR, out=phi)
+    return phi / phi.sum(axis=1, keepdims=True)
+
+
+def _check_alpha(alpha, n_topics: int) -> np.ndarray:
+    if alpha is None:
+        return np.full(n_topics, 1.0 / n_topics)
+    arr = np.asarray(alpha, dtype=np.float64)
+    if arr.ndim == 0:
+        arr = np.full(n_topics, float(arr))
+    if arr.shape != (n_topics,) or not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise ValueError(f"alpha must be a positive scalar or a positive ({n_topics},) array")
+    return arr
+
+
+# --------------------------------------------------------------------------- public
+def fit_vem(corpus_or_docs, n_topics: int, *, variant: str = "seed001", alpha=None,
+            max_iter: int = 200, tol: float = 1e-5, seed: int = 0, threads: int | None = 1,
+            V: int | None = None) -> VemResult:
+    """Train LDA by variational EM with α fixed (seed 001: α_t = 1/T) and topics as parameters.
+
+    ``variant`` is "seed001" (one E pass per document per iteration) or "full" (E-step to
+    convergence).  Stops when |L − L_old|/|L_old| < ``tol`` or after ``max_iter`` iterations
+    (L = Σ_d (V1)).  Empty documents are allowed (they contribute nothing).  ``threads`` only
+    changes speed: the result is the same for every thread count.
+    """
+    started = time.perf_counter()
+    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
+    n_topics = check_count("n_topics", n_topics, 1)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown VEM variant {variant!r}; expected one of {VARIANTS}")
+    alpha = _check_alpha(alpha, n_topics)
+    max_iter = check_count("max_iter", max_iter, 1)
+    tol = check_positive("tol", tol)
+    seed = check_seed(seed)
+    threads = check_threads(threads)
+    if tokens.size == 0:
+        raise ValueError("the corpus has no tokens to train on")
+
+    doc_ptr, words, counts = _bag_of_words(offsets, tokens)
+    n_docs = offsets.shape[0] - 1
+    lengths = np.diff(offsets).astype(np.float64)
+    phi = _random_topics(seed, n_topics, n_types)
+    phi /= phi.sum(axis=1, keepdims=True)
+    gamma = alpha[None, :] + lengths[:, None] / n_topics
+    block_ptr = _blocks(n_docs)
+    stats = np.zeros((block_ptr.shape[0] - 1, n_types, n_topics))
+    doc_elbo = np.zeros(n_docs)
+    inner = 1 if variant == "seed001" else INNER_MAX_ITER
+    trace = []
+    converged = False
+    with numba_threads(min(threads, numba.config.NUMBA_NUM_THREADS)):
+        for it in range(max_iter):
+            phi_t = np.ascontiguousarray(phi.T)
+            _e_step(doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner, ACCUMULATE,
+                    stats, doc_elbo)
+            trace.append((it, float(doc_elbo.sum())))
+            if it > 0 and abs(trace[-1][1] - trace[-2][1]) < tol * abs(trace[-2][1]):
+                converged = True
+            phi = _normalise_topics(stats.sum(axis=0))
+            if converged:
+                break
+        _e_step(doc_ptr, words, counts, np.ascontiguousarray(phi.T), alpha, gamma, block_ptr,
+                inner, EVALUATE, stats, doc_elbo)
+    trace.append((len(trace), float(doc_elbo.sum())))
+    meta = {
+        "trainer": "vem",
+        "variant": variant,
+        "T": n_topics,
+        "V": n_types,
+        "D": n_docs,
+        "tokens": int(tokens.shape[0]),
+        "alpha": alpha.tolist(),
+        "iterations": len(trace) - 1,
+        "converged": converged,
+        "tol": tol,
+        "seed": seed,
+        "corpus_checksum": checksum,
+    }
+    model = LDAModel(phi, alpha, None, vocab, meta)
+    return VemResult(model, pd.DataFrame(trace, columns=["iteration", "elbo"]), doc_elbo.copy(),
+                     gamma, converged, time.perf_counter() - started)
+
+
+def vem_fold_in(model: LDAModel, docs, *, alpha=None, threads: int | None = 1) -> VemFoldIn:
+    """Full E-step (1.11)-(1.12) with the topics of ``model`` fixed (§1.5, variational fold-in).
+
+    ``alpha`` defaults to ``model.alpha_m``.  Documents must be non-empty.  θ̃ = γ/Σγ.
+    """
+    phi = model.phi
+    alpha_m = model.alpha_m if alpha is None else _check_alpha(alpha, model.n_topics)
+    offsets, tokens, _, _, _ = prepare_documents(docs, phi.shape[1], allow_empty=False)
+    threads = check_threads(threads)
+    doc_ptr, words, counts = _bag_of_words(offsets, tokens)
+    n_docs = offsets.shape[0] - 1
+    gamma = alpha_m[None, :] + np.diff(offsets)[:, None] / phi.shape[0]
+    block_ptr = _blocks(n_docs)
+    no_stats = np.zeros((1, 1, 1))
+    doc_elbo = np.zeros(n_docs)
+    phi_t = np.ascontiguousarray(phi.T)
+    with numba_threads(min(threads, numba.config.NUMBA_NUM_THREADS)):
+        _e_step(doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr, INNER_MAX_ITER, UPDATE,
+                no_stats, doc_elbo)
+        _e_step(doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr, 1, EVALUATE, no_stats,
+                doc_elbo)
+    return VemFoldIn(gamma, gamma / gamma.sum(axis=1, keepdims=True), doc_elbo)
