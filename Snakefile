@@ -21,6 +21,10 @@ validate(config, "workflow/schemas/config.schema.yaml")
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/corpora.smk"
+include: "workflow/rules/bechard2018.smk"
+include: "workflow/rules/wallach2009.smk"
+include: "workflow/rules/foulds_smyth.smk"
+include: "workflow/rules/capdevila2018.smk"
 
 
 rule all:

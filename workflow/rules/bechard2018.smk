@@ -1,0 +1,1 @@
+# bechard2018 experiments (filled in by the paper's wiring).

@@ -1,0 +1,1 @@
+# capdevila2018 experiments (filled in by the paper's wiring).

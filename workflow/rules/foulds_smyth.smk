@@ -1,0 +1,1 @@
+# foulds_smyth experiments (filled in by the paper's wiring).

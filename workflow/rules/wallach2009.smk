@@ -1,0 +1,1 @@
+# wallach2009 experiments (filled in by the paper's wiring).
