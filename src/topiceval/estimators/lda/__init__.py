@@ -21,6 +21,12 @@ updates (or equivalent O(T) evaluations, as counted by seed 002 Table 1) actuall
 the wall-clock seconds of the call.  ``estimate_runs`` / ``complete_runs`` run R independent runs
 per document in one parallel call and return per-(document, run) estimates and site updates
 (``Runs``); run 0 of ``estimate_runs`` equals ``estimate`` for the same seed.
+
+Model comparison (seed 003, ESTIMATORS.md §5, ratio_ais.py):
+``lda.compare(docs, (phi_a, alpha_m_a), (phi_b, alpha_m_b), samples=1, temperatures=100)``
+returns a ``Comparison`` with ``log_ratio`` = log P-hat(w | A) - log P-hat(w | B) by ratio-AIS,
+the reversed runs' estimate, ``reciprocal_gap`` and ``suspect`` (each (D,));
+``lda.compare_standard`` is the standard difference of two independent AIS estimates.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ from topiceval.estimators.lda.inputs import (
     check_params,
     completion_split,
 )
+from topiceval.estimators.lda.ratio_ais import Comparison, compare, compare_standard
 
 METHODS = tuple(registry.ESTIMATE)
 COMPLETION_METHODS = tuple(registry.COMPLETE)
@@ -189,8 +196,11 @@ def _run_exact(docs, phi, alpha_m, n1, max_work, out, sites):
 __all__ = [
     "COMPLETION_METHODS",
     "METHODS",
+    "Comparison",
     "Cost",
     "Runs",
+    "compare",
+    "compare_standard",
     "complete",
     "complete_runs",
     "estimate",

@@ -1,0 +1,565 @@
+"""Ratio-AIS: anneal from one LDA model's posterior to another's (seed 003; ESTIMATORS.md §5).
+
+    from topiceval.estimators import lda
+    res = lda.compare(docs, (phi_a, alpha_m_a), (phi_b, alpha_m_b), samples=1, temperatures=100)
+    res.log_ratio, res.reverse, res.reciprocal_gap, res.suspect        # each (D,)
+
+Target (§5.2, seed 003 eq. 4): log R_d = log P(w_d | Phi_A, alpha m_A) - log P(w_d | Phi_B,
+alpha m_B).  With f_A(z) = P(w, z | A), f_B(z) = P(w, z | B) and the geometric bridge
+f_β = f_A^β f_B^(1-β), 0 = β_0 < ... < β_n = 1, one importance sample is
+
+    z_0 ~ P(z | w, B)   (Pólya-urn prior draw under B, then B Gibbs sweeps of model B; or exact)
+    log w = (β_1 - β_0) Δ(z_0);   for s = 1..n-1:  z_s ~ T_β_s(. <- z_(s-1)),
+                                                    log w += (β_(s+1) - β_s) Δ(z_s)
+    Δ(z) = log f_A(z) - log f_B(z)
+         = sum_n [log phi^A_(w_n|z_n) - log phi^B_(w_n|z_n)]
+           + log P(z | alpha m_A) - log P(z | alpha m_B)                                  (1.1)
+
+and the estimate is LSE_i(log w_i) - log M over M samples (seed 003 eq. 6).  T_β is one forward
+Gibbs sweep of the bridge conditional (5.1)
+
+    P_β(z_n = t | z_\\n) ∝ [phi^A_(w_n|t) (N_t + a_t)]^β [phi^B_(w_n|t) (N_t + b_t)]^(1-β)
+
+(a = alpha m_A, b = alpha m_B of the document).  It is computed two ways:
+
+* equal priors (a = b, e.g. a perturbed copy of Phi, the seed-003 experiment): the conditional
+  is pw_β[row, t] (N_t + a_t) with pw_β = exp(β log phi^A + (1-β) log phi^B - row max), a
+  tempered table per distinct word type, and the sweep is the shared sparse/dense Gibbs kernel
+  of gibbs.py.  The table is computed at β_1; for a linear schedule (``temperatures`` an
+  integer n) each later one is the previous times exp((log phi^A - log phi^B) / n), a
+  multiplication instead of an exponential per entry (rounding: relative error about s * 1e-16
+  after s steps, far below the Monte Carlo error);
+* different priors (separately trained models, document-dependent DMR-style priors): every
+  weight is exp(lp_β[row, t] + β log(N_t + a_t) + (1-β) log(N_t + b_t)), with lp_β the
+  row-normalised log table and the logs of N_t + a_t tabulated once per run; a dense O(T)
+  draw by inverse CDF (first cumulative weight > u * total).
+
+The row maximum is subtracted before exponentiating so tiny phi never underflow the weights; it
+cancels in the normalised conditional.
+
+Reversed run and the reciprocal check (§5.4): the same procedure with A and B exchanged
+estimates -log R; ``reverse`` is that estimate, ``reciprocal_gap = -reverse - log_ratio`` (>= 0
+in expectation, since both are stochastic lower bounds of their targets) and ``suspect`` flags
+|gap| > ``threshold`` (default 1 nat; seed 003 only says "wildly different" [G3-5]; a large
+negative gap, both runs overshooting, is as suspicious as a large positive one).
+
+Document completion (§5.3, seed 003 eqs. 7-8): with w^a = the first N1 tokens,
+
+    log R_b = log P_A(w^b | w^a) - log P_B(w^b | w^a)
+            = [ratio-AIS on w, B -> A] + [ratio-AIS on w^a, A -> B]                        (5.2)
+
+two independent runs, so exp of the sum is unbiased for R_b; the reversed estimate is
+[w, A -> B] + [w^a, B -> A], so the reciprocal check reuses all four runs.  The full-document run
+uses the same random streams with or without completion (its factor can be reused across splits).
+
+Unbiasedness: E[exp(log w)] = R exactly when z_0 is an exact posterior draw under the start
+model (``start="exact"``: the backward pass of exact.py, tiny documents only).  With the default
+Gibbs start the estimator is biased, the bias vanishing as the burn-in grows (G3-4).
+
+Random streams (Appendix A): importance sample i of run ``stream`` on document d uses
+``seed_into(rng, seed, 21 + stream, key_d, i)``; streams are 0 (w, B -> A), 1 (w, A -> B),
+2 (w^a, B -> A), 3 (w^a, A -> B).  A parallel task runs a contiguous range of one run's samples
+in lockstep, so the tempered table of each temperature is built once for all of them; the
+samples' arithmetic does not depend on the grouping, so results are bit-identical for any
+grouping and any number of threads.
+
+Cost (site updates per sample, the units of seed 002 Table 1): N urn draws, B N burn-in updates,
+(n - 1) N bridge updates, i.e. (B + n) N (Gibbs start) or (n - 1) N (exact start; the exact draw
+is not counted).  The tempered table costs (distinct types) x T exponentials per temperature
+and task.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numba
+import numpy as np
+from numba import njit, prange
+from scipy.special import logsumexp
+
+from topiceval._numba import rng_state, seed_into, uniform
+from topiceval.estimators.lda import exact
+from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.lda.gibbs import (
+    Chain,
+    log_lik,
+    log_prior,
+    search,
+    set_state,
+    sweep,
+    urn_draw,
+)
+from topiceval.estimators.lda.inputs import (
+    batches,
+    build_tables,
+    check_documents,
+    check_keys,
+    completion_split,
+)
+from topiceval.models import check_lda_params
+
+KEY_BASE = 21  # stream keys 21..24 (the single-model estimators use 1..12)
+FULL_FORWARD, FULL_REVERSE, PART_FORWARD, PART_REVERSE = range(4)
+STARTS = ("gibbs", "exact")
+DEFAULTS = {"burnin": 100, "threshold": 1.0, "split": None, "start": "gibbs", "doc_keys": None,
+            "return_cost": False, "max_work": exact.DEFAULT_MAX_WORK}
+TASKS_PER_THREAD = 4
+
+
+class Pair(NamedTuple):
+    """Both models' per-document tables; index 0 is model A, 1 is model B."""
+
+    doc_off: np.ndarray  # int64 (D + 1,)
+    rows: np.ndarray  # int64 (tokens,): table row of each token
+    tab_off: np.ndarray  # int64 (D + 1,)
+    split: np.ndarray  # int64 (D,): N1 (N when there is no completion)
+    keys: np.ndarray  # int64 (D,)
+    logpw: np.ndarray  # float64 (2, rows, T): log phi_(w|t) per table row
+    am: np.ndarray  # float64 (2, D, T): alpha m per document
+    alpha: np.ndarray  # float64 (2, D)
+    same: np.ndarray  # bool (D,): both models give the document the same alpha m
+
+
+# --------------------------------------------------------------------------- kernels
+@njit(cache=True)
+def bridge_logs(logpw1, logpw2, beta, lo, hi, out):
+    """out[r, t] = x_t - max_t x_t, x_t = β logpw1[lo + r, t] + (1 - β) logpw2[lo + r, t]."""
+    gamma = 1.0 - beta
+    for r in range(hi - lo):
+        top = -np.inf
+        for t in range(out.shape[1]):
+            x = beta * logpw1[lo + r, t] + gamma * logpw2[lo + r, t]
+            out[r, t] = x
+            if x > top:
+                top = x
+        for t in range(out.shape[1]):
+            out[r, t] -= top
+
+
+@njit(cache=True)
+def bridge_rows(logpw1, logpw2, beta, am, lo, hi, pw_out, cq_out):
+    """The tempered table exp(bridge_logs) and its cumulative prior-bucket sums (gibbs.py)."""
+    bridge_logs(logpw1, logpw2, beta, lo, hi, pw_out)
+    for r in range(hi - lo):
+        acc = 0.0
+        for t in range(am.shape[0]):
+            p = math.exp(pw_out[r, t])
+            pw_out[r, t] = p
+            acc += p * am[t]
+            cq_out[r, t] = acc
+
+
+@njit(cache=True)
+def log_shifted_counts(am, n_tokens):
+    """out[c, t] = log(c + am[t]) for c = 0..n_tokens-1."""
+    out = np.empty((n_tokens, am.shape[0]))
+    for c in range(n_tokens):
+        for t in range(am.shape[0]):
+            out[c, t] = math.log(c + am[t])
+    return out
+
+
+@njit(cache=True)
+def general_sweep(z, cnt, rows, row_base, lpb, la1, la2, beta, buf, rng):
+    """One forward sweep of (5.1) with different priors (dense inverse-CDF draw).
+
+    Weight of topic t at a site: exp(lpb[row, t] + β la1[N_t, t] + (1 - β) la2[N_t, t]).
+    """
+    gamma = 1.0 - beta
+    n_topics = cnt.shape[0]
+    for n in range(z.shape[0]):
+        row = rows[n] - row_base
+        cnt[z[n]] -= 1
+        acc = 0.0
+        for t in range(n_topics):
+            c = cnt[t]
+            acc += math.exp(lpb[row, t] + beta * la1[c, t] + gamma * la2[c, t])
+            buf[t] = acc
+        k = search(buf, n_topics, uniform(rng) * acc)
+        z[n] = k
+        cnt[k] += 1
+
+
+@njit(cache=True)
+def log_f_ratio(z, cnt, rows, logpw1, logpw2, am1, am2, alpha1, alpha2, same):
+    """Δ(z) = log f_1(z) - log f_2(z) for the assignments z of positions 0..len(rows)-1."""
+    n = rows.shape[0]
+    out = log_lik(z, logpw1, rows, 0, 0, n) - log_lik(z, logpw2, rows, 0, 0, n)
+    if not same:
+        out += log_prior(cnt, am1, alpha1, n) - log_prior(cnt, am2, alpha2, n)
+    return out
+
+
+@njit(cache=True)
+def step_factors(logpw1, logpw2, step, lo, hi, out):
+    """out[r, t] = exp(step (logpw1[lo + r, t] - logpw2[lo + r, t])): one temperature step."""
+    for r in range(hi - lo):
+        for t in range(out.shape[1]):
+            out[r, t] = math.exp(step * (logpw1[lo + r, t] - logpw2[lo + r, t]))
+
+
+@njit(cache=True)
+def advance_rows(pw, cq, factors, am):
+    """pw *= factors (the tempered table one step further) and its cumulative sums cq."""
+    for r in range(pw.shape[0]):
+        acc = 0.0
+        for t in range(am.shape[0]):
+            p = pw[r, t] * factors[r, t]
+            pw[r, t] = p
+            acc += p * am[t]
+            cq[r, t] = acc
+
+
+@njit(cache=True)
+def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, step, burnin,
+           states, first, rngs, logw, sites):
+    """Importance samples of log Z_1 / Z_2 (start model 2, target model 1) in lockstep.
+
+    ``rows``: table rows of the positions 0..n-1 annealed (global rows, all in [r0, r1));
+    ``rngs`` (m, 4): one stream per sample; ``states`` (M, >= n): exact start states, sample i
+    starts from ``states[first + i]`` (an empty ``states`` means the Gibbs start).  Writes
+    ``logw[i]`` and ``sites[i]`` for i < m.  ``step`` > 0 (linear schedules, equal priors): the
+    tempered table of β_s, s >= 2, is that of β_(s-1) times exp(step (log phi_1 - log phi_2)),
+    a multiplication instead of an exponential per entry.
+    """
+    m = rngs.shape[0]
+    n = rows.shape[0]
+    n_topics = am1.shape[0]
+    n_rows = r1 - r0
+    z = np.zeros((m, n), np.int64)
+    cnt = np.zeros((m, n_topics), np.int64)
+    nz = np.zeros((m, n_topics), np.int64)
+    nnz = np.zeros(m, np.int64)
+    buf = np.zeros(n_topics)
+    pw = np.empty((n_rows, n_topics))
+    cq = np.empty((n_rows, n_topics))
+    start_sites = 0
+    if states.shape[0] > 0:
+        for i in range(m):
+            set_state(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), states[first + i], 0, n)
+    else:
+        bridge_rows(logpw1, logpw2, 0.0, am2, r0, r1, pw, cq)  # model 2's own conditional
+        for i in range(m):
+            ch = Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf)
+            urn_draw(ch, am2, 0, n, rngs[i])
+            for _ in range(burnin):
+                sweep(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
+        start_sites = (1 + burnin) * n
+    for i in range(m):
+        logw[i] = (tau[1] - tau[0]) * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
+                                                  alpha1, alpha2, same)
+    factors = np.empty((0, 0))
+    la1 = np.empty((0, 0))
+    la2 = np.empty((0, 0))
+    if same and step > 0.0:
+        factors = np.empty((n_rows, n_topics))
+        step_factors(logpw1, logpw2, step, r0, r1, factors)
+    elif not same:  # pw holds lp_β; nz/nnz are not maintained by general_sweep (unused after)
+        la1 = log_shifted_counts(am1, n)
+        la2 = log_shifted_counts(am2, n)
+    for s in range(1, tau.shape[0] - 1):
+        beta = tau[s]
+        if same and s > 1 and step > 0.0:
+            advance_rows(pw, cq, factors, am1)
+        elif same:
+            bridge_rows(logpw1, logpw2, beta, am1, r0, r1, pw, cq)
+        else:
+            bridge_logs(logpw1, logpw2, beta, r0, r1, pw)
+        weight = tau[s + 1] - tau[s]
+        for i in range(m):
+            if same:
+                sweep(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0, am1, 0,
+                      n, False, rngs[i])
+            else:
+                general_sweep(z[i], cnt[i], rows, r0, pw, la1, la2, beta, buf, rngs[i])
+            logw[i] += weight * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
+                                            alpha1, alpha2, same)
+    for i in range(m):
+        sites[i] = start_sites + (tau.shape[0] - 2) * n
+
+
+@njit(parallel=True, cache=True)
+def run_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
+    """Task k = (document d, stream, first sample, stop sample): fill logw/sites[d, stream, ...].
+
+    ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start.
+    """
+    for k in prange(tasks.shape[0]):
+        d = tasks[k, 0]
+        stream = tasks[k, 1]
+        lo = tasks[k, 2]
+        hi = tasks[k, 3]
+        target = stream & 1  # 0: target A, start B (forward); 1: target B, start A
+        start = 1 - target
+        n = pair.doc_off[d + 1] - pair.doc_off[d] if stream < 2 else pair.split[d]
+        rows = pair.rows[pair.doc_off[d] : pair.doc_off[d] + n]
+        r0 = pair.tab_off[d]
+        r1 = rows.max() + 1
+        rngs = np.empty((hi - lo, 4), np.uint64)
+        for i in range(hi - lo):
+            seed_into(rngs[i], seed, KEY_BASE + stream, pair.keys[d], lo + i)
+        anneal(rows, r0, r1, pair.logpw[target], pair.logpw[start], pair.am[target, d],
+               pair.am[start, d], pair.alpha[target, d], pair.alpha[start, d], pair.same[d],
+               tau, step, burnin, init[d, stream], lo, rngs, logw[d, stream, lo:hi],
+               sites[d, stream, lo:hi])
+
+
+# --------------------------------------------------------------------------- Python API
+@dataclass(frozen=True)
+class Comparison:
+    """Per-document results of ``compare`` (all arrays have shape (D,)).
+
+    ``log_ratio``: estimate of log P(w | A) - log P(w | B) (completion: of log P_A(w^b | w^a) -
+    log P_B(w^b | w^a)); ``reverse``: the reversed runs' estimate of the negated quantity (NaN
+    without ``reciprocal``); ``reciprocal_gap`` = -reverse - log_ratio (NaN without);
+    ``suspect``: |gap| > ``threshold``; ``site_updates``: per document, all runs and samples.
+    """
+
+    log_ratio: np.ndarray
+    reverse: np.ndarray
+    reciprocal_gap: np.ndarray
+    suspect: np.ndarray
+    threshold: float
+    site_updates: np.ndarray
+    seconds: float
+
+    @property
+    def cost(self):
+        """``lda.Cost(site_updates, seconds)`` of the call."""
+        from topiceval.estimators.lda import Cost
+
+        return Cost(int(self.site_updates.sum()), self.seconds)
+
+
+def _integer(name, value, minimum):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not minimum <= value < 2**63:
+        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
+    return int(value)
+
+
+def _settings(settings: dict) -> dict:
+    unknown = sorted(set(settings) - set(DEFAULTS))
+    if unknown:
+        raise ValueError(f"unknown setting(s) {', '.join(unknown)} for compare; allowed: "
+                         f"{', '.join(sorted(DEFAULTS))}")
+    out = {**DEFAULTS, **settings}
+    out["burnin"] = _integer("burnin", out["burnin"], 0)
+    out["max_work"] = _integer("max_work", out["max_work"], 1)
+    threshold = out["threshold"]
+    if isinstance(threshold, (bool, np.bool_)) or not isinstance(
+            threshold, (int, float, np.integer, np.floating)) or not threshold > 0:
+        raise ValueError(f"threshold must be a positive number of nats, got {threshold!r}")
+    out["threshold"] = float(threshold)
+    if out["start"] not in STARTS:
+        raise ValueError(f"unknown start {out['start']!r}; choose one of: {', '.join(STARTS)}")
+    return out
+
+
+def _model(model, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(phi, alpha_m) from a pair or an object with ``phi`` and ``alpha_m`` (an LDAModel)."""
+    if hasattr(model, "phi") and hasattr(model, "alpha_m"):
+        model = (model.phi, model.alpha_m)
+    if not isinstance(model, (tuple, list)) or len(model) != 2:
+        raise ValueError(f"{name} must be a pair (phi, alpha_m) or an LDA model")
+    try:
+        return check_lda_params(*model)
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
+
+
+def _per_document(alpha_m: np.ndarray, n_docs: int, name: str) -> np.ndarray:
+    if alpha_m.ndim == 1:
+        return np.ascontiguousarray(np.broadcast_to(alpha_m, (n_docs, alpha_m.shape[0])))
+    if alpha_m.shape[0] != n_docs:
+        raise ValueError(f"{name}: alpha_m has shape {alpha_m.shape}, one row per document, but "
+                         f"there are {n_docs} documents")
+    return alpha_m
+
+
+def check_inputs(docs, model_a, model_b, *, completion=False, split=None, doc_keys=None):
+    """Validated (docs, phi (2, T, V), alpha m (2, D, T), keys, N1 or None)."""
+    phi_a, am_a = _model(model_a, "model_a")
+    phi_b, am_b = _model(model_b, "model_b")
+    if phi_a.shape != phi_b.shape:
+        raise ValueError(
+            f"model_a has phi of shape {phi_a.shape} and model_b {phi_b.shape}; ratio-AIS needs "
+            "the same topics count T (one space of assignments z) and the same vocabulary V")
+    docs = check_documents(docs, phi_a.shape[1], min_length=2 if completion else 1)
+    am = np.stack([_per_document(am_a, len(docs), "model_a"),
+                   _per_document(am_b, len(docs), "model_b")])
+    keys = check_keys(doc_keys, len(docs))
+    if completion:
+        n1 = completion_split(docs, split)
+    elif split is not None:
+        raise ValueError("split is only used with completion=True")
+    else:
+        n1 = None
+    return docs, np.stack([phi_a, phi_b]), am, keys, n1
+
+
+def streams_of(completion: bool, reciprocal: bool) -> tuple[int, ...]:
+    """The runs needed: full document forward, plus reverse / observed part as required."""
+    out = [FULL_FORWARD]
+    if reciprocal:
+        out.append(FULL_REVERSE)
+    if completion:
+        out += [PART_FORWARD, PART_REVERSE] if reciprocal else [PART_REVERSE]
+    return tuple(sorted(out))
+
+
+def _chunks(samples: int, n_runs: int) -> int:
+    """Sample ranges per run: enough tasks to keep every thread busy (results do not depend on
+    this; grouping only saves tempered tables)."""
+    want = TASKS_PER_THREAD * numba.get_num_threads()
+    return int(min(samples, max(1, -(-want // n_runs))))
+
+
+def _tasks(n_docs: int, streams, samples: int) -> np.ndarray:
+    n_chunks = _chunks(samples, n_docs * len(streams))
+    bounds = np.linspace(0, samples, n_chunks + 1).round().astype(np.int64)
+    out = [(d, s, lo, hi) for d in range(n_docs) for s in streams
+           for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+    return np.array(out, dtype=np.int64).reshape(-1, 4)
+
+
+def _pair(docs, phi, am, keys, n1) -> Pair:
+    tab = build_tables(docs, phi[0], am[0, 0], keys, n1)
+    row_word = np.empty(tab.pw.shape[0], np.int64)
+    row_word[tab.rows] = np.concatenate(docs)
+    logpw_b = np.ascontiguousarray(np.log(phi[1][:, row_word]).T)
+    same = np.all(am[0] == am[1], axis=1)
+    return Pair(tab.doc_off, tab.rows, tab.tab_off, tab.split, tab.keys,
+                np.stack([tab.logpw, logpw_b]), am, am.sum(axis=2), same)
+
+
+def exact_seed(seed: int, stream: int, key: int) -> int:
+    """Seed of the exact start draws of one run (a function of its stream and document key)."""
+    return int(rng_state(seed, KEY_BASE + stream, key, 2**62)[0] >> np.uint64(1))
+
+
+def _exact_states(docs, phi, am, keys, n1, streams, samples, seed, max_work) -> np.ndarray:
+    """(D, 4, M, N_max) exact posterior draws under each run's start model (§7.1(d))."""
+    n_max = max(d.shape[0] for d in docs)
+    out = np.zeros((len(docs), 4, samples, n_max), np.int64)
+    for d, doc in enumerate(docs):
+        for stream in streams:
+            n = doc.shape[0] if stream < 2 else n1[d]
+            start = 1 - (stream & 1)
+            exact.check_size(n, phi.shape[1], max_work, what=f"document {d} (exact start)")
+            out[d, stream, :, :n] = exact.posterior_samples(
+                doc[:n], phi[start], am[start, d], samples,
+                seed=exact_seed(seed, stream, int(keys[d])), max_work=max_work)
+    return out
+
+
+def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, burnin, seed,
+                    start, max_work=exact.DEFAULT_MAX_WORK):
+    """(log weights (D, 4, M), site updates (D, 4, M), kernel seconds) of the given runs.
+
+    Inputs as returned by ``check_inputs``; entries of runs not in ``streams`` are NaN / 0.
+    """
+    tau = schedule(temperatures)
+    linear = isinstance(temperatures, (int, np.integer)) and not isinstance(temperatures, bool)
+    step = 1.0 / int(temperatures) if linear else 0.0
+    n_docs = len(docs)
+    logw = np.full((n_docs, 4, samples), np.nan)
+    sites = np.zeros((n_docs, 4, samples), np.int64)
+    n_topics = phi.shape[1]
+    previous = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
+    seconds = 0.0
+    try:
+        for block in batches(docs, 2 * n_topics):
+            part = docs[block]
+            pair = _pair(part, phi, np.ascontiguousarray(am[:, block]), keys[block],
+                         None if n1 is None else n1[block])
+            if start == "exact":
+                init = _exact_states(part, phi, pair.am, pair.keys, pair.split, streams,
+                                     samples, seed, max_work)
+            else:
+                init = np.zeros((len(part), 4, 0, 0), np.int64)
+            tasks = _tasks(len(part), streams, samples)
+            args = (tau, step, burnin, seed, init, logw[block], sites[block])
+            run_tasks(pair, tasks[:0], *args)  # load or compile outside the timing
+            begin = time.perf_counter()
+            run_tasks(pair, tasks, *args)
+            seconds += time.perf_counter() - begin
+    finally:
+        numba.set_parallel_chunksize(previous)
+    return logw, sites, seconds
+
+
+def compare(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0, completion=False,
+            reciprocal=True, **settings):
+    """Ratio-AIS estimates of log P(w_d | A) - log P(w_d | B) for every document (§5.2-5.4).
+
+    ``model_a``, ``model_b``: (phi (T, V), alpha_m (T,) or (D, T)) pairs or LDA models with the
+    same T and V.  ``samples`` M importance samples per run; ``temperatures`` n (linear schedule
+    β_s = s / n) or the increasing sequence β_1..β_n = 1; ``completion``: compare
+    P(w^b | w^a) with w^a the first ``split`` tokens (default floor(N / 2)), eq. (5.2);
+    ``reciprocal``: also run every annealing in the other direction (§5.4).
+
+    Further settings: ``burnin`` B = 100 Gibbs sweeps of the start model before annealing;
+    ``threshold`` = 1.0 nat for ``suspect``; ``start`` "gibbs" (default) or "exact" (exact
+    posterior draws; makes the estimator exactly unbiased; tiny documents only, limit
+    ``max_work`` as in exact.py); ``doc_keys`` (default 0..D-1): the integers keying each
+    document's streams; ``return_cost``: also return ``Cost(site_updates, seconds)``.
+    Same seed -> bit-identical results for any number of threads.
+    """
+    s = _settings(settings)
+    docs, phi, am, keys, n1 = check_inputs(docs, model_a, model_b, completion=completion,
+                                           split=s["split"], doc_keys=s["doc_keys"])
+    samples = _integer("samples", samples, 1)
+    seed = _integer("seed", seed, 0)
+    schedule(temperatures)  # validates
+    streams = streams_of(bool(completion), bool(reciprocal))
+    logw, sites, seconds = run_log_weights(
+        docs, phi, am, keys, n1, streams, samples=samples, temperatures=temperatures,
+        burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"])
+    est = np.full((len(docs), 4), np.nan)
+    est[:, list(streams)] = logsumexp(logw[:, list(streams)], axis=2) - math.log(samples)
+    forward = est[:, FULL_FORWARD] + (est[:, PART_REVERSE] if completion else 0.0)
+    reverse = est[:, FULL_REVERSE] + (est[:, PART_FORWARD] if completion else 0.0)
+    gap = -reverse - forward
+    result = Comparison(
+        log_ratio=forward, reverse=reverse, reciprocal_gap=gap,
+        suspect=np.abs(np.nan_to_num(gap)) > s["threshold"], threshold=s["threshold"],
+        site_updates=sites.sum(axis=(1, 2)), seconds=seconds)
+    return (result, result.cost) if s["return_cost"] else result
+
+
+def compare_standard(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0,
+                     doc_keys=None, return_cost=False):
+    """The standard method (seed 003 §4): log P-hat(w | A) - log P-hat(w | B), shape (D,).
+
+    Each term is ``samples`` independent Wallach-AIS runs (§2.5, ``lda.estimate_runs("ais")``)
+    averaged in probability space; A uses runs 0..M-1 and B runs M..2M-1 of the AIS streams, so
+    the two estimates are independent.  Document-dependent priors are evaluated one document at
+    a time.  Biased upwards in probability space (§8.2: E[P-hat_A / P-hat_B] >= R).
+    """
+    from topiceval.estimators import lda
+
+    docs, phi, am, keys, _ = check_inputs(docs, model_a, model_b, doc_keys=doc_keys)
+    samples = _integer("samples", samples, 1)
+    seed = _integer("seed", seed, 0)
+    out = np.zeros(len(docs))
+    sites = np.zeros(len(docs), np.int64)
+    seconds = 0.0
+    shared = [bool(np.all(am[j] == am[j, 0])) for j in range(2)]
+    for j, sign in ((0, 1.0), (1, -1.0)):
+        groups = [np.arange(len(docs))] if shared[j] else [np.array([d]) for d in range(len(docs))]
+        for idx in groups:
+            runs = lda.estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
+                                     runs=samples, seed=seed, first_run=j * samples,
+                                     doc_keys=keys[idx], temperatures=temperatures)
+            out[idx] += sign * (logsumexp(runs.logp, axis=1) - math.log(samples))
+            sites[idx] += runs.site_updates.sum(axis=1)
+            seconds += runs.seconds
+    cost = lda.Cost(int(sites.sum()), seconds)
+    return (out, cost) if return_cost else out

@@ -1,0 +1,116 @@
+"""Figures of seed 003 (Foulds & Smyth 2014): tidy rows in, figure files out.
+
+* ``plot_f1`` (003-F1): histograms of the per-document log ratios log P(w | Phi) -
+  log P(w | Phi_pert), standard method (left) and ratio-AIS (middle), cheap and expensive budgets
+  overlaid; the share of documents preferring the unperturbed topics in the legend; and (right)
+  every other estimate against the expensive ratio-AIS one, with the share of documents whose
+  sign agrees.  Rows of ``experiments.foulds_smyth.run_shard``.
+* ``plot_reciprocal`` (003-X1): the ratio-AIS reciprocal gaps per budget, a histogram (left) and
+  the distribution of |gap| on a log axis (right) with the flagging threshold.
+
+Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
+atomically; the format follows the file suffix.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from topiceval.experiments.foulds_smyth import LABELS, METHODS, THRESHOLD
+from topiceval.io import atomic_path
+
+BUDGET_STYLE = {"cheap": {"color": "tab:orange"}, "expensive": {"color": "tab:blue"}}
+
+
+def _save(fig: Figure, path: str | os.PathLike) -> None:
+    path = Path(path)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "pdf")
+
+
+def _budgets(rows: pd.DataFrame) -> list[str]:
+    return [b for b in BUDGET_STYLE if b in set(rows["budget"])]
+
+
+def _reference(rows: pd.DataFrame) -> pd.Series | None:
+    ref = rows[(rows["method"] == "ratio_ais") & (rows["budget"] == "expensive")]
+    return ref.set_index("doc")["log_ratio"] if len(ref) else None
+
+
+def plot_f1(rows: pd.DataFrame, path: str | os.PathLike, *, bins: int = 40) -> None:
+    """003-F1: per-document log ratios, standard (left) vs ratio-AIS (middle); each estimate
+    against the expensive ratio-AIS estimate (right, when present)."""
+    methods = [m for m in METHODS if m in set(rows["method"])]
+    ref = _reference(rows)
+    n_panels = len(methods) + (ref is not None)
+    fig = Figure(figsize=(3.3 * n_panels, 3.1), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(1, n_panels))
+    for ax, method in zip(axes, methods, strict=False):
+        part = rows[rows["method"] == method]
+        lo, hi = np.quantile(part["log_ratio"], [0.005, 0.995])
+        edges = np.linspace(min(lo, -0.5), max(hi, 0.5), bins + 1)
+        for budget in _budgets(part):
+            x = part.loc[part["budget"] == budget, "log_ratio"].to_numpy()
+            ax.hist(np.clip(x, edges[0], edges[-1]), bins=edges, histtype="step", lw=1.4,
+                    label=f"{budget}: {100 * np.mean(x > 0):.0f}% > 0", **BUDGET_STYLE[budget])
+        ax.axvline(0.0, color="k", lw=0.6)
+        ax.set_title(LABELS[method], fontsize=9)
+        ax.set_xlabel("log P(w | Phi) - log P(w | Phi_pert)", fontsize=8)
+        ax.set_ylabel("documents", fontsize=8)
+    if ref is not None:
+        ax = axes[-1]
+        markers = {"standard": "x", "ratio_ais": "o"}
+        for (method, budget), part in rows.groupby(["method", "budget"], sort=False):
+            if method == "ratio_ais" and budget == "expensive":
+                continue
+            part = part.set_index("doc")
+            x = ref.reindex(part.index)
+            agree = np.mean((x > 0) == (part["log_ratio"] > 0))
+            ax.scatter(x, part["log_ratio"], s=9, marker=markers[method], alpha=0.7,
+                       label=f"{LABELS[method].split(' (')[0]}, {budget}: sign agrees "
+                             f"{100 * agree:.0f}%", **BUDGET_STYLE[budget])
+        ax.axline((0.0, 0.0), slope=1.0, color="k", lw=0.6)
+        ax.axhline(0.0, color="k", lw=0.4)
+        ax.axvline(0.0, color="k", lw=0.4)
+        ax.set_yscale("symlog", linthresh=10.0)
+        ax.set_title("against expensive ratio-AIS", fontsize=9)
+        ax.set_xlabel("expensive ratio-AIS estimate", fontsize=8)
+        ax.set_ylabel("estimate (symlog)", fontsize=8)
+    for ax in axes:
+        ax.tick_params(labelsize=7)
+        ax.legend(fontsize=6)
+        ax.grid(alpha=0.3)
+    _save(fig, path)
+
+
+def plot_reciprocal(rows: pd.DataFrame, path: str | os.PathLike, *,
+                    threshold: float = THRESHOLD, bins: int = 40) -> None:
+    """003-X1: reciprocal gaps of the ratio-AIS runs, histogram and |gap| distribution."""
+    part = rows[rows["method"] == "ratio_ais"]
+    fig = Figure(figsize=(7.0, 3.0), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    gaps = part["reciprocal_gap"].to_numpy()
+    edges = np.histogram_bin_edges(gaps if gaps.size else [0.0, 1.0], bins=bins)
+    for budget in _budgets(part):
+        gap = part.loc[part["budget"] == budget, "reciprocal_gap"].to_numpy()
+        left.hist(gap, bins=edges, histtype="step", lw=1.4, label=budget, **BUDGET_STYLE[budget])
+        mag = np.sort(np.maximum(np.abs(gap), 1e-6))
+        right.step(mag, np.arange(1, mag.size + 1) / mag.size, where="post", label=budget,
+                   **BUDGET_STYLE[budget])
+    left.axvline(0.0, color="k", lw=0.6)
+    left.set_xlabel("reciprocal gap -L21 - L12 (nats)", fontsize=8)
+    left.set_ylabel("documents", fontsize=8)
+    right.axvline(threshold, color="tab:red", lw=0.8, ls="--", label=f"threshold {threshold:g}")
+    right.set_xscale("log")
+    right.set_xlabel("|gap| (nats)", fontsize=8)
+    right.set_ylabel("share of documents with |gap| <= x", fontsize=8)
+    for ax in (left, right):
+        ax.tick_params(labelsize=7)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    _save(fig, path)
