@@ -81,8 +81,22 @@ def check_gapfa_params(phi, p, r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return phi, p, r
 
 
+class _Topics:
+    """Sizes shared by the model families: ``phi`` is (T, V)."""
+
+    phi: np.ndarray
+
+    @property
+    def n_topics(self) -> int:
+        return self.phi.shape[0]
+
+    @property
+    def n_types(self) -> int:
+        return self.phi.shape[1]
+
+
 @dataclass(frozen=True, eq=False)
-class LDAModel:
+class LDAModel(_Topics):
     """LDA point estimates (ESTIMATORS.md §1.8): phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t."""
 
     phi: np.ndarray
@@ -103,14 +117,6 @@ class LDAModel:
             raise ModelError(f"beta must be positive, got {self.beta}")
         _check_vocab(self.vocab, phi.shape[1])
 
-    @property
-    def n_topics(self) -> int:
-        return self.phi.shape[0]
-
-    @property
-    def n_types(self) -> int:
-        return self.phi.shape[1]
-
     def arrays(self) -> dict:
         out = {"phi": self.phi, "alpha_m": self.alpha_m}
         if self.beta is not None:
@@ -119,7 +125,7 @@ class LDAModel:
 
 
 @dataclass(frozen=True, eq=False)
-class GaPModel:
+class GaPModel(_Topics):
     """Beta-gamma PFA point estimates (ESTIMATORS.md §6.1, §6.7)."""
 
     phi: np.ndarray
@@ -136,14 +142,6 @@ class GaPModel:
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "r", r)
         _check_vocab(self.vocab, phi.shape[1])
-
-    @property
-    def n_topics(self) -> int:
-        return self.phi.shape[0]
-
-    @property
-    def n_types(self) -> int:
-        return self.phi.shape[1]
 
     def arrays(self) -> dict:
         return {"phi": self.phi, "p": self.p, "r": self.r}
