@@ -143,8 +143,13 @@ def test_summary_shares_intervals_and_captions(tmp_path):
     with pytest.raises(ValueError, match="repeat document 0"):
         fs.f1_summary(pd.concat([rows, rows.iloc[:1]]))
 
-    cost = fs.projected_cost(summary, n_docs=130)
+    estimates, timings = fs.split_timings(rows)
+    assert "seconds" not in estimates.columns
+    cost = fs.projected_cost(timings, n_docs=130)
     assert cost["projected_hours"].tolist() == pytest.approx([0.5 * 130 / 3600] * 4)
+    assert cost["ns_per_site_update"].tolist() == pytest.approx([0.5e9 / 10] * 4)
+    with pytest.raises(ValueError, match="lack column"):
+        fs.projected_cost(estimates)
 
     plots.plot_f1(rows, tmp_path / "f1.png")
     plots.plot_reciprocal(rows, tmp_path / "x1.pdf")

@@ -126,13 +126,30 @@ def test_quick_pipeline_runs_end_to_end(tmp_path):
     assert result.returncode == 0, result.stderr[-4000:]
     results = tmp_path / "results"
     stats = (results / "tables" / "corpus_stats.csv").read_text().splitlines()
-    assert stats[0].startswith("dataset,recipe,split,D,V")
+    assert stats[0].startswith("dataset,variant,recipe,split,D,V")
     config = load_config("quick.yaml")
-    for dataset, recipes in config["corpora"].items():
-        for recipe in recipes:
-            assert (results / "corpora" / dataset / f"{recipe}.npz").is_file()
-            assert any(line.startswith(f"{dataset},{recipe},all,") for line in stats)
+    for dataset, variants in config["corpora"].items():
+        for variant in variants:
+            assert (results / "corpora" / dataset / f"{variant}.npz").is_file()
+            assert any(line.startswith(f"{dataset},{variant},") and ",all," in line
+                       for line in stats)
     assert (results / "figures" / "corpus_lengths.png").stat().st_size > 10_000
+    # every paper's tables, figures and captions: each figure is a real plot, each caption states
+    # the paper's finding next to ours
+    for paper, figures, tables in [
+        ("bechard2018", ["F4"], ["F4", "F4-minimum", "T1", "T2"]),
+        ("wallach2009", ["f1", "f2", "f3"], ["f1", "f2", "f3"]),
+        ("foulds_smyth", ["F1-prior", "F1-uniform", "X1-prior", "X1-uniform"],
+         ["F1-prior", "F1-uniform", "X1-prior", "X1-uniform"]),
+        ("capdevila2018", ["F1", "F2", "F3"], ["T1", "F1", "F2", "F3"]),
+    ]:
+        for name in figures:
+            assert (results / "figures" / f"{paper}-{name}.png").stat().st_size > 10_000
+            caption = (results / "figures" / f"{paper}-{name}.caption.md").read_text()
+            assert "Paper" in caption and "Ours" in caption, (paper, name)
+        for name in tables:
+            table = (results / "tables" / f"{paper}-{name}.csv").read_text().splitlines()
+            assert len(table) > 1, (paper, name)
     # outputs are complete: nothing left for snakemake to do, and no temporary files remain
     again = snakemake("-n", tmp_path=tmp_path, timeout=300)
     assert "Nothing to be done" in again.stdout + again.stderr

@@ -8,6 +8,10 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @contextlib.contextmanager
@@ -33,6 +37,12 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def write_csv_atomic(path: str | os.PathLike, frame: pd.DataFrame, **to_csv) -> None:
+    """``frame.to_csv(path, index=False, **to_csv)``, atomically."""
+    with atomic_path(path) as tmp:
+        frame.to_csv(tmp, index=False, **to_csv)
 
 
 def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

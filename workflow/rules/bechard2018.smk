@@ -1,1 +1,108 @@
-# bechard2018 experiments (filled in by the paper's wiring).
+# Seed 001 (Béchard & Gervet): LDA by variational EM and collapsed Gibbs on 20 Newsgroups.
+#
+#   corpus --bechard2018_train--> models/{dataset}/{variant}/{trainer}/T{T}/seed{seed}/model.npz
+#                                 + bechard2018/.../perplexity.csv (train and test rows)
+#     one job per trainer (vem | gibbs | sklearn) x T x seed of the config grid
+#   perplexity rows --bechard2018_f4_tables--> tables/bechard2018-F4.csv, -F4-minimum.csv
+#   F4 table --bechard2018_f4_figure--> figures/bechard2018-F4.{FIG} and .caption.md
+#   VEM / Gibbs model of table_topics topics --bechard2018_topics--> tables/bechard2018-T{1,2}.csv
+#     and .caption.md
+#
+# The jobs come from the config at DAG-build time (topiceval.experiments.bechard2018
+# .workflow_plan).  No wall-clock time is written to a table (the benchmark files hold it).
+
+from topiceval.experiments import bechard2018 as B18
+
+B18_CFG = config["bechard2018"]
+B18_PLAN = B18.workflow_plan(B18_CFG)
+B18_DIR = f"{RESULTS}/bechard2018"
+B18_RUN = "{dataset}/{variant}/{trainer}/T{T}/seed{seed}"
+B18_MODEL = f"{RESULTS}/models/{B18_RUN}/model.npz"
+B18_ROWS = f"{B18_DIR}/{B18_RUN}/perplexity.csv"
+
+if (B18_PLAN.dataset, B18_PLAN.variant) not in configured_corpora():
+    raise WorkflowError(
+        f"bechard2018.corpus {B18_CFG['corpus']!r} is not in config['corpora']"
+    )
+
+B18_path = lambda pattern, trainer, T, seed: pattern.format(
+    dataset=B18_PLAN.dataset, variant=B18_PLAN.variant, trainer=trainer, T=T, seed=seed
+)
+
+
+rule bechard2018_train:
+    input:
+        lambda wc: corpus_path(wc.dataset, wc.variant),
+    output:
+        model=B18_MODEL,
+        rows=B18_ROWS,
+    params:
+        settings=B18_PLAN.settings,
+    wildcard_constraints:
+        trainer="|".join(B18.TRAINERS),
+        T=r"\d+",
+        seed=r"\d+",
+    threads: lambda wc: B18_PLAN.settings.get("gibbs_blocks", 1) if wc.trainer == "gibbs" else 1
+    log:
+        f"{LOGS}/bechard2018/train/{{dataset}}/{{variant}}/{{trainer}}-T{{T}}-seed{{seed}}.log",
+    benchmark:
+        f"{BENCH}/bechard2018/train/{{dataset}}/{{variant}}/{{trainer}}-T{{T}}-seed{{seed}}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/bechard2018_train.py"
+
+
+rule bechard2018_f4_tables:
+    input:
+        [B18_path(B18_ROWS, *run) for run in B18_PLAN.runs],
+    output:
+        table=f"{RESULTS}/tables/bechard2018-F4.csv",
+        minimum=f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
+    log:
+        f"{LOGS}/bechard2018/tables/F4.log",
+    conda:
+        ENV
+    script:
+        "../scripts/bechard2018_f4_tables.py"
+
+
+rule bechard2018_f4_figure:
+    input:
+        f"{RESULTS}/tables/bechard2018-F4.csv",
+    output:
+        figure=f"{RESULTS}/figures/bechard2018-F4.{FIG}",
+        caption=f"{RESULTS}/figures/bechard2018-F4.caption.md",
+    log:
+        f"{LOGS}/bechard2018/figures/F4.log",
+    conda:
+        ENV
+    script:
+        "../scripts/bechard2018_f4_figure.py"
+
+
+rule bechard2018_topics:
+    input:
+        lambda wc: B18_path(B18_MODEL, *B18_PLAN.tables[wc.table]),
+    output:
+        table=f"{RESULTS}/tables/bechard2018-{{table}}.csv",
+        caption=f"{RESULTS}/tables/bechard2018-{{table}}.caption.md",
+    wildcard_constraints:
+        table="|".join(B18.TABLE_TRAINERS),
+    log:
+        f"{LOGS}/bechard2018/tables/{{table}}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/bechard2018_topics.py"
+
+
+if B18_CFG["enabled"]:
+    register_targets(
+        f"{RESULTS}/tables/bechard2018-F4.csv",
+        f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
+        f"{RESULTS}/figures/bechard2018-F4.{FIG}",
+        f"{RESULTS}/figures/bechard2018-F4.caption.md",
+        *[f"{RESULTS}/tables/bechard2018-{t}.{ext}" for t in B18.TABLE_TRAINERS
+          for ext in ("csv", "caption.md")],
+    )

@@ -1,1 +1,206 @@
-# wallach2009 experiments (filled in by the paper's wiring).
+# Seed 002 (Wallach, Murray, Salakhutdinov & Mimno 2009): held-out likelihood estimators.
+#
+#   corpus --wallach2009_train--> model (training split; MALLET-style alpha m, beta optimisation)
+#   real data set:      corpus --wallach2009_heldout--> n_docs test documents
+#   synthetic data set: model --wallach2009_synthetic--> n_docs generated documents (§9.2)
+#   documents + model --wallach2009_shard--> estimates of one shard (data set x method x setting
+#     x block with shards.by: setting; coarser with dataset or figure)
+#   shards --wallach2009_summary--> tables/wallach2009-f{1,2,3}.csv (+ timings/)
+#   table --wallach2009_figure--> figures/wallach2009-f{1,2,3}.{FIG} and .caption.md
+#   first synthetic document + model --wallach2009_t1--> timings/wallach2009-t1*.csv, caption
+#
+# The task grid and the shard names come from the config at DAG-build time
+# (topiceval.experiments.wallach2009.workflow_tasks).  Wall-clock seconds go to timings/ only.
+
+import re
+
+from topiceval.experiments import wallach2009 as W2
+
+W2_CFG = config["wallach2009"]
+W2_SETS = W2.data_sets(W2_CFG)
+W2_TASKS = W2.workflow_tasks(W2_CFG)
+W2_FIGURES = list(dict.fromkeys(W2_TASKS["figure"]))
+W2_DIR = f"{RESULTS}/wallach2009"
+W2_TIME = f"{RESULTS}/timings"
+W2_MODEL = f"{RESULTS}/models/{{dataset}}/{{variant}}/{{trainer}}/T{{topics}}/seed{{seed}}/model.npz"
+W2_SHARD = "{figure}/{shard}.csv"
+
+W2_names = lambda synthetic: "|".join(
+    re.escape(n) for n, s in W2_SETS.items() if s.synthetic == synthetic
+) or "(?!)"
+W2_model = lambda name: W2_MODEL.format(
+    dataset=W2_SETS[name].dataset,
+    variant=W2_SETS[name].variant,
+    trainer=W2.TRAINER,
+    topics=W2_SETS[name].topics,
+    seed=W2_CFG["seed"],
+)
+W2_docs = lambda name: (
+    f"{W2_DIR}/{'synthetic' if W2_SETS[name].synthetic else 'heldout'}/{name}.npz"
+)
+W2_shards = lambda figure: list(dict.fromkeys(W2_TASKS.loc[W2_TASKS["figure"] == figure, "shard"]))
+W2_shard_sets = lambda wc: list(
+    dict.fromkeys(t["dataset"] for t in W2.shard_tasks(W2_TASKS, wc.figure, wc.shard))
+)
+
+
+rule wallach2009_train:
+    input:
+        lambda wc: corpus_path(wc.dataset, wc.variant),
+    output:
+        W2_MODEL,
+    params:
+        train=W2_CFG["train"],
+    wildcard_constraints:
+        trainer=W2.TRAINER,
+        topics=r"\d+",
+        seed=r"\d+",
+    threads: W2_CFG["train"]["blocks"]
+    log:
+        f"{LOGS}/wallach2009/models/{{dataset}}/{{variant}}/{{trainer}}-T{{topics}}-seed{{seed}}.log",
+    benchmark:
+        f"{BENCH}/wallach2009/models/{{dataset}}/{{variant}}/{{trainer}}-T{{topics}}-seed{{seed}}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_train.py"
+
+
+rule wallach2009_heldout:
+    input:
+        lambda wc: corpus_path(W2_SETS[wc.name].dataset, W2_SETS[wc.name].variant),
+    output:
+        f"{W2_DIR}/heldout/{{name}}.npz",
+    params:
+        n_docs=W2_CFG["n_docs"],
+        seed=W2_CFG["seed"],
+    wildcard_constraints:
+        name=W2_names(False),
+    log:
+        f"{LOGS}/wallach2009/heldout/{{name}}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_heldout.py"
+
+
+rule wallach2009_synthetic:
+    input:
+        lambda wc: W2_model(wc.name),
+    output:
+        f"{W2_DIR}/synthetic/{{name}}.npz",
+    params:
+        n_docs=W2_CFG["n_docs"],
+        doc_length=lambda wc: W2_SETS[wc.name].doc_length,
+        seed=W2_CFG["seed"],
+    wildcard_constraints:
+        name=W2_names(True),
+    log:
+        f"{LOGS}/wallach2009/synthetic/{{name}}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_synthetic.py"
+
+
+rule wallach2009_shard:
+    input:
+        docs=lambda wc: [W2_docs(n) for n in W2_shard_sets(wc)],
+        models=lambda wc: [W2_model(n) for n in W2_shard_sets(wc)],
+    output:
+        rows=f"{W2_DIR}/shards/{W2_SHARD}",
+        timings=f"{W2_TIME}/wallach2009/shards/{W2_SHARD}",
+    params:
+        tasks=lambda wc: W2.shard_tasks(W2_TASKS, wc.figure, wc.shard),
+        settings={
+            "seed": W2_CFG["seed"],
+            "runs": W2_CFG["runs"],
+            "perturbation_seed": W2_CFG["f3"]["perturbation_seed"],
+            "concentration": W2_CFG["f3"]["concentration"],
+        },
+    wildcard_constraints:
+        figure="f[123]",
+        shard="[a-z0-9-]+",
+    log:
+        f"{LOGS}/wallach2009/shards/{{figure}}/{{shard}}.log",
+    benchmark:
+        f"{BENCH}/wallach2009/shards/{{figure}}/{{shard}}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_shard.py"
+
+
+rule wallach2009_summary:
+    input:
+        rows=lambda wc: expand(f"{W2_DIR}/shards/{W2_SHARD}", figure=wc.figure,
+                               shard=W2_shards(wc.figure)),
+        timings=lambda wc: expand(f"{W2_TIME}/wallach2009/shards/{W2_SHARD}", figure=wc.figure,
+                                  shard=W2_shards(wc.figure)),
+    output:
+        table=f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        timings=f"{W2_TIME}/wallach2009-{{figure}}.csv",
+    params:
+        n_boot=W2_CFG["bootstrap"],
+        seed=W2_CFG["seed"],
+    wildcard_constraints:
+        figure="f[123]",
+    log:
+        f"{LOGS}/wallach2009/summary-{{figure}}.log",
+    benchmark:
+        f"{BENCH}/wallach2009/summary-{{figure}}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_summary.py"
+
+
+rule wallach2009_figure:
+    input:
+        f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+    output:
+        figure=f"{RESULTS}/figures/wallach2009-{{figure}}.{FIG}",
+        caption=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.md",
+    params:
+        synthetic=[n for n, s in W2_SETS.items() if s.synthetic],
+    wildcard_constraints:
+        figure="f[123]",
+    log:
+        f"{LOGS}/wallach2009/figure-{{figure}}.log",
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_figure.py"
+
+
+rule wallach2009_t1:
+    input:
+        docs=W2_docs(W2_CFG["t1"]["dataset"]),
+        model=W2_model(W2_CFG["t1"]["dataset"]),
+    output:
+        table=f"{W2_TIME}/wallach2009-t1.csv",
+        workload=f"{W2_TIME}/wallach2009-t1-workload.csv",
+        caption=f"{W2_TIME}/wallach2009-t1.caption.md",
+    params:
+        repeats=W2_CFG["t1"]["repeats"],
+        seed=W2_CFG["seed"],
+    log:
+        f"{LOGS}/wallach2009/t1.log",
+    benchmark:
+        f"{BENCH}/wallach2009/t1.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/wallach2009_t1.py"
+
+
+if W2_CFG["enabled"]:
+    register_targets(
+        *expand(f"{RESULTS}/tables/wallach2009-{{figure}}.csv", figure=W2_FIGURES),
+        *expand(
+            f"{RESULTS}/figures/wallach2009-{{figure}}.{{ext}}",
+            figure=W2_FIGURES,
+            ext=[FIG, "caption.md"],
+        ),
+        f"{W2_TIME}/wallach2009-t1.csv",
+    )

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from topiceval.corpus import Corpus
-from topiceval.io import atomic_path
+from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
 from topiceval.threads import numba_threads
 
@@ -103,8 +103,7 @@ def run(args: argparse.Namespace) -> int:
     frame["seed"] = args.seed
     frame["settings"] = json.dumps({**settings, "completion": args.completion,
                                     "reciprocal": args.reciprocal}, sort_keys=True)
-    with atomic_path(args.out) as tmp:
-        frame.to_csv(tmp, index=False)
+    write_csv_atomic(args.out, frame)
     return 0
 
 

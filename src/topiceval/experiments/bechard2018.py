@@ -3,9 +3,9 @@
 Every function takes corpora or fitted models and returns a tidy ``pandas.DataFrame``; the workflow
 saves the tables and the plotting functions of :mod:`topiceval.plots.bechard2018` draw them.
 
-001-F4, choosing T.  :func:`perplexity_run` trains one model (trainer x T) on the training split
-and reports training and test perplexity; :func:`perplexity_vs_topics` loops over a grid.  Which
-perplexity each row is (column ``definition``, ESTIMATORS.md §1.6):
+001-F4, choosing T.  :func:`perplexity_run` trains one model (trainer x T x seed) on the training
+split and reports training and test perplexity; :func:`perplexity_vs_topics` loops over a grid.
+Which perplexity each row is (column ``definition``, ESTIMATORS.md §1.6):
 
 * ``vem`` (our seed-001 VEM, α_t = 1/T, no topic prior): ``P2`` plug-in with θ = γ/Σγ (training
   γ, or the variational fold-in on test documents), and ``P1-bound``, exp(−Σ_d L_d/N) from the
@@ -16,21 +16,36 @@ perplexity each row is (column ``definition``, ESTIMATORS.md §1.6):
 * ``sklearn`` (scikit-learn's batch variational LDA, priors 1/T, ``max_iter`` 10): ``P4``,
   sklearn's bound-based perplexity (what seed 001 Fig. 4 shows).
 
+:func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
+curve is lowest against the paper's T = 12, and :func:`f4_caption` says it in words.
+
 001-T1 / 001-T2: :func:`match_paper_topics` pairs the paper's six labelled topics with ours
 (assignment maximising the probability mass our topic gives to the paper's five words) and lists
-our top words next to the paper's.  :func:`f4_caption` and :func:`tables_caption` state what the
-paper found and what we find, computed from the tables.
+our top words next to the paper's; :func:`tables_caption` summarises the match.
+
+Workflow (``workflow/rules/bechard2018.smk``): :func:`workflow_plan` turns the config block
+``bechard2018`` into the training jobs at DAG-build time; :func:`train_job` (one job per
+trainer x T x seed) saves the model and its perplexity rows, :func:`f4_tables_job` gathers the
+rows into the 001-F4 table and the minimum table, :func:`topic_table_job` writes 001-T1 / 001-T2
+and their captions.  No table holds wall-clock times (the rules' ``benchmark:`` files do), so the
+outputs are bit-identical for any thread count: VEM and fold-in results do not depend on threads,
+the Gibbs sampler depends only on its configured block count ``gibbs_blocks``, and scikit-learn
+runs with one BLAS thread.
 """
 
 from __future__ import annotations
 
-import time
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from scipy.optimize import linear_sum_assignment
+from threadpoolctl import threadpool_limits
 
 from topiceval.corpus import Corpus
+from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.lda import (
     fit_gibbs,
     fit_vem,
@@ -41,13 +56,16 @@ from topiceval.lda import (
     top_words,
     vem_fold_in,
 )
-from topiceval.models import LDAModel
+from topiceval.models import LDAModel, load_model, save_model
 
 TRAINERS = ("vem", "gibbs", "sklearn")
+DEFINITIONS = ("P2", "P1-bound", "P4")
+SPLITS = ("train", "test")
 PAPER_TOPICS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30)  # ESTIMATORS.md §9.1 default grid
 PAPER_BEST_T = 12
 DEFAULTS = {
     "gibbs_sweeps": 1000,
+    "gibbs_blocks": 1,  # B of the Gibbs sampler: the model depends on it, not on threads
     "foldin_sweeps": 100,
     "vem_max_iter": 200,
     "vem_tol": 1e-5,
@@ -71,8 +89,11 @@ PAPER_TABLES = {
         "SPORT": ("game", "year", "team", "run", "player"),
     },
 }
-COLUMNS = ["trainer", "T", "split", "definition", "optimistic", "perplexity", "log_likelihood",
-           "tokens", "documents", "seconds"]
+TABLE_TRAINERS = {"T1": "vem", "T2": "gibbs"}
+COLUMNS = ["trainer", "T", "seed", "split", "definition", "optimistic", "perplexity",
+           "log_likelihood", "tokens", "documents"]
+SUMMARY_COLUMNS = ["trainer", "definition", "optimistic", "split", "T", "perplexity",
+                   "perplexity_min", "perplexity_max", "seeds", "tokens", "documents"]
 
 
 def _non_empty(corpus: Corpus) -> Corpus:
@@ -80,13 +101,14 @@ def _non_empty(corpus: Corpus) -> Corpus:
     return corpus if keep.size == corpus.n_docs else corpus.subset(keep)
 
 
-def _row(trainer, n_topics, split, definition, optimistic, log_probs, corpus, seconds):
+def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus):
     """One table row from per-document log-probabilities (or a pooled one) of ``corpus``."""
     log_probs = np.atleast_1d(log_probs)
     lengths = corpus.lengths if log_probs.size == corpus.n_docs else [corpus.n_tokens]
     return {
         "trainer": trainer,
         "T": n_topics,
+        "seed": seed,
         "split": split,
         "definition": definition,
         "optimistic": optimistic,
@@ -94,7 +116,6 @@ def _row(trainer, n_topics, split, definition, optimistic, log_probs, corpus, se
         "log_likelihood": float(np.sum(log_probs)),
         "tokens": corpus.n_tokens,
         "documents": corpus.n_docs,
-        "seconds": seconds,
     }
 
 
@@ -109,9 +130,11 @@ def perplexity_run(train: Corpus, test: Corpus, trainer: str, n_topics: int, *, 
                    threads: int = 1, **settings) -> tuple[pd.DataFrame, LDAModel]:
     """Train one model on ``train`` and return (perplexity rows, fitted model) for 001-F4.
 
-    ``settings`` override :data:`DEFAULTS` (``gibbs_sweeps``, ``foldin_sweeps``,
-    ``vem_max_iter``, ``vem_tol``, ``sklearn_max_iter``).  Empty documents are dropped.  The
-    sklearn model is returned as an LDAModel with Φ = λ/Σλ and α = 1/T.
+    ``settings`` override :data:`DEFAULTS` (``gibbs_sweeps``, ``gibbs_blocks``,
+    ``foldin_sweeps``, ``vem_max_iter``, ``vem_tol``, ``sklearn_max_iter``).  ``threads`` only
+    changes speed (VEM and fold-in); the Gibbs model depends on ``gibbs_blocks`` instead.  Empty
+    documents are dropped.  The sklearn model is returned as an LDAModel with Φ = λ/Σλ and
+    α = 1/T; it is fitted with one BLAS thread so that its numbers do not depend on the machine.
     """
     if trainer not in TRAINERS:
         raise ValueError(f"unknown trainer {trainer!r}; expected one of {TRAINERS}")
@@ -122,41 +145,41 @@ def perplexity_run(train: Corpus, test: Corpus, trainer: str, n_topics: int, *, 
     train, test = _non_empty(train), _non_empty(test)
     if train.n_types != test.n_types:
         raise ValueError("train and test corpora must share one vocabulary")
+    if test.n_docs == 0:
+        raise ValueError("the test corpus has no non-empty documents")
     rows = []
-    started = time.perf_counter()
     if trainer == "vem":
         fit = fit_vem(train, n_topics, max_iter=opts["vem_max_iter"], tol=opts["vem_tol"],
                       seed=seed, threads=threads)
         model = fit.model
-        seconds = time.perf_counter() - started
         folded = vem_fold_in(model, test, threads=threads)
         theta_train = fit.gamma / fit.gamma.sum(axis=1, keepdims=True)
         for split, corpus, theta, bound in (("train", train, theta_train, fit.doc_elbo),
                                             ("test", test, folded.theta, folded.doc_elbo)):
-            rows.append(_row(trainer, n_topics, split, "P2", split == "test",
-                             plugin_log_likelihood(corpus, theta, model.phi), corpus, seconds))
-            rows.append(_row(trainer, n_topics, split, "P1-bound", False, bound, corpus,
-                             seconds))
+            rows.append(_row(trainer, n_topics, seed, split, "P2", split == "test",
+                             plugin_log_likelihood(corpus, theta, model.phi), corpus))
+            rows.append(_row(trainer, n_topics, seed, split, "P1-bound", False, bound, corpus))
     elif trainer == "gibbs":
         fit = fit_gibbs(train, n_topics, sweeps=opts["gibbs_sweeps"], seed=seed,
-                        threads=threads)
+                        threads=opts["gibbs_blocks"])
         model = fit.model
-        seconds = time.perf_counter() - started
         folded = fold_in(fit, test, method="query", sweeps=opts["foldin_sweeps"], seed=seed,
                          threads=threads)
         for split, corpus, theta in (("train", train, fit.theta), ("test", test, folded.theta)):
-            rows.append(_row(trainer, n_topics, split, "P2", split == "test",
-                             plugin_log_likelihood(corpus, theta, model.phi), corpus, seconds))
+            rows.append(_row(trainer, n_topics, seed, split, "P2", split == "test",
+                             plugin_log_likelihood(corpus, theta, model.phi), corpus))
     else:
-        est = _sklearn_lda(n_topics, seed, opts["sklearn_max_iter"]).fit(train.counts())
-        seconds = time.perf_counter() - started
+        with threadpool_limits(limits=1):
+            est = _sklearn_lda(n_topics, seed, opts["sklearn_max_iter"]).fit(train.counts())
+            bounds = {split: -np.log(sklearn_bound_perplexity(est, corpus.counts()))
+                      * corpus.n_tokens for split, corpus in (("train", train), ("test", test))}
         phi = est.components_ / est.components_.sum(axis=1, keepdims=True)
         model = LDAModel(phi, np.full(n_topics, 1.0 / n_topics), None, train.vocab,
                          {"trainer": "sklearn-batch-vb", "T": n_topics, "seed": seed,
-                          "max_iter": opts["sklearn_max_iter"]})
+                          "max_iter": opts["sklearn_max_iter"], "topic_word_prior": 1.0 / n_topics,
+                          "corpus_checksum": train.checksum()})
         for split, corpus in (("train", train), ("test", test)):
-            bound = -np.log(sklearn_bound_perplexity(est, corpus.counts())) * corpus.n_tokens
-            rows.append(_row(trainer, n_topics, split, "P4", False, bound, corpus, seconds))
+            rows.append(_row(trainer, n_topics, seed, split, "P4", False, bounds[split], corpus))
     return pd.DataFrame(rows, columns=COLUMNS), model
 
 
@@ -169,6 +192,123 @@ def perplexity_vs_topics(train: Corpus, test: Corpus, topics=PAPER_TOPICS, train
     return pd.concat(tables, ignore_index=True)
 
 
+# --------------------------------------------------------------------------- 001-F4 summaries
+def _ordered(df: pd.DataFrame) -> pd.DataFrame:
+    """Rows in a fixed order (trainer, definition, split as listed above, then T and seed)."""
+    ranks = {"trainer": TRAINERS, "definition": DEFINITIONS, "split": SPLITS}
+    keyed = df.copy()
+    for column, values in ranks.items():
+        unknown = sorted(set(df[column]) - set(values))
+        if unknown:
+            raise ValueError(f"unknown {column} value(s) {unknown}; expected {values}")
+        keyed[f"_{column}"] = df[column].map({v: i for i, v in enumerate(values)})
+    keys = [f"_{c}" for c in ranks] + ["T"] + (["seed"] if "seed" in df.columns else [])
+    return (keyed.sort_values(keys, kind="stable").drop(columns=[f"_{c}" for c in ranks])
+            .reset_index(drop=True))
+
+
+def f4_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """The 001-F4 table: the rows of every training job, checked and in a fixed order."""
+    df = pd.concat(list(tables), ignore_index=True)
+    if missing := set(COLUMNS) - set(df.columns):
+        raise ValueError(f"perplexity rows lack column(s) {sorted(missing)}")
+    df = _ordered(df[COLUMNS])
+    if df.duplicated(["trainer", "T", "seed", "split", "definition"]).any():
+        raise ValueError("duplicate (trainer, T, seed, split, definition) rows")
+    return df
+
+
+def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Mean perplexity over seeds of each (trainer, definition, split, T), with its range."""
+    if missing := set(COLUMNS) - set(df.columns):
+        raise ValueError(f"table lacks column(s) {sorted(missing)}")
+    if df.empty:
+        raise ValueError("the perplexity table has no rows")
+    keys = ["trainer", "definition", "optimistic", "split", "T"]
+    summary = df.groupby(keys, sort=False).agg(
+        perplexity=("perplexity", "mean"), perplexity_min=("perplexity", "min"),
+        perplexity_max=("perplexity", "max"), seeds=("seed", "nunique"),
+        tokens=("tokens", "first"), documents=("documents", "first")).reset_index()
+    return _ordered(summary[SUMMARY_COLUMNS])
+
+
+def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame:
+    """Where each test-perplexity curve of :func:`f4_summary` is lowest, against ``paper_t``.
+
+    One row per (trainer, definition): the grid, the number of seeds, ``best_T`` and its
+    perplexity (mean over seeds; the smallest T on ties), the perplexity at the paper's T and how
+    much higher it is (``excess_at_paper_T``; NaN when ``paper_t`` is not in the grid),
+    ``edge`` (the minimum lies at an end of the grid: no interior minimum), ``seed_best_T``
+    (each seed's own minimum, in seed order) and ``train_monotone`` (training perplexity strictly
+    decreasing in T).
+    """
+    summary = f4_summary(df)
+    df = df.reset_index(drop=True)
+    rows = []
+    for (trainer, definition), part in summary.groupby(["trainer", "definition"], sort=False):
+        test = part[part["split"] == "test"].sort_values("T")
+        train = part[part["split"] == "train"].sort_values("T")
+        if test.empty:
+            raise ValueError(f"no test rows for {trainer} ({definition})")
+        best = test.loc[test["perplexity"].idxmin()]
+        grid = test["T"].to_numpy()
+        at_paper = test.loc[test["T"] == paper_t, "perplexity"]
+        at_paper = float(at_paper.iloc[0]) if len(at_paper) else float("nan")
+        runs = df[(df["trainer"] == trainer) & (df["definition"] == definition)
+                  & (df["split"] == "test")].sort_values(["seed", "T"])
+        seed_best = runs.loc[runs.groupby("seed", sort=True)["perplexity"].idxmin(), "T"]
+        rows.append({
+            "trainer": trainer,
+            "definition": definition,
+            "optimistic": bool(best["optimistic"]),
+            "grid": " ".join(str(int(t)) for t in grid),
+            "seeds": int(best["seeds"]),
+            "best_T": int(best["T"]),
+            "best_perplexity": float(best["perplexity"]),
+            "paper_best_T": int(paper_t),
+            "perplexity_at_paper_T": at_paper,
+            "excess_at_paper_T": at_paper / float(best["perplexity"]) - 1.0,
+            "edge": bool(grid.size > 1 and best["T"] in (grid.min(), grid.max())),
+            "seed_best_T": " ".join(str(int(t)) for t in seed_best),
+            "train_monotone": bool(train.size and np.all(np.diff(train["perplexity"]) < 0)),
+        })
+    return pd.DataFrame(rows)
+
+
+_LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
+           "P4": "P4, sklearn's bound"}
+
+
+def f4_caption(df: pd.DataFrame) -> str:
+    """What seed 001 found for Fig. 4 and what the table ``df`` of :func:`perplexity_vs_topics`
+    (or of the workflow, several seeds) shows: where test perplexity is lowest against the
+    paper's T = 12 and whether training perplexity falls monotonically."""
+    minima = minimum_table(df)
+    sizes = df.groupby("split")[["documents", "tokens"]].first()
+    parts = [f"Paper (seed 001 Fig. 4; scikit-learn batch VB, P4 perplexity, 20 Newsgroups): "
+             f"training perplexity decreases monotonically with T and the test perplexity is "
+             f"lowest at T = {PAPER_BEST_T}, rising beyond it (overfitting)."]
+    if set(SPLITS) <= set(sizes.index):
+        parts.append(f"Ours: {sizes.loc['train', 'documents']} training documents "
+                     f"({sizes.loc['train', 'tokens']} tokens), {sizes.loc['test', 'documents']} "
+                     f"test documents ({sizes.loc['test', 'tokens']} tokens), T in "
+                     f"{{{minima['grid'].iloc[0].replace(' ', ', ')}}}.")
+    for r in minima.itertuples():
+        where = ("a one-point grid" if " " not in r.grid
+                 else "at the edge of the grid" if r.edge else "an interior minimum")
+        if np.isfinite(r.perplexity_at_paper_T) and r.best_T != r.paper_best_T:
+            where += (f"; at T = {r.paper_best_T} the test perplexity is "
+                      f"{100 * r.excess_at_paper_T:.1f}% higher")
+        seeds = (f" (mean of {r.seeds} seeds; each seed's minimum at T = "
+                 f"{r.seed_best_T.replace(' ', ', ')})" if r.seeds > 1 else "")
+        parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
+                     f"T = {r.best_T} ({where}){seeds}; training perplexity "
+                     f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} "
+                     f"in T.")
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- 001-T1 / 001-T2
 def match_paper_topics(model: LDAModel, table: str, n: int = 5) -> pd.DataFrame:
     """001-T1/T2: the paper's labelled topics of ``table`` ("T1" or "T2") matched to ours.
 
@@ -204,28 +344,91 @@ def match_paper_topics(model: LDAModel, table: str, n: int = 5) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def f4_caption(df: pd.DataFrame) -> str:
-    """What seed 001 found for Fig. 4 and what the table ``df`` of :func:`perplexity_vs_topics`
-    shows: where test perplexity is lowest and whether training perplexity falls monotonically."""
-    parts = [f"Seed 001 (sklearn batch VB, P4): training perplexity decreases monotonically with "
-             f"T and the test perplexity is lowest at T = {PAPER_BEST_T}."]
-    for (trainer, definition), group in df.groupby(["trainer", "definition"], sort=False):
-        test = group[group["split"] == "test"].sort_values("T")
-        train = group[group["split"] == "train"].sort_values("T")
-        best = int(test.loc[test["perplexity"].idxmin(), "T"])
-        monotone = bool(np.all(np.diff(train["perplexity"].to_numpy()) < 0))
-        label = f"{trainer} ({definition}{', optimistic on test' if definition == 'P2' else ''})"
-        parts.append(f"Ours, {label}: test minimum at T = {best}; training perplexity "
-                     f"{'decreases monotonically' if monotone else 'is not monotone'} in T "
-                     f"(T = {int(train['T'].min())}..{int(train['T'].max())}).")
-    return " ".join(parts)
-
-
 def tables_caption(matches: pd.DataFrame, table: str) -> str:
-    """Summary of :func:`match_paper_topics`: how many of the paper's words we recover."""
-    total = matches["overlap"].sum()
+    """Summary of :func:`match_paper_topics`: how many of the paper's words we recover, which
+    of them our vocabulary lacks, and the side-by-side table (markdown)."""
+    if table not in PAPER_TABLES:
+        raise ValueError(f"unknown paper table {table!r}; expected one of {sorted(PAPER_TABLES)}")
+    total = int(matches["overlap"].sum())
     found = ", ".join(f"{r.label} {r.overlap}/5" for r in matches.itertuples())
-    trainer = "variational EM" if table == "T1" else "collapsed Gibbs"
-    return (f"Seed 001 Table {table[1]} lists top-5 words of six hand-labelled topics of a "
-            f"12-topic {trainer} model. Matching our topics to those labels, our top-5 lists "
-            f"contain {total} of the paper's 30 words ({found}).")
+    trainer = "variational EM" if TABLE_TRAINERS[table] == "vem" else "collapsed Gibbs"
+    missing = sorted({w for m in matches["missing"] for w in str(m).split()})
+    lines = [f"Seed 001 Table {table[1]} lists top-5 words of six hand-labelled topics of a "
+             f"12-topic {trainer} model. Matching our topics to those labels (the assignment "
+             f"maximising the probability our topic gives to the paper's five words), our top-5 "
+             f"lists contain {total} of the paper's 30 words ({found})."]
+    if missing:
+        lines[0] += (f" Paper words absent from our vocabulary (lemmatised or outside it): "
+                     f"{', '.join(missing)}.")
+    lines += ["", "| label | paper | ours (topic) | shared |", "|---|---|---|---|"]
+    lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 |"
+              for r in matches.itertuples()]
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- workflow
+@dataclass(frozen=True)
+class Plan:
+    """The jobs of a ``bechard2018`` config block: corpus, training runs (trainer, T, seed),
+    the run behind each topic table, and the trainer settings."""
+
+    dataset: str
+    variant: str
+    runs: tuple[tuple[str, int, int], ...]
+    tables: dict
+    settings: dict
+
+
+def workflow_plan(cfg: Mapping) -> Plan:
+    """The training jobs of 001-F4 (trainers x topics x seeds) and of 001-T1/T2 (the VEM and the
+    Gibbs model of ``table_topics`` topics, first seed), from the config block."""
+    dataset, sep, variant = str(cfg["corpus"]).partition("/")
+    if not (sep and dataset and variant) or "/" in variant:
+        raise ValueError(f"bechard2018.corpus must be 'dataset/variant', got {cfg['corpus']!r}")
+    trainers = list(dict.fromkeys(cfg["trainers"]))
+    if unknown := [t for t in trainers if t not in TRAINERS]:
+        raise ValueError(f"bechard2018.trainers: unknown trainer(s) {unknown}; "
+                         f"expected some of {TRAINERS}")
+    topics = sorted({int(t) for t in cfg["topics"]})
+    seeds = list(dict.fromkeys(int(s) for s in cfg["seeds"]))
+    if not (trainers and topics and seeds):
+        raise ValueError("bechard2018: trainers, topics and seeds must each be non-empty")
+    if min(topics) < 1 or int(cfg["table_topics"]) < 1:
+        raise ValueError("bechard2018: numbers of topics must be positive")
+    runs = tuple((trainer, t, s) for trainer in trainers for t in topics for s in seeds)
+    tables = {table: (trainer, int(cfg["table_topics"]), seeds[0])
+              for table, trainer in TABLE_TRAINERS.items()}
+    settings = {key: cfg[key] for key in DEFAULTS if key in cfg}
+    return Plan(dataset, variant, runs, tables, settings)
+
+
+
+
+def train_job(corpus_path, trainer: str, n_topics: int, seed: int, model_path, table_path, *,
+              threads: int = 1, **settings) -> pd.DataFrame:
+    """Rule ``bechard2018_train``: train one model on the corpus's training split, save it
+    (:func:`topiceval.models.save_model`) and its perplexity rows (train and test splits)."""
+    corpus = Corpus.load(corpus_path)
+    rows, model = perplexity_run(corpus.select_split("train"), corpus.select_split("test"),
+                                 trainer, int(n_topics), seed=int(seed), threads=threads,
+                                 **settings)
+    save_model(model_path, model)
+    write_csv_atomic(table_path, rows)
+    return rows
+
+
+def f4_tables_job(job_tables: Sequence[str | os.PathLike], table_path, minimum_path) -> None:
+    """Rule ``bechard2018_f4_tables``: the 001-F4 table (every job's rows) and its minimum
+    table (:func:`minimum_table`)."""
+    df = f4_table([pd.read_csv(p) for p in job_tables])
+    write_csv_atomic(table_path, df)
+    write_csv_atomic(minimum_path, minimum_table(df))
+
+
+def topic_table_job(model_path, table: str, csv_path, caption_path) -> pd.DataFrame:
+    """Rule ``bechard2018_topics``: 001-T1 or 001-T2 (:func:`match_paper_topics`) and its
+    caption (:func:`tables_caption`)."""
+    matches = match_paper_topics(load_model(model_path), table)
+    write_csv_atomic(csv_path, matches)
+    write_text_atomic(caption_path, tables_caption(matches, table) + "\n")
+    return matches

@@ -16,16 +16,17 @@ the plot functions of ``topiceval.plots.capdevila2018`` draw them (ESTIMATORS.md
 Every function takes the size of its run as parameters (documents, checkpoints, repeats), so the
 quick and default configurations are small and the paper's is a matter of settings.
 
-Wiring (one rule per collection and figure; tables concatenated before plotting)::
+Workflow layer (``workflow/rules/capdevila2018.smk``; each rule script calls one of these):
 
-    counts = Corpus.load(corpus_npz)          # capdevila2018 recipe, 100-word crop for F1/F2
-    model = load_model(model_npz)             # fit_gapfa(counts.counts(), 5), seed-004 settings
-    curves = accuracy_curves(counts, model, collection="AP",
-                             checkpoints=checkpoint_grid(10_000, 100), repeats=10,
-                             max_docs=1000, settings={"hm": {"burnin": 100}})
-    # released-model panels: the L2R authors' counts and model, no training
-    counts, model = topiceval.data.l2r.load_l2r_model(".../Twitter_GaP_10653N_100W_5T.mat")
-    curves = accuracy_curves(counts, model, collection="Twitter (L2R release)", ...)
+* ``train_job``: ``fit_gapfa`` on a corpus (seed 004's settings), model saved with its vocabulary;
+* ``accuracy_shard``: 004-F2 curves of one panel (a trained collection, or a released L2R model
+  read by ``topiceval.data.l2r.load_l2r_model``) for one block of repeats;
+* ``accuracy_tables``: shards -> 004-F2 summary table and 004-F1 table;
+* ``loglik_shard`` / ``loglik_table``: 004-F3 sums for one block of documents, then over blocks;
+* ``corpus_table_job``: 004-T1 and its caption.
+
+A shard's rows depend only on (seed, panel, repeat) for F2 and on (seed, collection, document,
+repeat) for F3, never on the blocking (``shard_blocks``), so a cluster may cut the work finer.
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from topiceval.corpus import Corpus
+from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa.exact import tractable_documents
+from topiceval.gapfa import fit_gapfa
 from topiceval.gapfa.counts import as_count_matrix
-from topiceval.models import GaPModel
+from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.models import GaPModel, load_model, save_model
 
 COLLECTIONS = ("NIPS", "AP", "20NGs", "Reuters", "Twitter", "WS")
 
@@ -78,7 +82,17 @@ PAPER_T1 = "Collections ordered by decreasing average document length, from NIPS
 
 F2_METHODS = ("ds", "hm", "l2r", "l2r_exact")
 F3_METHODS = ("ds", "hm", "l2r")
-LABELS = {"ds": "DS", "hm": "HM", "l2r": "L2R", "l2r_exact": "L2R-E", "exact": "Exact"}
+# labelled extra curves: an estimator run with fixed settings (same seed as its base method, so
+# the two curves share their random numbers)
+METHOD_VARIANTS = {"l2r_code": ("l2r", {"proposal": "code"})}
+LABELS = {"ds": "DS", "hm": "HM", "l2r": "L2R", "l2r_exact": "L2R-E", "exact": "Exact",
+          "l2r_code": "L2R (code's proposal)"}
+
+# workflow names: staged dataset -> the paper's collection; released L2R model -> (file, panel)
+DATASETS = {"nips": "NIPS", "ap": "AP", "20newsgroups": "20NGs", "reuters21578": "Reuters",
+            "tweet": "Twitter", "searchsnippets": "WS"}
+RELEASES = {"nips": ("NIPS_GaP_5802N_100W_5T.mat", "NIPS (L2R release)"),
+            "twitter": ("Twitter_GaP_10653N_100W_5T.mat", "Twitter (L2R release)")}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -116,6 +130,25 @@ def kl_bits(log_exact, log_estimate) -> float:
 def _repeat_seed(seed: int, repeat: int) -> int:
     """Repeat k of a run with base ``seed`` uses seed + k (streams are hashed, so independent)."""
     return int(seed) + int(repeat)
+
+
+def _document_seed(seed: int, repeat: int, doc: int) -> int:
+    """Seed of one document of one repeat, hashed from (seed, repeat, document position), so a
+    document's estimate does not depend on the block of documents it is run in."""
+    state = np.random.SeedSequence([int(seed), int(repeat), int(doc)]).generate_state(1, np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+def _method(name: str, settings: Mapping[str, Mapping] | None) -> tuple[str, dict]:
+    """(estimator method, settings) of a method or a ``METHOD_VARIANTS`` entry; a variant takes
+    its base method's settings, then its own fixed ones, then ``settings[name]``."""
+    settings = settings or {}
+    base, fixed = METHOD_VARIANTS.get(name, (name, {}))
+    if base not in gapfa.METHODS:
+        raise ValueError(f"unknown method {name!r}; choose from "
+                         f"{sorted(set(gapfa.METHODS) | set(METHOD_VARIANTS))}")
+    extra = {**settings.get(base, {}), **fixed} if name != base else {}
+    return base, {**extra, **settings.get(name, {})}
 
 
 # --------------------------------------------------------------------------- 004-T1
@@ -165,6 +198,7 @@ def accuracy_curves(
     max_docs: int = 1000,
     max_summands: float = 1e9,
     settings: Mapping[str, Mapping] | None = None,
+    first_repeat: int = 0,
     threads: int | None = None,
 ) -> pd.DataFrame:
     """KL (bits) and mean absolute log error against the exact marginal, per method, repeat and
@@ -172,7 +206,9 @@ def accuracy_curves(
     summands and at least two non-zero words, file order; G4-15).
 
     Columns: collection, method, repeat, samples, kl_bits, mae, n_docs.  ``settings`` maps a
-    method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``).
+    method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``); ``methods`` may name
+    ``METHOD_VARIANTS`` (e.g. ``"l2r_code"``).  Repeats ``first_repeat .. first_repeat +
+    repeats - 1`` are run (repeat k with seed ``seed + k``), so blocks of repeats can run apart.
     """
     mat = counts_of(counts)
     docs = tractable_documents(mat, model.n_topics, max_summands=max_summands, limit=max_docs)
@@ -185,9 +221,9 @@ def accuracy_curves(
     checks = np.asarray(list(checkpoints), dtype=np.int64)
     rows = []
     for method in methods:
-        extra = dict((settings or {}).get(method, {}))
-        for k in range(repeats):
-            curve = gapfa.estimate_curve(method, sub, model.phi, model.p, model.r,
+        base, extra = _method(method, settings)
+        for k in range(first_repeat, first_repeat + repeats):
+            curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
                                          checkpoints=checks, seed=_repeat_seed(seed, k),
                                          threads=threads, **extra)
             for i, s in enumerate(checks):
@@ -221,29 +257,44 @@ def final_accuracy(summary: pd.DataFrame) -> pd.DataFrame:
 
 
 def caption_f2(summary: pd.DataFrame) -> str:
+    """What the paper found and what ``summary`` shows: rankings at the largest S among the
+    paper's methods (by MAE on one-document panels, where KL is 0 by construction), and L2R
+    against DS with each proposal."""
     final = final_accuracy(summary)
-    lines = []
-    lowest_e, second_l2r, worse_than_ds = [], [], []
+    lines, lowest_e, second_l2r = [], [], []
+    worse = {"l2r": [], "l2r_code": []}
     for coll, group in final.groupby("collection", sort=False):
-        single = int(group["n_docs"].iloc[0]) < 2  # KL is 0 by construction: rank by MAE
+        single = int(group["n_docs"].iloc[0]) < 2
         metric = "mae" if single else "kl_bits"
-        ranked = group.sort_values(metric)["method"].tolist()
-        kl = group.set_index("method")[metric]
-        lines.append(f"{coll}{' (1 document, by MAE)' if single else ''}: "
+        value = group.set_index("method")[metric]
+        ranked = value[[m for m in value.index if m not in METHOD_VARIANTS]]
+        ranked = ranked.sort_values(kind="stable").index.tolist()
+        lines.append(f"{coll} ({int(group['n_docs'].iloc[0])} doc"
+                     f"{'s' if not single else ', by MAE'}): "
                      + " < ".join(LABELS.get(m, m) for m in ranked))
         if ranked[0] == "l2r_exact":
             lowest_e.append(coll)
         if len(ranked) > 1 and ranked[1] == "l2r":
             second_l2r.append(coll)
-        if "l2r" in kl and "ds" in kl and kl["l2r"] > kl["ds"]:
-            worse_than_ds.append(coll)
+        for method, colls in worse.items():
+            if method in value and "ds" in value and value[method] > value["ds"]:
+                colls.append(coll)
     n = final["collection"].nunique()
     s_max = int(final["samples"].max())
-    return (f"Paper: {PAPER_F2} Ours (KL at S = {s_max}, mean over repeats): "
-            f"L2R-E lowest on {len(lowest_e)} of {n} ({', '.join(lowest_e) or 'none'}); "
-            f"L2R second on {len(second_l2r)} ({', '.join(second_l2r) or 'none'}); "
-            f"L2R worse than DS on {', '.join(worse_than_ds) or 'none'}. "
-            f"Ranking by KL: {'; '.join(lines)}.")
+    n_rep = int(final["repeats"].max())
+    code = ""
+    if (final["method"] == "l2r_code").any():
+        code = (f"; with the reference code's proposal (rho_t proportional to a_t pi_tj phi_tv, "
+                f"extra curve) L2R is worse than DS on {', '.join(worse['l2r_code']) or 'none'}"
+                ", so the paper's finding depends on the proposal")
+    return (f"Paper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
+            f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
+            f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
+            f"construction): L2R-E lowest on {len(lowest_e)} of {n} panels "
+            f"({', '.join(lowest_e) or 'none'}); L2R second on {len(second_l2r)} "
+            f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) worse "
+            f"than DS on {', '.join(worse['l2r']) or 'none'}{code}. "
+            f"Ranking: {'; '.join(lines)}.")
 
 
 # --------------------------------------------------------------------------- 004-F1
@@ -285,6 +336,69 @@ def caption_f1(table: pd.DataFrame) -> str:
 
 
 # --------------------------------------------------------------------------- 004-F3
+def loglik_documents(
+    counts,
+    model: GaPModel,
+    *,
+    collection: str,
+    methods: Sequence[str] = F3_METHODS,
+    checkpoints: Iterable[int],
+    start: int = 0,
+    n_docs: int = 1000,
+    repeats: int = 1,
+    seed: int = 0,
+    settings: Mapping[str, Mapping] | None = None,
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """log p-hat(y_d) against S for the non-empty documents ``start .. start + n_docs - 1``
+    (positions among the non-empty documents, file order), one row per document, method,
+    repeat and sample size.  Document d of repeat k is run with its own seed
+    (``_document_seed``), so its rows do not depend on ``start``/``n_docs``.
+
+    Columns: collection, method, repeat, doc, samples, logp.
+    """
+    mat = counts_of(counts)
+    nonempty = np.flatnonzero(np.diff(mat.indptr) > 0)
+    if not 0 <= start < nonempty.size or n_docs < 1:
+        raise ValueError(f"{collection}: documents {start}..{start + n_docs - 1} asked for, "
+                         f"but there are {nonempty.size} non-empty documents")
+    positions = np.arange(start, min(start + n_docs, nonempty.size))
+    checks = np.asarray(list(checkpoints), dtype=np.int64)
+    frames = []
+    for method in methods:
+        base, extra = _method(method, settings)
+        for k in range(repeats):
+            for pos in positions:
+                row = mat[nonempty[pos]: nonempty[pos] + 1]
+                curve = gapfa.estimate_curve(base, row, model.phi, model.p, model.r,
+                                             checkpoints=checks,
+                                             seed=_document_seed(seed, k, pos),
+                                             threads=threads, **extra)
+                frames.append(pd.DataFrame({
+                    "collection": collection, "method": method, "repeat": k, "doc": int(pos),
+                    "samples": checks, "logp": curve[0]}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def sum_loglik(documents: pd.DataFrame) -> pd.DataFrame:
+    """Sum of log p-hat over documents per (collection, method, repeat, samples), from the rows
+    of ``loglik_documents`` (blocks concatenated in any order): ``math.fsum`` (exactly rounded)
+    so the total does not depend on the order or the blocking.
+
+    Columns: collection, method, repeat, samples, loglik, n_docs.
+    """
+    keys = ["collection", "method", "repeat", "samples"]
+    dup = documents.duplicated([*keys, "doc"])
+    if dup.any():
+        raise ValueError(f"document rows given twice: {documents[dup].head(3).to_dict('records')}")
+    out = documents.groupby(keys, sort=False).agg(
+        loglik=("logp", math.fsum), n_docs=("doc", "nunique")).reset_index()
+    counts = out.groupby(["collection", "method", "repeat"])["n_docs"].nunique()
+    if (counts > 1).any():
+        raise ValueError("document blocks cover different documents at different sample sizes")
+    return out
+
+
 def loglik_curves(
     counts,
     model: GaPModel,
@@ -302,22 +416,9 @@ def loglik_curves(
 
     Columns: collection, method, repeat, samples, loglik, n_docs.
     """
-    mat = counts_of(counts)
-    nonempty = np.flatnonzero(np.diff(mat.indptr) > 0)[:n_docs]
-    sub = mat[nonempty]
-    checks = np.asarray(list(checkpoints), dtype=np.int64)
-    rows = []
-    for method in methods:
-        extra = dict((settings or {}).get(method, {}))
-        for k in range(repeats):
-            curve = gapfa.estimate_curve(method, sub, model.phi, model.p, model.r,
-                                         checkpoints=checks, seed=_repeat_seed(seed, k),
-                                         threads=threads, **extra)
-            total = curve.sum(axis=0)
-            rows.extend({"collection": collection, "method": method, "repeat": k,
-                         "samples": int(s), "loglik": float(v), "n_docs": nonempty.size}
-                        for s, v in zip(checks, total, strict=True))
-    return pd.DataFrame(rows)
+    return sum_loglik(loglik_documents(
+        counts, model, collection=collection, methods=methods, checkpoints=checkpoints,
+        n_docs=n_docs, repeats=repeats, seed=seed, settings=settings, threads=threads))
 
 
 def samples_to_converge(curve: pd.DataFrame, tolerance: float) -> int:
@@ -353,3 +454,104 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
             f"({', '.join(faster) or 'none'}); DS <= L2R <= HM at the largest S on "
             f"{len(sandwiched)} of {n} ({', '.join(sandwiched) or 'none'}). "
             f"Final sums: {'; '.join(parts)}.")
+
+
+# --------------------------------------------------------------------------- workflow jobs
+def shard_blocks(total: int, size: int) -> list[tuple[int, int]]:
+    """Half-open blocks ``[start, stop)`` of at most ``size`` covering ``0 .. total - 1``."""
+    if total < 1 or size < 1:
+        raise ValueError(f"total and size must be positive, got {total} and {size}")
+    return [(a, min(a + size, total)) for a in range(0, total, size)]
+
+
+
+def _concat_in_order(paths: Sequence, keys: Sequence[str]) -> pd.DataFrame:
+    """Shard tables concatenated, rows sorted by ``keys`` (categorical keys in order of first
+    appearance), so the result does not depend on how the work was cut into shards."""
+    frame = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
+    order = [frame[k] if pd.api.types.is_numeric_dtype(frame[k])
+             else frame[k].map({v: i for i, v in enumerate(dict.fromkeys(frame[k]))})
+             for k in keys]
+    index = np.lexsort([o.to_numpy() for o in reversed(order)])
+    return frame.iloc[index].reset_index(drop=True)
+
+
+def train_job(corpus_path, model_path, *, topics: int, iterations: int, burnin: int,
+              a_phi: float = 0.1, r: float = 1.0, c: float = 1.0, seed: int = 0,
+              threads: int | None = None) -> None:
+    """Fit beta-gamma PFA (``fit_gapfa``, §6.7) to a whole corpus (seed 004 trains on the complete
+    collection, G4-17) and save it with the corpus vocabulary and provenance."""
+    corpus = Corpus.load(corpus_path)
+    model = fit_gapfa(corpus.counts(), topics, iterations=iterations, burnin=burnin,
+                      a_phi=a_phi, r=r, c=c, seed=seed, threads=threads)
+    meta = {**model.meta, "corpus": {"dataset": corpus.meta.get("dataset"),
+                                     "variant": corpus.meta.get("variant"),
+                                     "checksum": corpus.checksum()}}
+    save_model(model_path, GaPModel(model.phi, model.p, model.r, vocab=corpus.vocab, meta=meta))
+
+
+def load_panel(paths: Sequence) -> tuple[object, GaPModel]:
+    """(counts, model) of a panel: ``[corpus.npz, model.npz]`` of a trained collection, or
+    ``[release.mat]`` of a released L2R model (its own counts)."""
+    if len(paths) == 1:
+        return load_l2r_model(paths[0])
+    corpus_path, model_path = paths
+    corpus, model = Corpus.load(corpus_path), load_model(model_path)
+    if model.family != "gapfa":
+        raise ValueError(f"{model_path}: a {model.family} model; seed 004 evaluates GaP-FA")
+    if model.vocab is not None and list(model.vocab) != list(corpus.vocab):
+        raise ValueError(f"{model_path} was trained on another vocabulary than {corpus_path}")
+    return corpus.counts(), model
+
+
+def accuracy_shard(paths: Sequence, out, *, collection: str, samples: int, checkpoints: int,
+                   spacing: str = "linear", first_repeat: int = 0, repeats: int = 1,
+                   max_docs: int = 1000, max_summands: float = 1e9,
+                   methods: Sequence[str] = F2_METHODS,
+                   settings: Mapping[str, Mapping] | None = None, seed: int = 0,
+                   threads: int | None = None) -> None:
+    """004-F2 curves of one panel (``load_panel``) for repeats ``first_repeat ..
+    first_repeat + repeats - 1``, written as CSV (``accuracy_curves`` columns)."""
+    counts, model = load_panel(paths)
+    curves = accuracy_curves(counts, model, collection=collection, methods=methods,
+                             checkpoints=checkpoint_grid(samples, checkpoints, spacing),
+                             repeats=repeats, first_repeat=first_repeat, seed=seed,
+                             max_docs=max_docs, max_summands=max_summands, settings=settings,
+                             threads=threads)
+    write_csv_atomic(out, curves)
+
+
+def accuracy_tables(shards: Sequence, cropped: Mapping[str, object], f2_out, f1_out) -> None:
+    """004-F2 summary (``summarise_accuracy``) of the shards, and the 004-F1 table
+    (``kl_vs_length``) of the collections in ``cropped`` (collection -> downsized corpus)."""
+    curves = _concat_in_order(shards, ["collection", "method", "repeat", "samples"])
+    summary = summarise_accuracy(curves)
+    lengths = {name: mean_document_length(Corpus.load(path)) for name, path in cropped.items()}
+    write_csv_atomic(f2_out, summary)
+    write_csv_atomic(f1_out, kl_vs_length(summary, lengths))
+
+
+def loglik_shard(paths: Sequence, out, *, collection: str, start: int, stop: int, samples: int,
+                 checkpoints: int, spacing: str = "linear", methods: Sequence[str] = F3_METHODS,
+                 repeats: int = 1, settings: Mapping[str, Mapping] | None = None, seed: int = 0,
+                 threads: int | None = None) -> None:
+    """004-F3 per-document estimates of documents ``start .. stop - 1`` (``loglik_documents``)."""
+    counts, model = load_panel(paths)
+    rows = loglik_documents(counts, model, collection=collection, methods=methods,
+                            checkpoints=checkpoint_grid(samples, checkpoints, spacing),
+                            start=start, n_docs=stop - start, repeats=repeats, seed=seed,
+                            settings=settings, threads=threads)
+    write_csv_atomic(out, rows)
+
+
+def loglik_table(shards: Sequence, out) -> None:
+    """004-F3 table: the shards' per-document rows summed over documents (``sum_loglik``)."""
+    rows = _concat_in_order(shards, ["collection", "method", "repeat", "doc", "samples"])
+    write_csv_atomic(out, sum_loglik(rows))
+
+
+def corpus_table_job(corpora: Mapping[str, object], out, caption) -> None:
+    """004-T1 (``corpus_table``) of the collections (name -> corpus file) and its caption."""
+    table = corpus_table({name: Corpus.load(path) for name, path in corpora.items()})
+    write_csv_atomic(out, table)
+    write_text_atomic(caption, caption_t1(table) + "\n")

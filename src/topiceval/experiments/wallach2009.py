@@ -38,8 +38,13 @@ import pandas as pd
 from scipy.special import logsumexp
 
 from topiceval import perturb
+from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
+from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.lda.gibbs import fit_gibbs
+from topiceval.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
+from topiceval.models import LDAModel, load_model
 from topiceval.threads import numba_threads
 
 RUNS = 10
@@ -173,7 +178,7 @@ def _task_rows(figure, dataset, settings, n_docs, block, kind="", lam=np.nan):
         for lo, hi in _blocks(n_docs, block):
             parts = [figure, dataset, kind, f"{lam:g}" if kind else "", s.label, f"{lo:05d}"]
             rows.append({
-                "task": "-".join(_slug(p) for p in parts if p),
+                "task": "-".join(_slug(p) for p in parts if p), "figure": figure,
                 "dataset": dataset, "kind": kind, "lam": lam, "label": s.label,
                 "method": s.method, "target": s.kind, "params": json.dumps(s.params,
                                                                            sort_keys=True),
@@ -313,21 +318,24 @@ def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> 
     """Per (data set, method, setting): sum_d log P-bar_d (2.0) and its bootstrap sd.
 
     Bootstrap (seed 002 §6.2): ``n_boot`` replicates, each resampling every document's runs
-    with replacement.  Also the number of documents, runs, tokens, site updates and seconds.
+    with replacement.  Also the number of documents, runs, tokens and site updates, and the
+    seconds when ``rows`` has them (the workflow keeps timings out of its result tables).
     """
     keys = ["dataset", "method", "setting"]
     out = []
     for key, group in rows.groupby(keys, sort=False):
         logp = _run_matrix(group)
         boot = bootstrap_totals(logp, n_boot, _group_seed(seed, key))
+        # one run (Exact) leaves nothing to resample: sd 0, not the rounding of std()
+        boot_sd = float(boot.std(ddof=1)) if logp.shape[1] > 1 else 0.0
         tokens = group.groupby("doc")["tokens"].first()
         out.append({
             **dict(zip(keys, key, strict=True)),
             "value": float(document_means(logp).sum()),
-            "boot_sd": float(boot.std(ddof=1)),
+            "boot_sd": boot_sd,
             "docs": logp.shape[0], "runs": logp.shape[1], "tokens": int(tokens.sum()),
             "site_updates": int(group["site_updates"].sum()),
-            "seconds": float(group["seconds"].sum()),
+            **({"seconds": float(group["seconds"].sum())} if "seconds" in group else {}),
         })
     return pd.DataFrame(out)
 
@@ -570,3 +578,242 @@ def caption_t1(costs: pd.DataFrame, workload: pd.DataFrame) -> str:
                      f"updates in {1e3 * row.seconds:.1f} ms ({row.ns_per_site_update:.0f} ns "
                      "each).")
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- workflow
+# What the Snakemake rules (workflow/rules/wallach2009.smk) call: the data sets and the task grid
+# of the config block ``wallach2009`` at DAG-build time, then one entry point per rule (paths in,
+# files out, written atomically).  Estimates and timings go to separate files, so that result
+# tables are bit-identical for any thread count and machine.
+TRAINER = "wallach2009"
+SHARD_LEVELS = ("setting", "dataset", "figure")
+TIMING_COLUMNS = ["seconds", "threads"]
+_KEY_HELDOUT = 21
+
+
+@dataclass(frozen=True)
+class DataSet:
+    """A data set of the workflow: ``n_docs`` documents and the model that evaluates them.
+
+    Real (``doc_length`` None): a model of ``topics`` topics trained on the training split of
+    the corpus (``dataset``, ``variant``), held-out documents drawn from its test split.
+    Synthetic (§9.2 substitution rule): the model fitted to the corpus is the true model of
+    ``n_docs`` generated documents of ``doc_length`` tokens.
+    """
+
+    name: str
+    dataset: str
+    variant: str
+    topics: int
+    doc_length: int | None = None
+
+    @property
+    def synthetic(self) -> bool:
+        return self.doc_length is not None
+
+
+def data_sets(cfg: Mapping) -> dict[str, DataSet]:
+    """The data sets of a ``wallach2009`` config block, in config order."""
+    out = {}
+    for name, entry in cfg["datasets"].items():
+        dataset, sep, variant = str(entry["corpus"]).partition("/")
+        if not (sep and dataset and variant):
+            raise ValueError(f"wallach2009 data set {name!r}: corpus must be 'dataset/variant', "
+                             f"got {entry['corpus']!r}")
+        out[name] = DataSet(name, dataset, variant, int(entry.get("topics", cfg["topics"])),
+                            entry.get("doc_length"))
+    return out
+
+
+def _known(cfg, names, what):
+    unknown = [n for n in names if n not in cfg["datasets"]]
+    if unknown:
+        raise ValueError(f"wallach2009.{what} names unknown data sets {unknown}; "
+                         f"configured: {list(cfg['datasets'])}")
+    return list(names)
+
+
+def shard_names(tasks: pd.DataFrame, by: str) -> pd.Series:
+    """The shard (one job) of each task row: the row itself ("setting": data set x setting x
+    block, and perturbation x lambda for F3), all settings of a (data set, block) ("dataset"),
+    or all data sets of a block ("figure")."""
+    if by not in SHARD_LEVELS:
+        raise ValueError(f"unknown shard level {by!r}; choose from {SHARD_LEVELS}")
+    if by == "setting":
+        return tasks["task"].copy()
+    block = tasks["doc_start"].map("{:05d}".format)
+    if by == "dataset":
+        return tasks["figure"] + "-" + tasks["dataset"].map(_slug) + "-" + block
+    return tasks["figure"] + "-" + block
+
+
+def workflow_tasks(cfg: Mapping) -> pd.DataFrame:
+    """Every task of 002-F1, F2 and F3 under a ``wallach2009`` config block, with its shard.
+
+    Columns of ``f1_tasks`` plus ``figure`` and ``shard``; ``n_docs`` documents per data set,
+    ``shards.block`` documents per block.
+    """
+    n, block = int(cfg["n_docs"]), int(cfg["shards"]["block"])
+    f1, f2, f3 = cfg["f1"], cfg["f2"], cfg["f3"]
+    _known(cfg, [*f1["long_ais"], *f1["exact"]], "f1")
+    _known(cfg, [cfg["t1"]["dataset"]], "t1.dataset")
+    frames = [
+        f1_tasks({d: n for d in _known(cfg, f1["datasets"], "f1.datasets")}, scale=f1["scale"],
+                 block=block, long_ais=f1["long_ais"], exact=f1["exact"]),
+        f2_tasks({d: n for d in _known(cfg, f2["datasets"], "f2.datasets")}, scale=f2["scale"],
+                 block=block),
+        f3_tasks(_known(cfg, [f3["dataset"]], "f3.dataset")[0], n, scale=f3["scale"],
+                 block=block, lambdas=f3["lambdas"]),
+    ]
+    tasks = pd.concat([f for f in frames if len(f)], ignore_index=True)
+    tasks["shard"] = shard_names(tasks, cfg["shards"]["by"])
+    return tasks
+
+
+def shard_tasks(tasks: pd.DataFrame, figure: str, shard: str) -> list[dict]:
+    """The task rows of one shard as plain records (``lam`` None off F3), for rule params."""
+    part = tasks[(tasks["figure"] == figure) & (tasks["shard"] == shard)]
+    if part.empty:
+        raise ValueError(f"no wallach2009 tasks in shard {figure}/{shard}")
+    records = part.drop(columns=["shard"]).to_dict("records")
+    for r in records:
+        r["lam"] = None if not r["kind"] else float(r["lam"])
+    return records
+
+
+def heldout_documents(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "test",
+                      min_length: int = 2) -> Corpus:
+    """``n_docs`` held-out documents: a seeded random sample, in corpus order, of the ``split``
+    documents with at least ``min_length`` tokens (completion needs two).
+
+    Bag-of-words corpora (``meta["ordered"]`` false: their tokens are counts expanded in word-id
+    order) get each document's tokens in a seeded random order, so that the completion split of
+    002-F2 is a random half rather than the low word ids.
+    """
+    pool = corpus.select_split(split)
+    candidates = np.flatnonzero(pool.lengths >= min_length)
+    if not isinstance(n_docs, (int, np.integer)) or not 1 <= n_docs <= candidates.size:
+        raise ValueError(f"asked for {n_docs!r} held-out documents; the {split!r} split has "
+                         f"{candidates.size} documents of at least {min_length} tokens")
+    rng = np.random.default_rng([int(seed), _KEY_HELDOUT])
+    out = pool.subset(np.sort(rng.choice(candidates, size=int(n_docs), replace=False)))
+    ordered = bool(corpus.meta.get("ordered", True))
+    if not ordered:
+        tokens = out.tokens.copy()
+        for d in range(out.n_docs):
+            rng.shuffle(tokens[out.offsets[d]:out.offsets[d + 1]])
+        out = Corpus(out.offsets, tokens, out.vocab, out.names, out.split, out.meta)
+    out.meta["heldout"] = {"n_docs": int(n_docs), "seed": int(seed), "split": split,
+                           "min_length": min_length, "candidates": int(candidates.size),
+                           "tokens_shuffled": not ordered}
+    return out
+
+
+def train_model(corpus: Corpus, topics: int, *, sweeps: int = 1000, alpha_sum: float = 5.0,
+                beta: float = 0.01, optimize_burnin: int = 200, optimize_interval: int = 10,
+                blocks: int = 1, seed: int = 0) -> LDAModel:
+    """The seed-002 model of a corpus: collapsed Gibbs on its training split with MALLET's
+    asymmetric alpha m and beta optimisation (§1.3, ``SEED002_OPTIMIZE``) from alpha =
+    ``alpha_sum`` and beta u = ``beta`` (``fit_gibbs``; ``blocks`` sampler blocks, so the model
+    is bit-identical for a given ``blocks`` whatever the thread count)."""
+    optimize = {**SEED002_OPTIMIZE, "burnin": optimize_burnin, "interval": optimize_interval}
+    result = fit_gibbs(corpus.select_split("train"), topics, sweeps=sweeps,
+                       alpha_m=alpha_sum / topics, beta=beta, optimize=optimize, threads=blocks,
+                       seed=seed)
+    model = result.model
+    model.meta.update({"trainer_name": TRAINER, "split": "train",
+                       "corpus": {k: corpus.meta.get(k) for k in ("dataset", "variant")},
+                       "final_log_joint": float(result.log_joint["log_joint"].iloc[-1])})
+    return model
+
+
+def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
+                  seed: int = 0) -> Corpus:
+    """A seed-002 synthetic set: ``n_docs`` documents of ``doc_length`` tokens drawn from the
+    fitted (now true) ``model`` (§9.2 substitution rule), all in split "test"."""
+    corpus = synthetic_corpus(model, n_docs, doc_length, seed)
+    corpus.meta["synthetic"]["rule"] = "ESTIMATORS.md 9.2 substitution (fitted true model)"
+    corpus.meta["dataset"] = name
+    return corpus
+
+
+def load_data_set(docs_path, model_path) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    """(documents, Phi, alpha m) of a data set; the vocabularies must match."""
+    corpus, model = Corpus.load(docs_path), load_model(model_path)
+    if model.family != "lda":
+        raise ValueError(f"{model_path}: a {model.family} model; seed 002 evaluates LDA models")
+    if corpus.n_types != model.n_types:
+        raise ValueError(f"{docs_path} has {corpus.n_types} word types but the model "
+                         f"{model_path} has {model.n_types}")
+    return list(corpus), model.phi, model.alpha_m
+
+
+def split_timings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(estimates without wall-clock columns, the timing rows keyed like the estimates)."""
+    keys = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "site_updates"]
+    return rows.drop(columns=TIMING_COLUMNS), rows[keys + TIMING_COLUMNS]
+
+
+
+
+def evaluate_shard(tasks: Sequence[Mapping], docs_paths: Sequence, model_paths: Sequence,
+                   rows_path, timings_path, *, seed: int = 0, runs: int = RUNS,
+                   threads: int | None = 1, perturbation_seed: int = 0,
+                   concentration: float = 1.0) -> None:
+    """Rule ``wallach2009_shard``: run the ``tasks`` of one shard (``run_shard`` each) on the
+    data sets whose documents and models are given in the order of their first task; write the
+    estimates and, separately, their timings."""
+    names = list(dict.fromkeys(t["dataset"] for t in tasks))
+    if not len(names) == len(docs_paths) == len(model_paths):
+        raise ValueError(f"the shard's tasks cover data sets {names}, but {len(docs_paths)} "
+                         f"document and {len(model_paths)} model files were given")
+    data = {n: load_data_set(d, m) for n, d, m in zip(names, docs_paths, model_paths,
+                                                      strict=True)}
+    rows = pd.concat([run_shard(t, *data[t["dataset"]], seed=seed, runs=runs, threads=threads,
+                                perturbation_seed=perturbation_seed, concentration=concentration)
+                      for t in tasks], ignore_index=True)
+    estimates, timings = split_timings(rows)
+    write_csv_atomic(rows_path, estimates)
+    write_csv_atomic(timings_path, timings)
+
+
+def timing_summary(timings: pd.DataFrame) -> pd.DataFrame:
+    """Measured cost per (data set, perturbation, lambda, method, setting): site updates,
+    seconds and nanoseconds per site update, summed over documents and runs."""
+    keys = ["dataset", "kind", "lam", "method", "setting"]
+    out = timings.groupby(keys, sort=False, dropna=False).agg(
+        docs=("doc", "nunique"), site_updates=("site_updates", "sum"),
+        seconds=("seconds", "sum"), threads=("threads", "max")).reset_index()
+    out["ns_per_site_update"] = 1e9 * out["seconds"] / out["site_updates"].clip(lower=1)
+    return out
+
+
+def summarise_figure(figure: str, rows_paths: Sequence, timings_paths: Sequence, table_path,
+                     timings_out, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> None:
+    """Rule ``wallach2009_summary``: the shards of one figure, in the given order, into its table
+    (``aggregate`` for F1 and F2, ``f3_summary`` for F3) and its timing summary."""
+    if figure not in ("f1", "f2", "f3"):
+        raise ValueError(f"unknown seed-002 figure {figure!r}; choose from f1, f2, f3")
+    rows = _read_rows(rows_paths)
+    summary = (f3_summary if figure == "f3" else aggregate)(rows, n_boot=n_boot, seed=seed)
+    write_csv_atomic(table_path, summary)
+    write_csv_atomic(timings_out, timing_summary(_read_rows(timings_paths)))
+
+
+def _read_rows(paths: Sequence) -> pd.DataFrame:
+    """Shard files back into one frame, in order; "kind" is "" off F3 (CSV gives NaN)."""
+    rows = pd.concat([pd.read_csv(p, dtype={"kind": str}) for p in paths], ignore_index=True)
+    rows["kind"] = rows["kind"].fillna("")
+    return rows
+
+
+def cost_files(docs_path, model_path, table_path, workload_path, caption_path, *,
+               repeats: int = 5, seed: int = 0) -> None:
+    """Rule ``wallach2009_t1``: 002-T1 on the first document of a data set (the paper: a
+    200-token synthetic document, T = 50): ``cost_table``, ``paper_workload`` and the caption."""
+    docs, phi, alpha_m = load_data_set(docs_path, model_path)
+    costs = cost_table(docs[0], phi, alpha_m, repeats=repeats, seed=seed)
+    workload = paper_workload(docs[0], phi, alpha_m, repeats=repeats, seed=seed)
+    write_csv_atomic(table_path, costs)
+    write_csv_atomic(workload_path, workload)
+    write_text_atomic(caption_path, caption_t1(costs, workload) + "\n")

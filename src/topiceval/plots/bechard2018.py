@@ -1,8 +1,10 @@
 """Figures for seed 001: 001-F4, train and test perplexity against the number of topics.
 
-Tidy table in (the output of :func:`topiceval.experiments.bechard2018.perplexity_vs_topics`),
-figure out; a bare ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state); written
-atomically.  Restyling a figure never re-runs a sampler.
+Tidy table in (the output of :func:`topiceval.experiments.bechard2018.perplexity_vs_topics`, or
+the workflow's 001-F4 table with several seeds), figure out; a bare ``matplotlib.figure.Figure``
+(Agg canvas, no pyplot state); written atomically.  Several seeds are drawn as their mean with
+the range as a band.  :func:`f4_figure_job` (rule ``bechard2018_f4_figure``) reads the table and
+writes the figure and its caption.  Restyling a figure never re-runs a sampler.
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ import os
 from pathlib import Path
 
 import pandas as pd
+from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from topiceval.experiments.bechard2018 import PAPER_BEST_T
+from topiceval.experiments.bechard2018 import COLUMNS, PAPER_BEST_T, f4_caption, f4_summary
 from topiceval.io import atomic_path
 
 TITLES = {
@@ -23,33 +26,42 @@ TITLES = {
     "sklearn": "scikit-learn batch VB (paper's Fig. 4)",
 }
 DEFINITIONS = {
-    "P2": "P2 plug-in (optimistic on test)",
+    "P2": "P2 plug-in",
     "P1-bound": "ELBO bound (≥ P1)",
     "P4": "P4 sklearn bound",
 }
 SPLIT_STYLE = {"train": {"color": "tab:blue", "marker": "o"},
                "test": {"color": "tab:red", "marker": "s"}}
 DEFINITION_STYLE = {"P2": "-", "P1-bound": "--", "P4": "-"}
+# no dates, fixed SVG ids: a figure's bytes depend only on its table
+DATE_FREE = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
 
 
 def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None:
-    """001-F4: one panel per trainer; train and test curves per perplexity definition; the test
-    minimum marked; the paper's best T = 12 as a dotted line."""
-    needed = {"trainer", "T", "split", "definition", "perplexity"}
-    if missing := needed - set(df.columns):
+    """001-F4: one panel per trainer; train and test curves per perplexity definition (mean over
+    seeds, range shaded); the test minimum starred; the paper's best T = 12 as a dotted line."""
+    if missing := set(COLUMNS) - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     trainers = [t for t in TITLES if t in set(df["trainer"])]
     if not trainers:
         raise ValueError("table has no rows for a known trainer")
+    summary = f4_summary(df[df["trainer"].isin(trainers)])
     fig = Figure(figsize=(4.2 * len(trainers), 3.6))
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(trainers), squeeze=False)
     for ax, trainer in zip(axes[0], trainers, strict=True):
-        part = df[df["trainer"] == trainer]
+        part = summary[summary["trainer"] == trainer]
         for (definition, split), curve in part.groupby(["definition", "split"], sort=False):
             curve = curve.sort_values("T")
+            style = SPLIT_STYLE[split]
+            label = f"{split}, {DEFINITIONS[definition]}"
+            if curve["optimistic"].any():
+                label += " (optimistic)"
             ax.plot(curve["T"], curve["perplexity"], linestyle=DEFINITION_STYLE[definition],
-                    label=f"{split}, {DEFINITIONS[definition]}", **SPLIT_STYLE[split])
+                    label=label, **style)
+            if curve["seeds"].max() > 1:
+                ax.fill_between(curve["T"], curve["perplexity_min"], curve["perplexity_max"],
+                                color=style["color"], alpha=0.2, linewidth=0)
             if split == "test":
                 best = curve.loc[curve["perplexity"].idxmin()]
                 ax.plot(best["T"], best["perplexity"], marker="*", color="k", markersize=12,
@@ -62,5 +74,16 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
         ax.legend(fontsize=7)
     fig.tight_layout()
     target = Path(path)
-    with atomic_path(target) as tmp:
-        fig.savefig(tmp, format=target.suffix.lstrip(".") or "png", dpi=150)
+    fmt = target.suffix.lstrip(".") or "png"
+    with atomic_path(target) as tmp, rc_context({"svg.hashsalt": "topiceval"}):
+        fig.savefig(tmp, format=fmt, dpi=150, metadata=DATE_FREE.get(fmt))
+
+
+def f4_figure_job(table_path: str | os.PathLike, figure_path: str | os.PathLike,
+                  caption_path: str | os.PathLike) -> None:
+    """Rule ``bechard2018_f4_figure``: 001-F4 from its table, and its caption
+    (:func:`topiceval.experiments.bechard2018.f4_caption`)."""
+    table = pd.read_csv(table_path)
+    plot_perplexity_vs_topics(table, figure_path)
+    with atomic_path(caption_path) as tmp:
+        tmp.write_text(f4_caption(table) + "\n", encoding="utf-8")

@@ -8,7 +8,9 @@
   (table of ``loglik_curves``).
 
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
-atomically; the format follows the file suffix.
+atomically; the format follows the file suffix.  ``accuracy_figure``, ``kl_length_figure`` and
+``loglik_figure`` are the workflow's figure jobs: table file in, figure and caption (the
+``caption_*`` functions of the experiment module) out.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import COLLECTIONS, LABELS
-from topiceval.io import atomic_path
+from topiceval.io import atomic_path, write_text_atomic
 
-COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple"}
+COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
+          "l2r_code": "tab:olive"}
+STYLES = {"l2r_code": "--"}  # labelled extra curves are dashed
 
 
 def _panel_order(names) -> list[str]:
@@ -41,6 +47,23 @@ def _panels(n: int, width: float = 3.2, height: float = 2.6):
     for ax in axes[n:]:
         ax.set_visible(False)
     return fig, axes
+
+
+def _log_ticks(axis) -> None:
+    """Log-scale ticks at 1, 2, 5 x 10^k labelled as plain numbers, no minor labels."""
+    axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _legend(fig: Figure, axes) -> None:
+    """One legend for every panel, below them (methods in order of first appearance)."""
+    entries = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+               ncols=min(len(entries), 5), fontsize="small", frameon=False)
 
 
 def _save(fig: Figure, path: str | os.PathLike) -> None:
@@ -69,12 +92,14 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
             value = np.maximum(group[column].to_numpy(), 1e-12)
             se = group[f"{shown}_se"].to_numpy()
             color = COLORS.get(method)
-            ax.plot(s, value, color=color, label=LABELS.get(method, method))
+            ax.plot(s, value, color=color, linestyle=STYLES.get(method, "-"),
+                    label=LABELS.get(method, method))
             ax.fill_between(s, np.maximum(value - se, 1e-12), value + se, color=color,
                             alpha=0.25, linewidth=0)
         ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''})", fontsize="small")
         ax.set(xscale="log", yscale="log", xlabel="samples S", ylabel=ylabel)
-    axes[0].legend(fontsize="small")
+        _log_ticks(ax.xaxis)
+    _legend(fig, axes)
     _save(fig, path)
 
 
@@ -93,6 +118,7 @@ def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
                     textcoords="offset points", xytext=(3, 4), fontsize="x-small")
     ax.set(xscale="log", yscale="log", xlabel="average document length (tokens)",
            ylabel="KL (bits)", title="L2R vs DS")
+    _log_ticks(ax.xaxis)
     ax.legend(fontsize="small")
     _save(fig, path)
 
@@ -108,8 +134,34 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
         for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("samples")
             ax.plot(group["samples"], group["loglik"], color=COLORS.get(method),
-                    label=LABELS.get(method, method))
+                    linestyle=STYLES.get(method, "-"), label=LABELS.get(method, method))
         ax.set_title(f"{name} ({int(panel['n_docs'].iloc[0])} docs)", fontsize="small")
         ax.set(xscale="log", xlabel="samples S", ylabel="log-likelihood (nats)")
-    axes[0].legend(fontsize="small")
+        _log_ticks(ax.xaxis)
+    _legend(fig, axes)
     _save(fig, path)
+
+
+# --------------------------------------------------------------------------- workflow jobs
+def accuracy_figure(table, figure, caption) -> None:
+    """004-F2 figure and caption from the ``summarise_accuracy`` table file."""
+    summary = pd.read_csv(table)
+    plot_accuracy(summary, figure)
+    write_text_atomic(caption, ex.caption_f2(summary) + "\n")
+
+
+def kl_length_figure(table, figure, caption) -> None:
+    """004-F1 figure and caption from the ``kl_vs_length`` table file."""
+    frame = pd.read_csv(table)
+    plot_kl_vs_length(frame, figure)
+    write_text_atomic(caption, ex.caption_f1(frame) + "\n")
+
+
+def loglik_figure(table, figure, caption) -> None:
+    """004-F3 figure and caption from the ``sum_loglik`` table file."""
+    curves = pd.read_csv(table)
+    plot_loglik(curves, figure)
+    write_text_atomic(caption, ex.caption_f3(curves) + "\n")
+
+
+FIGURE_JOBS = {"F1": kl_length_figure, "F2": accuracy_figure, "F3": loglik_figure}

@@ -8,6 +8,10 @@
 * ``plot_reciprocal`` (003-X1): the ratio-AIS reciprocal gaps per budget, a histogram (left) and
   the distribution of |gap| on a log axis (right) with the flagging threshold.
 
+* ``write_figures`` (rule ``foulds_smyth_figures``): both figures of one perturbation and their
+  captions (``experiments.foulds_smyth.caption_f1`` / ``caption_reciprocal``, computed from the
+  tables).
+
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
 atomically; the format follows the file suffix.
 """
@@ -21,16 +25,28 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from topiceval.experiments.foulds_smyth import LABELS, METHODS, THRESHOLD
-from topiceval.io import atomic_path
+from topiceval.experiments.foulds_smyth import (
+    LABELS,
+    METHODS,
+    PERTURB_WEIGHT,
+    THRESHOLD,
+    caption_f1,
+    caption_reciprocal,
+)
+from topiceval.io import atomic_path, write_text_atomic
 
 BUDGET_STYLE = {"cheap": {"color": "tab:orange"}, "expensive": {"color": "tab:blue"}}
 
 
+# date-free metadata per format, so that a figure's bytes depend only on its rows
+_METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
+
+
 def _save(fig: Figure, path: str | os.PathLike) -> None:
     path = Path(path)
+    fmt = path.suffix.lstrip(".") or "pdf"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "pdf")
+        fig.savefig(tmp, format=fmt, metadata=_METADATA.get(fmt))
 
 
 def _budgets(rows: pd.DataFrame) -> list[str]:
@@ -114,3 +130,16 @@ def plot_reciprocal(rows: pd.DataFrame, path: str | os.PathLike, *,
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     _save(fig, path)
+
+
+def write_figures(rows_path, f1_table, x1_table, f1_path, f1_caption, x1_path, x1_caption, *,
+                  concentration: float = 1.0, weight: float = PERTURB_WEIGHT, note: str = "",
+                  threshold: float = THRESHOLD) -> None:
+    """Figures 003-F1 and 003-X1 of one perturbation, with their captions (markdown)."""
+    rows = pd.read_csv(rows_path)
+    plot_f1(rows, f1_path)
+    plot_reciprocal(rows, x1_path, threshold=threshold)
+    write_text_atomic(f1_caption, caption_f1(pd.read_csv(f1_table), concentration=concentration,
+                                             weight=weight, note=note) + "\n")
+    write_text_atomic(x1_caption, caption_reciprocal(pd.read_csv(x1_table),
+                                                     threshold=threshold) + "\n")

@@ -8,7 +8,9 @@
   table of ``f3_summary``.
 
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
-atomically; the format follows the file suffix.
+atomically without a creation date, so the same table gives the same bytes; the format follows
+the file suffix.  ``figure_files`` is the workflow's entry point: a figure's table in, the figure
+and its caption (``experiments.wallach2009.caption_*``) out.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from topiceval.experiments import wallach2009 as experiment
 from topiceval.io import atomic_path
 
 COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue", "lr": "tab:green",
@@ -35,10 +38,15 @@ def _label(row) -> str:
     return row["setting"]
 
 
+# date-free metadata per format, so that a figure's bytes depend only on its table
+_METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
+
+
 def _save(fig: Figure, path: str | os.PathLike) -> None:
     path = Path(path)
+    fmt = path.suffix.lstrip(".") or "pdf"
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "pdf")
+        fig.savefig(tmp, format=fmt, metadata=_METADATA.get(fmt))
 
 
 def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
@@ -103,3 +111,24 @@ def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     axes[0].set_ylabel("sum log P(lambda) - log P(0)", fontsize=8)
     axes[1].legend(fontsize=7)
     _save(fig, path)
+
+
+def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
+                 caption_path: str | os.PathLike, *,
+                 synthetic: tuple[str, ...] = ("synthetic-3", "synthetic-50")) -> None:
+    """Rule ``wallach2009_figure``: draw 002-F1, F2 or F3 from its table and write its caption
+    (``synthetic`` names the synthetic data sets for the F1 caption)."""
+    table = pd.read_csv(table_path)
+    if figure == "f1":
+        plot_f1(table, figure_path)
+        caption = experiment.caption_f1(table, synthetic)
+    elif figure == "f2":
+        plot_f2(table, figure_path)
+        caption = experiment.caption_f2(table)
+    elif figure == "f3":
+        plot_f3(table, figure_path)
+        caption = experiment.caption_f3(table)
+    else:
+        raise ValueError(f"unknown seed-002 figure {figure!r}; choose from f1, f2, f3")
+    with atomic_path(caption_path) as tmp:
+        tmp.write_text(caption + "\n", encoding="utf-8")

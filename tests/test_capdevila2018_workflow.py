@@ -1,0 +1,264 @@
+"""Seed 004 workflow layer: method variants, block-invariant shards, the job functions from corpus
+files to tables, figures and captions, and the rule file's dry run at the paper's size."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from topiceval.corpus import Corpus
+from topiceval.experiments import capdevila2018 as ex
+from topiceval.models import GaPModel, load_model
+from topiceval.plots import capdevila2018 as plots
+from topiceval.threads import numba_threads
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def toy_model(seed=0, n_types=10):
+    rng = np.random.default_rng(seed)
+    return GaPModel(rng.dirichlet(np.full(n_types, 0.5), 3), np.array([0.5, 0.7, 0.3]),
+                    np.ones(3))
+
+
+def toy_counts(seed=0, n_docs=12, n_types=10):
+    counts = np.random.default_rng(seed).poisson(0.4, size=(n_docs, n_types))
+    counts[:, :2] += 1
+    return counts
+
+
+def toy_corpus(seed=0, n_docs=12, n_types=10):
+    counts = toy_counts(seed, n_docs, n_types)
+    docs = [np.repeat(np.arange(n_types), row) for row in counts]
+    return Corpus.from_documents(docs, vocab=[f"w{v}" for v in range(n_types)],
+                                 meta={"dataset": "toy", "variant": "top10"})
+
+
+# --------------------------------------------------------------------------- methods and blocks
+def test_method_variants_take_the_base_settings_and_their_own():
+    settings = {"l2r": {"inner_samples": 3}, "hm": {"burnin": 7}}
+    assert ex._method("l2r_code", settings) == ("l2r", {"inner_samples": 3, "proposal": "code"})
+    assert ex._method("l2r_code", {**settings, "l2r_code": {"gibbs": 2}}) == (
+        "l2r", {"inner_samples": 3, "proposal": "code", "gibbs": 2})
+    assert ex._method("hm", settings) == ("hm", {"burnin": 7})
+    assert ex._method("ds", None) == ("ds", {})
+    with pytest.raises(ValueError, match="unknown method 'l2r_fast'"):
+        ex._method("l2r_fast", settings)
+
+
+def test_code_proposal_curve_is_l2r_with_the_code_proposal():
+    from topiceval.estimators import gapfa
+
+    counts, model = toy_counts(), toy_model()
+    curves = ex.accuracy_curves(counts, model, collection="X", methods=["l2r_code"],
+                                checkpoints=[10, 40], repeats=1, max_docs=5, seed=3)
+    docs = ex.tractable_documents(counts, 3, limit=5)
+    exact = gapfa.estimate("exact", counts[docs], model.phi, model.p, model.r)
+    direct = gapfa.estimate("l2r", counts[docs], model.phi, model.p, model.r, samples=40,
+                            seed=3, proposal="code")
+    assert curves["method"].tolist() == ["l2r_code"] * 2
+    assert curves["kl_bits"].iloc[-1] == ex.kl_bits(exact, direct)
+    assert ex.LABELS["l2r_code"] == "L2R (code's proposal)"
+
+
+def test_shard_blocks():
+    assert ex.shard_blocks(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert ex.shard_blocks(3, 5) == [(0, 3)]
+    with pytest.raises(ValueError, match="positive"):
+        ex.shard_blocks(0, 5)
+
+
+def test_repeat_blocks_give_the_rows_of_one_run():
+    counts, model = toy_counts(), toy_model()
+    kw = {"collection": "X", "checkpoints": [5, 20], "max_docs": 6, "seed": 11,
+          "settings": {"hm": {"burnin": 3}}}
+    whole = ex.accuracy_curves(counts, model, repeats=3, **kw)
+    parts = pd.concat([ex.accuracy_curves(counts, model, repeats=2, **kw),
+                       ex.accuracy_curves(counts, model, repeats=1, first_repeat=2, **kw)])
+    key = ["method", "repeat", "samples"]
+    pd.testing.assert_frame_equal(whole.sort_values(key).reset_index(drop=True),
+                                  parts.sort_values(key).reset_index(drop=True))
+
+
+def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
+    counts, model = toy_counts(n_docs=7), toy_model()
+    counts[3] = 0  # empty documents are skipped
+    kw = {"collection": "X", "checkpoints": [4, 16], "repeats": 2, "seed": 5,
+          "settings": {"hm": {"burnin": 4}}}
+    whole = ex.loglik_documents(counts, model, n_docs=6, **kw)
+    assert len(whole) == 3 * 2 * 6 * 2 and sorted(whole["doc"].unique()) == list(range(6))
+    blocks = [ex.loglik_documents(counts, model, start=a, n_docs=b - a, **kw)
+              for a, b in ex.shard_blocks(6, 4)]
+    key = ["method", "repeat", "doc", "samples"]
+    parts = pd.concat(blocks[::-1])  # any order
+    pd.testing.assert_frame_equal(whole.sort_values(key).reset_index(drop=True),
+                                  parts.sort_values(key).reset_index(drop=True))
+    total = ex.sum_loglik(whole)
+    pd.testing.assert_frame_equal(total, ex.sum_loglik(pd.concat(blocks)))
+    assert np.all(total["n_docs"] == 6)
+    first = whole[(whole["method"] == "ds") & (whole["repeat"] == 0) & (whole["samples"] == 16)]
+    row = total[(total["method"] == "ds") & (total["repeat"] == 0) & (total["samples"] == 16)]
+    assert row["loglik"].item() == pytest.approx(first["logp"].sum(), rel=1e-14)
+    assert ex.loglik_curves(counts, model, n_docs=6, **kw).equals(total)
+    with pytest.raises(ValueError, match="given twice"):
+        ex.sum_loglik(pd.concat([whole, blocks[0]]))
+    with pytest.raises(ValueError, match="6 non-empty documents"):
+        ex.loglik_documents(counts, model, start=6, n_docs=2, **kw)
+
+
+def test_shards_are_bit_identical_for_any_thread_count():
+    counts, model = toy_counts(n_docs=20), toy_model()
+    kw = {"collection": "X", "checkpoints": [5, 30], "repeats": 1, "max_docs": 12,
+          "methods": ["ds", "hm", "l2r", "l2r_exact", "l2r_code"]}
+    with numba_threads(1):
+        one = ex.accuracy_curves(counts, model, **kw)
+    with numba_threads(2):
+        two = ex.accuracy_curves(counts, model, **kw)
+    pd.testing.assert_frame_equal(one, two, check_exact=True)
+
+
+# --------------------------------------------------------------------------- job functions
+@pytest.fixture
+def workdir(tmp_path):
+    """Two toy collections as corpus files, and a trained model for each."""
+    for i, name in enumerate(["ap", "tweet"]):
+        toy_corpus(seed=i, n_docs=14).save(tmp_path / f"{name}.npz")
+        ex.train_job(tmp_path / f"{name}.npz", tmp_path / f"{name}-model.npz", topics=3,
+                     iterations=12, burnin=6, seed=4, threads=1)
+    return tmp_path
+
+
+def test_train_job_saves_the_model_with_vocabulary_and_provenance(workdir):
+    corpus, model = Corpus.load(workdir / "ap.npz"), load_model(workdir / "ap-model.npz")
+    assert model.family == "gapfa" and model.n_topics == 3
+    assert list(model.vocab) == list(corpus.vocab)
+    assert model.meta["iterations"] == 12 and model.meta["seed"] == 4
+    assert model.meta["corpus"] == {"dataset": "toy", "variant": "top10",
+                                    "checksum": corpus.checksum()}
+    ex.train_job(workdir / "ap.npz", workdir / "again.npz", topics=3, iterations=12, burnin=6,
+                 seed=4, threads=2)
+    np.testing.assert_array_equal(load_model(workdir / "again.npz").phi, model.phi)
+    with pytest.raises(ValueError, match="another vocabulary"):
+        ex.load_panel([_other_vocab(workdir), workdir / "ap-model.npz"])
+
+
+def _other_vocab(workdir):
+    corpus = Corpus.load(workdir / "ap.npz")
+    other = Corpus(corpus.offsets, corpus.tokens, np.array([f"x{v}" for v in range(10)]),
+                   corpus.names, corpus.split, corpus.meta)
+    other.save(workdir / "other.npz")
+    return workdir / "other.npz"
+
+
+def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
+    out = workdir / "out"
+    kw = {"samples": 30, "checkpoints": 3, "max_docs": 6, "seed": 4,
+          "methods": ["ds", "hm", "l2r", "l2r_exact", "l2r_code"],
+          "settings": {"hm": {"burnin": 5}}}
+    shards = []
+    for name, coll in [("ap", "AP"), ("tweet", "Twitter")]:
+        for a, b in ex.shard_blocks(3, 2):
+            path = out / f"f2-{name}-{a}.csv"
+            ex.accuracy_shard([workdir / f"{name}.npz", workdir / f"{name}-model.npz"], path,
+                              collection=coll, first_repeat=a, repeats=b - a, **kw)
+            shards.append(path)
+    cropped = {"AP": workdir / "ap.npz", "Twitter": workdir / "tweet.npz"}
+    ex.accuracy_tables(shards, cropped, out / "F2.csv", out / "F1.csv")
+    summary = pd.read_csv(out / "F2.csv")
+    assert summary["collection"].unique().tolist() == ["AP", "Twitter"]
+    assert summary["method"].unique().tolist() == kw["methods"]
+    assert np.all(summary["repeats"] == 3) and summary["samples"].unique().tolist() == [10, 20, 30]
+    # one shard of all repeats gives the same table, byte for byte
+    single = []
+    for name, coll in [("ap", "AP"), ("tweet", "Twitter")]:
+        single.append(out / f"one-{name}.csv")
+        ex.accuracy_shard([workdir / f"{name}.npz", workdir / f"{name}-model.npz"], single[-1],
+                          collection=coll, repeats=3, **kw)
+    ex.accuracy_tables(single, cropped, out / "F2-one.csv", out / "F1-one.csv")
+    assert (out / "F2-one.csv").read_bytes() == (out / "F2.csv").read_bytes()
+    assert (out / "F1-one.csv").read_bytes() == (out / "F1.csv").read_bytes()
+    f1 = pd.read_csv(out / "F1.csv")
+    lengths = {c: ex.mean_document_length(Corpus.load(p)) for c, p in cropped.items()}
+    assert f1.set_index("collection")["mean_length"].to_dict() == lengths
+    assert set(f1["method"]) == {"ds", "l2r"}
+
+    f3 = []
+    for a, b in ex.shard_blocks(5, 3):
+        f3.append(out / f"f3-{a}.csv")
+        ex.loglik_shard([workdir / "ap.npz", workdir / "ap-model.npz"], f3[-1], collection="AP",
+                        start=a, stop=b, samples=20, checkpoints=2, seed=4,
+                        settings={"hm": {"burnin": 5}})
+    ex.loglik_table(f3[::-1], out / "F3.csv")
+    f3_table = pd.read_csv(out / "F3.csv")
+    assert len(f3_table) == 3 * 2 and np.all(f3_table["n_docs"] == 5)
+
+    ex.corpus_table_job(cropped, out / "T1.csv", out / "T1.caption.md")
+    assert pd.read_csv(out / "T1.csv")["collection"].tolist() == ["AP", "Twitter"]
+    assert (out / "T1.caption.md").read_text().startswith("Paper: Collections ordered")
+
+    for figure, table in [("F1", "F1.csv"), ("F2", "F2.csv"), ("F3", "F3.csv")]:
+        plots.FIGURE_JOBS[figure](out / table, out / f"{figure}.png", out / f"{figure}.md")
+        assert (out / f"{figure}.png").stat().st_size > 5000
+        assert (out / f"{figure}.md").read_text().startswith("Paper: ")
+    caption = (out / "F2.md").read_text()
+    assert "with the reference code's proposal" in caption and "depends on the proposal" in caption
+    assert not list(out.glob("*.part")) and not list(out.glob(".*"))
+
+
+def test_released_model_panel_reads_the_authors_file(tmp_path):
+    folder = Path(os.environ.get("TOPICEVAL_DATA_MIRROR", ROOT.parent / "shared" / "data"))
+    mat = folder / "l2r-capdevila" / ex.RELEASES["twitter"][0]
+    if not mat.is_file():
+        pytest.skip(f"L2R release not found at {mat} (set TOPICEVAL_DATA_MIRROR)")
+    ex.accuracy_shard([mat], tmp_path / "shard.csv", collection=ex.RELEASES["twitter"][1],
+                      samples=20, checkpoints=2, max_docs=10, methods=["ds", "l2r"], seed=4)
+    curves = pd.read_csv(tmp_path / "shard.csv")
+    assert curves["collection"].unique().tolist() == ["Twitter (L2R release)"]
+    assert np.all(curves["n_docs"] == 10) and np.all(curves["kl_bits"] > 0)
+
+
+def test_caption_f2_ranks_a_single_document_panel_by_mae_and_leaves_variants_out():
+    rows = []
+    for coll, n_docs in [("NIPS (L2R release)", 1), ("WS", 40)]:
+        for method, kl, mae in [("ds", 0.4, 0.3), ("hm", 0.9, 0.9), ("l2r", 0.5, 0.2),
+                                ("l2r_exact", 0.1, 0.1), ("l2r_code", 0.6, 0.05)]:
+            rows.append({"collection": coll, "method": method, "samples": 100,
+                         "kl_bits": 0.0 if n_docs == 1 else kl, "mae": mae, "repeats": 3,
+                         "n_docs": n_docs, "kl_se": 0.0, "mae_se": 0.0})
+    caption = ex.caption_f2(pd.DataFrame(rows))
+    assert "NIPS (L2R release) (1 doc, by MAE): L2R-E < L2R < DS < HM" in caption
+    assert "WS (40 docs): L2R-E < DS < L2R < HM" in caption
+    assert "L2R-E lowest on 2 of 2 panels" in caption
+    assert "L2R with the paper's proposal (6.16) worse than DS on WS;" in caption
+    assert "L2R is worse than DS on WS, so" in caption  # code proposal: 0.6 > 0.4 on WS only
+
+
+# --------------------------------------------------------------------------- the rule file
+def test_paper_config_dry_run_shards_the_work():
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--cores", "2",
+         "--configfile", "config/paper.yaml", "--config", "results_dir=/nonexistent/results",
+         "resources_dir=/nonexistent/resources"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONWARNINGS": "ignore"},
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    counts = {}
+    for line in result.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0].startswith("capdevila2018") and parts[1].isdigit():
+            counts[parts[0]] = int(parts[1])
+    assert counts == {
+        "capdevila2018_train": 12,               # 6 collections x (tractable, realistic)
+        "capdevila2018_accuracy": 6 * 10,        # collection x repeat
+        "capdevila2018_accuracy_released": 2 * 10,
+        "capdevila2018_loglik": 6 * 100,         # collection x 10 documents
+        "capdevila2018_accuracy_tables": 1,
+        "capdevila2018_loglik_table": 1,
+        "capdevila2018_t1": 1,
+        "capdevila2018_figure": 3,
+    }

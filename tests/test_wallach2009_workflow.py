@@ -1,0 +1,262 @@
+"""Seed-002 workflow functions: config -> data sets and task grid, held-out documents, training,
+synthetic sets, shard files, tables independent of sharding and threads, figures and T1 files."""
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import update_config, validate
+
+from topiceval.corpus import Corpus
+from topiceval.experiments import wallach2009 as w
+from topiceval.models import LDAModel, load_model, save_model
+from topiceval.plots import wallach2009 as plots
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def config(overlay=None):
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    if overlay:
+        update_config(cfg, yaml.safe_load((ROOT / "config" / overlay).read_text()))
+    return cfg
+
+
+def toy_block(**changes):
+    """A small wallach2009 block: a synthetic and a real data set, tiny scales."""
+    cfg = {
+        "enabled": True, "seed": 3, "topics": 4, "n_docs": 5, "runs": 3, "bootstrap": 200,
+        "datasets": {"synth": {"corpus": "toy/asis", "topics": 3, "doc_length": 12},
+                     "real": {"corpus": "toy/asis"}},
+        "train": {"sweeps": 30, "alpha_sum": 5.0, "beta": 0.01, "optimize_burnin": 10,
+                  "optimize_interval": 5, "blocks": 1},
+        "shards": {"by": "setting", "block": 2},
+        "f1": {"datasets": ["synth", "real"], "scale": 0.002, "long_ais": ["real"],
+               "exact": ["synth"]},
+        "f2": {"datasets": ["real"], "scale": 0.002},
+        "f3": {"dataset": "synth", "scale": 0.002, "lambdas": [0.0, 0.5], "concentration": 1.0,
+               "perturbation_seed": 1},
+        "t1": {"dataset": "synth", "repeats": 1},
+    }
+    cfg.update(changes)
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def toy_corpus():
+    """60 documents from a 3-topic model over 30 words; every fourth one in the test split."""
+    rng = np.random.default_rng(5)
+    phi = rng.dirichlet(np.full(30, 0.2), size=3)
+    docs = []
+    for n in rng.integers(1, 40, size=60):
+        z = rng.choice(3, size=n, p=rng.dirichlet(np.full(3, 0.3)))
+        docs.append(np.array([rng.choice(30, p=phi[t]) for t in z]))
+    split = ["test" if d % 4 == 0 else "train" for d in range(60)]
+    return Corpus.from_documents(docs, vocab=[f"w{v}" for v in range(30)], split=split,
+                                 meta={"dataset": "toy", "variant": "asis"})
+
+
+def test_shipped_configs_give_the_documented_grids():
+    quick = w.workflow_tasks(config("quick.yaml")["wallach2009"])
+    assert quick.groupby("figure")["shard"].nunique().to_dict() == {"f1": 1, "f2": 1, "f3": 1}
+    default = w.workflow_tasks(config()["wallach2009"])
+    assert default["shard"].is_unique  # by setting, one 50-document block
+    paper_cfg = config("paper.yaml")["wallach2009"]
+    paper = w.workflow_tasks(paper_cfg)
+    assert paper["shard"].nunique() >= 100 and paper["shard"].is_unique
+    assert set(paper["doc_stop"] - paper["doc_start"]) == {10}
+    assert w.data_sets(paper_cfg)["20newsgroups"].topics == 200
+    assert paper[paper["label"] == "AIS 2"]["dataset"].unique().tolist() == ["20newsgroups"]
+    sets = w.data_sets(config()["wallach2009"])
+    assert [(s.name, s.topics, s.doc_length) for s in sets.values() if s.synthetic] == [
+        ("synthetic-3", 3, 500), ("synthetic-50", 50, 200)]
+    assert (sets["ap"].dataset, sets["ap"].variant, sets["ap"].synthetic) == ("ap", "asis", False)
+
+
+def test_shard_levels_group_the_same_tasks():
+    cfg = toy_block()
+    by_setting = w.workflow_tasks(cfg)
+    assert by_setting["shard"].tolist() == by_setting["task"].tolist()
+    assert by_setting["figure"].tolist() == sorted(by_setting["figure"])  # f1, f2, f3 in order
+    by_dataset = w.workflow_tasks(toy_block(shards={"by": "dataset", "block": 2}))
+    assert set(by_dataset[by_dataset["figure"] == "f1"]["shard"]) == {
+        f"f1-{d}-{lo:05d}" for d in ("synth", "real") for lo in (0, 2, 4)}
+    by_figure = w.workflow_tasks(toy_block(shards={"by": "figure", "block": 5}))
+    assert set(by_figure["shard"]) == {"f1-00000", "f2-00000", "f3-00000"}
+    records = w.shard_tasks(by_figure, "f3", "f3-00000")
+    assert len(records) == 2 * 2 * 4 and {r["lam"] for r in records} == {0.0, 0.5}
+    assert all(r["lam"] is None for r in w.shard_tasks(by_figure, "f1", "f1-00000"))
+    with pytest.raises(ValueError, match="no wallach2009 tasks in shard f1/nope"):
+        w.shard_tasks(by_figure, "f1", "nope")
+    with pytest.raises(ValueError, match="unknown shard level 'block'"):
+        w.workflow_tasks(toy_block(shards={"by": "block", "block": 2}))
+    with pytest.raises(ValueError, match=r"f2.datasets names unknown data sets \['nips'\]"):
+        w.workflow_tasks(toy_block(f2={"datasets": ["nips"], "scale": 1.0}))
+    with pytest.raises(ValueError, match="t1.dataset"):
+        w.workflow_tasks(toy_block(t1={"dataset": "other", "repeats": 1}))
+    with pytest.raises(ValueError, match="corpus must be 'dataset/variant'"):
+        w.data_sets(toy_block(datasets={"x": {"corpus": "toy"}}))
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("shards", "by"), "document", "'document' is not one of"),
+        (("f3", "lambdas"), [0.25, 0.5], "does not contain items matching"),
+        (("f1", "scale"), 0, "less than or equal to the minimum of 0"),
+        (("datasets", "ap", "doc_length"), 1, "1 is less than the minimum of 2"),
+        (("train", "burnin"), 5, "'burnin' was unexpected"),
+        (("runs",), 0, "0 is less than the minimum of 1"),
+    ],
+)
+def test_schema_bounds_the_wallach2009_block(path, value, message):
+    cfg = copy.deepcopy(config())
+    node = cfg["wallach2009"]
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(WorkflowError, match=message):
+        validate(cfg, SCHEMA)
+
+
+def test_heldout_documents(toy_corpus):
+    held = w.heldout_documents(toy_corpus, 6, seed=2)
+    assert held.n_docs == 6 and set(held.split) == {"test"} and held.lengths.min() >= 2
+    index = [int(n) for n in held.names]
+    assert index == sorted(index) and all(i % 4 == 0 for i in index)
+    for name, doc in zip(held.names, held, strict=True):
+        np.testing.assert_array_equal(doc, toy_corpus[int(name)])  # ordered: tokens kept
+    assert held.names.tolist() == w.heldout_documents(toy_corpus, 6, seed=2).names.tolist()
+    assert held.names.tolist() != w.heldout_documents(toy_corpus, 6, seed=3).names.tolist()
+    assert held.meta["heldout"]["tokens_shuffled"] is False
+    bag = Corpus(toy_corpus.offsets, toy_corpus.tokens, toy_corpus.vocab, toy_corpus.names,
+                 toy_corpus.split, {"ordered": False})
+    shuffled = w.heldout_documents(bag, 6, seed=2)
+    assert shuffled.names.tolist() == held.names.tolist()
+    assert any(not np.array_equal(a, b) for a, b in zip(shuffled, held, strict=True))
+    for a, b in zip(shuffled, held, strict=True):
+        np.testing.assert_array_equal(np.sort(a), np.sort(b))
+    with pytest.raises(ValueError, match="asked for 16 held-out documents; the .test. split"):
+        w.heldout_documents(toy_corpus, 16)
+
+
+def test_train_model_and_synthetic_set(toy_corpus):
+    settings = toy_block()["train"]
+    model = w.train_model(toy_corpus, 3, seed=4, **settings)
+    assert model.phi.shape == (3, 30) and model.meta["split"] == "train"
+    assert model.meta["D"] == int(np.sum(toy_corpus.split == "train"))
+    assert model.meta["optimize"]["alpha"] == "asymmetric"
+    assert len(set(model.alpha_m.tolist())) == 3  # optimised away from 5/T each
+    again = w.train_model(toy_corpus, 3, seed=4, **settings)
+    np.testing.assert_array_equal(again.phi, model.phi)
+    synth = w.synthetic_set(model, "synth", 7, 12, seed=1)
+    assert synth.n_docs == 7 and set(synth.lengths) == {12} and set(synth.split) == {"test"}
+    assert synth.meta["dataset"] == "synth" and "9.2" in synth.meta["synthetic"]["rule"]
+
+
+@pytest.fixture(scope="module")
+def toy_files(tmp_path_factory, toy_corpus):
+    """Documents and model files of the toy block's two data sets."""
+    root = tmp_path_factory.mktemp("w2")
+    cfg = toy_block()
+    real = w.train_model(toy_corpus, 4, seed=3, **cfg["train"])
+    truth = w.train_model(toy_corpus, 3, seed=3, **cfg["train"])
+    save_model(root / "real.npz", real)
+    save_model(root / "synth.npz", truth)
+    w.heldout_documents(toy_corpus, 5, seed=3).save(root / "real-docs.npz")
+    w.synthetic_set(truth, "synth", 5, 12, seed=3).save(root / "synth-docs.npz")
+    return root
+
+
+def run_grid(cfg, files, out, threads=1):
+    """What the rules do: every shard, then each figure's summary; the tables' bytes."""
+    tasks = w.workflow_tasks(cfg)
+    tables = {}
+    for figure in dict.fromkeys(tasks["figure"]):
+        rows, times = [], []
+        for shard in dict.fromkeys(tasks[tasks["figure"] == figure]["shard"]):
+            records = w.shard_tasks(tasks, figure, shard)
+            names = list(dict.fromkeys(r["dataset"] for r in records))
+            rows.append(out / f"{shard}.csv")
+            times.append(out / f"{shard}.timings.csv")
+            w.evaluate_shard(records, [files / f"{n}-docs.npz" for n in names],
+                             [files / f"{n}.npz" for n in names], rows[-1], times[-1],
+                             seed=cfg["seed"], runs=cfg["runs"], threads=threads,
+                             perturbation_seed=cfg["f3"]["perturbation_seed"],
+                             concentration=cfg["f3"]["concentration"])
+        table = out / f"table-{figure}.csv"
+        w.summarise_figure(figure, rows, times, table, out / f"timings-{figure}.csv",
+                           n_boot=cfg["bootstrap"], seed=cfg["seed"])
+        tables[figure] = table.read_bytes()
+    return tables
+
+
+def test_tables_do_not_depend_on_sharding_or_threads(toy_files, tmp_path):
+    cfg = toy_block()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    fine = run_grid(cfg, toy_files, tmp_path / "a", threads=1)
+    coarse = run_grid(toy_block(shards={"by": "figure", "block": 5}), toy_files, tmp_path / "b",
+                      threads=2)
+    assert fine == coarse
+    rows = pd.read_csv(tmp_path / "b" / "f1-00000.csv")
+    assert "seconds" not in rows and "threads" not in rows
+    times = pd.read_csv(tmp_path / "b" / "f1-00000.timings.csv")
+    assert len(times) == len(rows) and times["threads"].eq(2).all()
+    f1 = pd.read_csv(tmp_path / "a" / "table-f1.csv")
+    assert "seconds" not in f1
+    assert set(f1["dataset"]) == {"synth", "real"} and (f1["docs"] == 5).all()
+    assert f1[f1["setting"] == "Exact"]["boot_sd"].tolist() == [0.0]
+    assert set(f1[f1["dataset"] == "real"]["setting"]) >= {"AIS 2", "LR 2"}
+    cost = pd.read_csv(tmp_path / "a" / "timings-f1.csv")
+    assert {"seconds", "ns_per_site_update"} <= set(cost.columns)
+    assert len(cost) == len(f1)
+    f3 = pd.read_csv(tmp_path / "a" / "table-f3.csv")
+    assert set(f3["lam"]) == {0.0, 0.5} and set(f3["kind"]) == {"phi", "m"}
+
+
+def test_shard_checks_its_inputs(toy_files, tmp_path):
+    tasks = w.workflow_tasks(toy_block())
+    records = w.shard_tasks(tasks, "f1", tasks["shard"].iloc[0])
+    with pytest.raises(ValueError, match=r"data sets \['synth'\], but 2 document"):
+        w.evaluate_shard(records, [toy_files / "synth-docs.npz"] * 2, [toy_files / "synth.npz"],
+                         tmp_path / "r.csv", tmp_path / "t.csv")
+    with pytest.raises(ValueError, match="has 30 word types but the model"):
+        model = load_model(toy_files / "synth.npz")
+        save_model(tmp_path / "small.npz", LDAModel(model.phi[:, :20] / model.phi[:, :20].sum(
+            1, keepdims=True), model.alpha_m))
+        w.evaluate_shard(records, [toy_files / "synth-docs.npz"], [tmp_path / "small.npz"],
+                         tmp_path / "r.csv", tmp_path / "t.csv")
+    assert not (tmp_path / "r.csv").exists()
+    with pytest.raises(ValueError, match="unknown seed-002 figure 'f4'"):
+        w.summarise_figure("f4", [], [], tmp_path / "x.csv", tmp_path / "y.csv")
+
+
+def test_figure_and_cost_files(toy_files, tmp_path):
+    cfg = toy_block(shards={"by": "figure", "block": 5})
+    run_grid(cfg, toy_files, tmp_path)
+    for figure in ("f1", "f2", "f3"):
+        for suffix in ("png", "pdf"):
+            out = tmp_path / f"{figure}.{suffix}"
+            plots.figure_files(figure, tmp_path / f"table-{figure}.csv", out,
+                               tmp_path / f"{figure}.md", synthetic=("synth",))
+            first = out.read_bytes()
+            plots.figure_files(figure, tmp_path / f"table-{figure}.csv", out,
+                               tmp_path / f"{figure}.md", synthetic=("synth",))
+            assert out.read_bytes() == first  # no creation date in the file
+        assert (tmp_path / f"{figure}.md").read_text().startswith(f"Figure 002-{figure.upper()}")
+    assert "synth, error against the exact value" in (tmp_path / "f1.md").read_text()
+    with pytest.raises(ValueError, match="unknown seed-002 figure"):
+        plots.figure_files("t1", tmp_path / "table-f1.csv", tmp_path / "x.png", tmp_path / "x.md")
+    w.cost_files(toy_files / "synth-docs.npz", toy_files / "synth.npz", tmp_path / "t1.csv",
+                 tmp_path / "t1w.csv", tmp_path / "t1.md", repeats=1)
+    costs = pd.read_csv(tmp_path / "t1.csv")
+    assert costs["N"].eq(12).all() and costs["T"].eq(3).all()
+    assert pd.read_csv(tmp_path / "t1w.csv")["workload"].tolist() == ["CS S=1000", "LR R=20",
+                                                                      "total"]
+    assert "Table 002-T1" in (tmp_path / "t1.md").read_text()
