@@ -218,12 +218,17 @@ def categorical(rng, weights, n):
 @njit(cache=True)
 def categorical_cumulative(rng, cumulative, n):
     """Index drawn from a cumulative weight array ``cumulative[:n]`` (binary search)."""
-    target = uniform(rng) * cumulative[n - 1]
+    return search_cumulative(cumulative, n, uniform(rng) * cumulative[n - 1])
+
+
+@njit(cache=True)
+def search_cumulative(cumulative, n, x):
+    """First index i < n with cumulative[i] > x (n - 1 if none): inverse CDF by bisection."""
     lo = 0
     hi = n - 1
     while lo < hi:
         mid = (lo + hi) >> 1
-        if cumulative[mid] > target:
+        if cumulative[mid] > x:
             hi = mid
         else:
             lo = mid + 1

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from topiceval._numba import uniform
+from topiceval._numba import search_cumulative, uniform
 
 LINEAR_SEARCH_MAX = 32
 
@@ -29,15 +29,7 @@ def search(cumulative, last, target):
         for t in range(last):
             k += cumulative[t] <= target
         return k
-    lo = 0
-    hi = last
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cumulative[mid] > target:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
+    return search_cumulative(cumulative, last + 1, target)
 
 
 @njit(cache=True, inline="always")

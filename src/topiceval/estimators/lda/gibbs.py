@@ -258,20 +258,6 @@ def evaluate(ch, pw, cq, rows, am, lo, hi, rng):
 
 
 @njit(cache=True)
-def search(cum, n, x):
-    """First index i < n with cum[i] > x (n - 1 if none): inverse CDF by bisection."""
-    lo = 0
-    hi = n - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cum[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@njit(cache=True)
 def log_prior(cnt, am, alpha, n_tokens):
     """log P(z | alpha m) from the topic counts, eq. (1.1)."""
     s = math.lgamma(alpha) - math.lgamma(n_tokens + alpha)

@@ -25,8 +25,8 @@ import math
 import numpy as np
 from numba import njit
 
-from topiceval._numba import lse_add, uniform
-from topiceval.estimators.lda.gibbs import log_prior, lse_finish, search
+from topiceval._numba import lse_add, search_cumulative, uniform
+from topiceval.estimators.lda.gibbs import log_prior, lse_finish
 
 
 @njit(cache=True)
@@ -47,7 +47,7 @@ def is_pzw_document(tab, d, samples, rng):
         for n in range(lo, hi):
             row = tab.rows[n]
             cum = tab.cq[row]
-            cnt[search(cum, n_topics, uniform(rng) * cum[n_topics - 1])] += 1
+            cnt[search_cumulative(cum, n_topics, uniform(rng) * cum[n_topics - 1])] += 1
         ell = base + log_prior(cnt, tab.am, tab.alpha, hi - lo)
         for t in range(n_topics):
             ell -= cnt[t] * log_am[t]
@@ -113,7 +113,7 @@ def is_ip_document(tab, d, iterations, samples, rng):
         for n in range(lo, hi):
             row = tab.rows[n]
             r = row - r0
-            t = search(cum[r], n_topics, uniform(rng) * cum[r, n_topics - 1])
+            t = search_cumulative(cum[r], n_topics, uniform(rng) * cum[r, n_topics - 1])
             cnt[t] += 1
             ell += tab.logpw[row, t] - log_q[r, t]
         ell += log_prior(cnt, tab.am, tab.alpha, hi - lo)

@@ -81,14 +81,13 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import logsumexp
 
-from topiceval._numba import rng_state, seed_into, uniform
+from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
 from topiceval.estimators.lda.ais import schedule
 from topiceval.estimators.lda.gibbs import (
     Chain,
     log_lik,
     log_prior,
-    search,
     set_state,
     sweep,
     urn_draw,
@@ -179,7 +178,7 @@ def general_sweep(z, cnt, rows, row_base, lpb, la1, la2, beta, buf, rng):
             c = cnt[t]
             acc += math.exp(lpb[row, t] + beta * la1[c, t] + gamma * la2[c, t])
             buf[t] = acc
-        k = search(buf, n_topics, uniform(rng) * acc)
+        k = search_cumulative(buf, n_topics, uniform(rng) * acc)
         z[n] = k
         cnt[k] += 1
 
