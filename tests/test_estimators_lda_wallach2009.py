@@ -1,5 +1,6 @@
 """Seed-002 experiment functions, plots, and the ``topiceval estimate`` command."""
 
+import io
 import json
 
 import numpy as np
@@ -213,7 +214,7 @@ def test_plots_write_files(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f1.png", "f2.pdf", "f3.png"]
 
 
-def test_estimate_command(tmp_path, data):
+def test_estimate_command(tmp_path, data, capsys):
     docs, phi, am = data
     corpus = Corpus.from_documents(docs, vocab=[f"w{i}" for i in range(40)],
                                    split=["test", "train"] * 3)
@@ -234,6 +235,13 @@ def test_estimate_command(tmp_path, data):
     np.testing.assert_array_equal(frame["logp"].to_numpy().reshape(3, 2), expected.logp)
     assert frame["name"].tolist() == ["0", "0", "2", "2", "4", "4"]
     assert json.loads(frame["settings"].iloc[0]) == {"particles": 3, "resample": False}
+    # without --out, the same CSV goes to standard output
+    capsys.readouterr()
+    assert cli.main(["estimate", "--model", str(tmp_path / "model.npz"), "--docs",
+                     str(tmp_path / "docs.npz"), "--split", "test", "--method", "lr",
+                     "--particles", "3", "--no-resample", "--runs", "2", "--seed", "4"]) == 0
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out), dtype={"name": str})
+    pd.testing.assert_frame_equal(printed.drop(columns="seconds"), frame.drop(columns="seconds"))
     code = cli.main(["estimate", "--model", str(tmp_path / "model.npz"), "--docs",
                      str(tmp_path / "docs.npz"), "--method", "et", "--complete", "--samples",
                      "5", "--burnin", "2", "--completion-split", "3", "--out", str(out)])

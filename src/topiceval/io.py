@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,7 +41,10 @@ def write_text_atomic(path: str | os.PathLike, text: str) -> None:
 
 
 def write_csv_atomic(path: str | os.PathLike, frame: pd.DataFrame, **to_csv) -> None:
-    """``frame.to_csv(path, index=False, **to_csv)``, atomically."""
+    """``frame.to_csv(path, index=False, **to_csv)``, atomically; ``"-"`` writes to stdout."""
+    if str(path) == "-":
+        frame.to_csv(sys.stdout, index=False, **to_csv)
+        return
     with atomic_path(path) as tmp:
         frame.to_csv(tmp, index=False, **to_csv)
 

@@ -52,7 +52,7 @@ def register(subparsers) -> None:
                         help="observed tokens per document (default floor(N / 2))")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
-    parser.add_argument("--out", required=True, help="output CSV file")
+    parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.set_defaults(func=run)
 
 

@@ -1,6 +1,6 @@
 """``topiceval estimate``: held-out log-likelihood estimates of a saved model, as a tidy CSV.
 
-    topiceval estimate --model M.npz --docs D.npz --method lr --particles 20 --seed 0 --out est.csv
+    topiceval estimate --model M.npz --docs D.npz --method lr --particles 20 --seed 0 > est.csv
     topiceval estimate --model M.npz --docs D.npz --method et --complete --out completion.csv
     topiceval estimate --model G.npz --docs D.npz --method l2r --family gapfa --out est.csv
 
@@ -49,7 +49,7 @@ def register(subparsers) -> None:
     parser.add_argument("--runs", type=int, default=1, help="independent runs per document")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
-    parser.add_argument("--out", required=True, help="output CSV file")
+    parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.set_defaults(func=run)
 
 
