@@ -1,6 +1,6 @@
 """Sparse collapsed Gibbs sampler kernels for LDA training (ESTIMATORS.md §1.2).
 
-Design (see ``benchmarks/gibbs_throughput.md`` for the measurements behind it)
+Design (see ``benchmarks/README.md`` for the measurements behind it)
 ---------------------------------------------------------------------------
 The conditional (1.6) of a token of word v in document d, with the token removed from all counts
 (superscript ``-``), factors through a per-document coefficient
