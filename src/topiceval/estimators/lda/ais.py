@@ -11,10 +11,13 @@ T_s is one forward Gibbs sweep of the tempered conditional
     log P-hat = log w                           (Algorithm 1; unbiased)
 
 ``temperatures`` is S (linear schedule τ_s = s / S, the default of Foulds's reference code; seed
-002 does not state its schedule [G2-8]) or the increasing sequence τ_1..τ_S itself.  The tempered
-table phi_w^τ is recomputed for every sweep from log phi_w (one exp per distinct word type and
-topic), so a tempered sweep costs more than an ordinary one.  Cost (Table 1): S N site updates
-(N urn draws and (S - 1) N tempered site updates).
+002 does not state its schedule [G2-8]) or the increasing sequence τ_1..τ_S itself.  Cost (Table
+1): S N site updates (N urn draws and (S - 1) N tempered site updates).
+
+The tempered table phi_w^τ (one exp per distinct word type and topic) costs more than the sweep
+that uses it, so the R runs of a document advance in lockstep and share it: ``ais_runs`` makes
+one table per temperature for all R chains.  Each chain draws from its own stream in the order a
+lone run would, so a run's estimate does not depend on R or on the other runs.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from topiceval.estimators.lda.gibbs import log_lik, new_chain, sweep, temper_rows, urn_draw
+from topiceval.estimators.lda.gibbs import Chain, log_lik, sweep, temper_rows, urn_draw
 
 
 def schedule(temperatures) -> np.ndarray:
@@ -43,21 +46,40 @@ def schedule(temperatures) -> np.ndarray:
 
 
 @njit(cache=True)
-def ais_document(tab, d, tau, rng):
-    """(log w, log w, site updates) for document d with schedule ``tau`` (τ_0 = 0, ..., τ_S = 1)."""
+def chain_views(z, cnt, nz, nnz, buf, r):
+    """Chain r of R chains stored as rows of (R, .) arrays (``new_chains``)."""
+    return Chain(z[r], cnt[r], nz[r], nnz[r], buf[r])
+
+
+@njit(cache=True)
+def new_chains(n_runs, n_tokens, n_topics):
+    """Storage for R chains: z, counts, topics in use, their number, weight buffer."""
+    return (np.zeros((n_runs, n_tokens), np.int64), np.zeros((n_runs, n_topics), np.int64),
+            np.zeros((n_runs, n_topics), np.int64), np.zeros((n_runs, 1), np.int64),
+            np.zeros((n_runs, n_topics), np.float64))
+
+
+@njit(cache=True)
+def ais_runs(tab, d, tau, rngs, logw):
+    """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``;
+    returns the site updates of one run."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
     r0 = tab.tab_off[d]
     r1 = tab.tab_off[d + 1]
     n_temps = tau.shape[0] - 1
-    ch = new_chain(n_tokens, n_topics)
-    urn_draw(ch, tab.am, 0, n_tokens, rng)
-    logw = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+    z, cnt, nz, nnz, buf = new_chains(rngs.shape[0], n_tokens, n_topics)
+    for r in range(rngs.shape[0]):
+        ch = chain_views(z, cnt, nz, nnz, buf, r)
+        urn_draw(ch, tab.am, 0, n_tokens, rngs[r])
+        logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
     pw_tau = np.empty((r1 - r0, n_topics))
     cq_tau = np.empty((r1 - r0, n_topics))
     for s in range(1, n_temps):
         temper_rows(tab.logpw, tab.am, tau[s], r0, r1, pw_tau, cq_tau)
-        sweep(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rng)
-        logw += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
-    return logw, logw, n_temps * n_tokens
+        for r in range(rngs.shape[0]):
+            ch = chain_views(z, cnt, nz, nnz, buf, r)
+            sweep(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
+            logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+    return n_temps * n_tokens

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add
+from topiceval.estimators.lda.ais import chain_views, new_chains
 from topiceval.estimators.lda.gibbs import (
     evaluate,
     init_uniform,
@@ -71,8 +72,10 @@ def et_document(tab, d, burnin, samples, rng):
 
 
 @njit(cache=True)
-def ais_dc_document(tab, d, burnin, tau, rng):
-    """(log w, log w, site updates): AIS for document completion with schedule ``tau``."""
+def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
+    """AIS for document completion, R = rngs.shape[0] runs of document d in lockstep sharing
+    the tempered table of w2 (as ``ais.ais_runs``): log w -> ``logw[r]``; returns the site
+    updates of one run."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -81,20 +84,24 @@ def ais_dc_document(tab, d, burnin, tau, rng):
     r_end = tab.tab_off[d + 1]
     pw, cq, am = tab.pw, tab.cq, tab.am
     n_temps = tau.shape[0] - 1
-    ch = new_chain(n_tokens, n_topics)
-    init_uniform(ch, 0, n1, n_topics, rng)
-    for _ in range(burnin):
-        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
-    urn_draw(ch, am, n1, n_tokens, rng)
-    logw = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+    z, cnt, nz, nnz, buf = new_chains(rngs.shape[0], n_tokens, n_topics)
+    for r in range(rngs.shape[0]):
+        ch = chain_views(z, cnt, nz, nnz, buf, r)
+        init_uniform(ch, 0, n1, n_topics, rngs[r])
+        for _ in range(burnin):
+            sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
+        urn_draw(ch, am, n1, n_tokens, rngs[r])
+        logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
     pw_tau = np.empty((r_end - r2, n_topics))
     cq_tau = np.empty((r_end - r2, n_topics))
     for s in range(1, n_temps):
         temper_rows(tab.logpw, am, tau[s], r2, r_end, pw_tau, cq_tau)
-        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
-        sweep(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rng)
-        logw += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
-    return logw, logw, burnin * n1 + (n_tokens - n1) + (n_temps - 1) * n_tokens
+        for r in range(rngs.shape[0]):
+            ch = chain_views(z, cnt, nz, nnz, buf, r)
+            sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
+            sweep(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rngs[r])
+            logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+    return burnin * n1 + (n_tokens - n1) + (n_temps - 1) * n_tokens
 
 
 @njit(cache=True)

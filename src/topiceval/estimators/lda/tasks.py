@@ -3,7 +3,9 @@
 One ``prange`` over D x R tasks.  Task (d, r) seeds its own stream with
 ``seed_into(rng, seed, key, keys[d], run_keys[r])`` and calls the estimator's per-document
 function, which returns (estimate, alternative estimate, site updates); the alternative is the
-Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  Results
+Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  AIS and
+AIS-DC instead run one ``prange`` over documents, the R runs of a document in lockstep (they
+share each tempered table; ``ais.ais_runs``), each run on the same stream as above.  Results
 are written to per-task slots, so they do not depend on the number of threads or on the
 schedule.  A single driver (rather than one parallel kernel per estimator) keeps the numba
 compile time of the whole family to one parallel region.
@@ -19,9 +21,9 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import seed_into
-from topiceval.estimators.lda.ais import ais_document
+from topiceval.estimators.lda.ais import ais_runs
 from topiceval.estimators.lda.chib import chib_document
-from topiceval.estimators.lda.completion import ais_dc_document, et_document, lr_dc_document
+from topiceval.estimators.lda.completion import ais_dc_runs, et_document, lr_dc_document
 from topiceval.estimators.lda.hm import hm_document
 from topiceval.estimators.lda.is_prior import is_pt_document
 from topiceval.estimators.lda.is_token import is_ip_document, is_pzw_document
@@ -38,7 +40,22 @@ N_INT_SETTINGS = 5
 def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
     """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring)."""
     n_runs = run_keys.shape[0]
-    for task in prange((tab.doc_off.shape[0] - 1) * n_runs):
+    n_docs = tab.doc_off.shape[0] - 1
+    if n_runs == 0:
+        return
+    if code == AIS or code == AIS_DC:
+        for d in prange(n_docs):
+            rngs = np.empty((n_runs, 4), np.uint64)
+            for r in range(n_runs):
+                seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
+            if code == AIS:
+                s = ais_runs(tab, d, tau, rngs, out[d])
+            else:
+                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d])
+            alt[d, :] = out[d]
+            sites[d, :] = s
+        return
+    for task in prange(n_docs * n_runs):
         d = task // n_runs
         r = task - d * n_runs
         rng = np.empty(4, np.uint64)
@@ -51,16 +68,12 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
             v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng)
         elif code == HM:
             v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
-        elif code == AIS:
-            v, w, s = ais_document(tab, d, tau, rng)
         elif code == CHIB:
             v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng)
         elif code == LR:
             v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
         elif code == ET:
             v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
-        elif code == AIS_DC:
-            v, w, s = ais_dc_document(tab, d, ipar[BURNIN], tau, rng)
         elif code == LR_DC:
             v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
         else:
