@@ -2,6 +2,8 @@
 # set), each file checked against its accepted sha256 list and read to the end if an archive.
 # A failed check stops the rule with a message naming the file, expected and actual checksum,
 # and leaves no output behind (topiceval.data.download.fetch stages and verifies before moving).
+# Downloads are local rules: on a cluster they run on the submitting machine, which has the
+# network (or the mirror) that compute nodes may lack.
 
 for _source in config["sources"]:
     if _source == "nltk_data":
@@ -10,6 +12,7 @@ for _source in config["sources"]:
     rule:
         name:
             f"download_{_source}"
+        localrule: True
         output:
             raw_files(_source),
         params:
@@ -25,6 +28,7 @@ for _source in config["sources"]:
 
 
 rule nltk_data:
+    localrule: True
     output:
         NLTK_FILES,
     params:
