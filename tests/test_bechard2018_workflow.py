@@ -5,31 +5,22 @@ import copy
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import update_config, validate
+from snakemake.utils import validate
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
 from topiceval.lda.synthetic import synthetic_corpus
 from topiceval.models import LDAModel, load_model
 from topiceval.plots.bechard2018 import f4_figure_job
+from workflow_config import ROOT, SCHEMA, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 TINY = {"gibbs_sweeps": 8, "foldin_sweeps": 4, "vem_max_iter": 5, "sklearn_max_iter": 3}
 
-
-def load_config(overlay=None):
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    if overlay:
-        update_config(config, yaml.safe_load((ROOT / "config" / overlay).read_text()))
-    return config
 
 
 @pytest.fixture(scope="module")

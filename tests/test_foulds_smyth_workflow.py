@@ -2,28 +2,17 @@
 of the sharding and the thread count), input checks, and the config block's schema."""
 
 import copy
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import update_config, validate
+from snakemake.utils import validate
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import foulds_smyth as fs
 from topiceval.models import GaPModel, LDAModel, save_model
-
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
-
-
-def config(overlay=None):
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    if overlay:
-        update_config(cfg, yaml.safe_load((ROOT / "config" / overlay).read_text()))
-    return cfg
+from workflow_config import SCHEMA, load_config
 
 
 def toy_block(**changes):
@@ -59,7 +48,7 @@ def toy_files(tmp_path_factory):
 @pytest.mark.parametrize(("overlay", "shards_per_perturbation"),
                          [(None, 8), ("quick.yaml", 1), ("paper.yaml", 52)])
 def test_shipped_configs_give_the_documented_grids(overlay, shards_per_perturbation):
-    cfg = config(overlay)["foulds_smyth"]
+    cfg = load_config(overlay)["foulds_smyth"]
     tasks = fs.workflow_tasks(cfg)
     for name in cfg["perturbations"]:
         part = tasks[tasks["perturbation"] == name]
@@ -162,7 +151,7 @@ def test_shard_job_checks_its_inputs(toy_files, tmp_path):
     ],
 )
 def test_schema_bounds_the_foulds_smyth_block(path, value, message):
-    cfg = copy.deepcopy(config())
+    cfg = copy.deepcopy(load_config())
     node = cfg["foulds_smyth"]
     for key in path[:-1]:
         node = node[key]

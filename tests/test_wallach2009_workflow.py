@@ -2,29 +2,18 @@
 synthetic sets, shard files, tables independent of sharding and threads, figures and T1 files."""
 
 import copy
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import update_config, validate
+from snakemake.utils import validate
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import wallach2009 as w
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.plots import wallach2009 as plots
-
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
-
-
-def config(overlay=None):
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    if overlay:
-        update_config(cfg, yaml.safe_load((ROOT / "config" / overlay).read_text()))
-    return cfg
+from workflow_config import SCHEMA, load_config
 
 
 def toy_block(**changes):
@@ -62,17 +51,17 @@ def toy_corpus():
 
 
 def test_shipped_configs_give_the_documented_grids():
-    quick = w.workflow_tasks(config("quick.yaml")["wallach2009"])
+    quick = w.workflow_tasks(load_config("quick.yaml")["wallach2009"])
     assert quick.groupby("figure")["shard"].nunique().to_dict() == {"f1": 1, "f2": 1, "f3": 1}
-    default = w.workflow_tasks(config()["wallach2009"])
+    default = w.workflow_tasks(load_config()["wallach2009"])
     assert default["shard"].is_unique  # by setting, one 50-document block
-    paper_cfg = config("paper.yaml")["wallach2009"]
+    paper_cfg = load_config("paper.yaml")["wallach2009"]
     paper = w.workflow_tasks(paper_cfg)
     assert paper["shard"].nunique() >= 100 and paper["shard"].is_unique
     assert set(paper["doc_stop"] - paper["doc_start"]) == {10}
     assert w.data_sets(paper_cfg)["20newsgroups"].topics == 200
     assert paper[paper["label"] == "AIS 2"]["dataset"].unique().tolist() == ["20newsgroups"]
-    sets = w.data_sets(config()["wallach2009"])
+    sets = w.data_sets(load_config()["wallach2009"])
     assert [(s.name, s.topics, s.doc_length) for s in sets.values() if s.synthetic] == [
         ("synthetic-3", 3, 500), ("synthetic-50", 50, 200)]
     assert (sets["ap"].dataset, sets["ap"].variant, sets["ap"].synthetic) == ("ap", "asis", False)
@@ -115,7 +104,7 @@ def test_shard_levels_group_the_same_tasks():
     ],
 )
 def test_schema_bounds_the_wallach2009_block(path, value, message):
-    cfg = copy.deepcopy(config())
+    cfg = copy.deepcopy(load_config())
     node = cfg["wallach2009"]
     for key in path[:-1]:
         node = node[key]

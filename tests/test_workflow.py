@@ -14,14 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from snakemake.exceptions import WorkflowError
-from snakemake.utils import update_config, validate
+from snakemake.utils import validate
 
 from topiceval.data.sources import SOURCES
+from workflow_config import ROOT, SCHEMA, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
-SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 MIRROR = Path(os.environ.get("TOPICEVAL_DATA_MIRROR", ROOT.parent / "shared" / "data"))
 needs_mirror = pytest.mark.skipif(
     not (MIRROR / "MANIFEST.md").is_file(),
@@ -29,12 +27,6 @@ needs_mirror = pytest.mark.skipif(
 )
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
-
-def load_config(overlay=None):
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    if overlay:
-        update_config(config, yaml.safe_load((ROOT / "config" / overlay).read_text()))
-    return config
 
 
 def snakemake(*args, tmp_path, mirror=MIRROR, extra_config=(), timeout=900):
