@@ -104,6 +104,8 @@ def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
     row = total[(total["method"] == "ds") & (total["repeat"] == 0) & (total["samples"] == 16)]
     assert row["loglik"].item() == pytest.approx(first["logp"].sum(), rel=1e-14)
     assert ex.loglik_curves(counts, model, n_docs=6, **kw).equals(total)
+    with pytest.raises(ValueError, match="sums from the first document"):
+        ex.loglik_curves(counts, model, n_docs=6, start=2, **kw)
     with pytest.raises(ValueError, match="given twice"):
         ex.sum_loglik(pd.concat([whole, blocks[0]]))
     with pytest.raises(ValueError, match="6 non-empty documents"):

@@ -399,26 +399,15 @@ def sum_loglik(documents: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def loglik_curves(
-    counts,
-    model: GaPModel,
-    *,
-    collection: str,
-    methods: Sequence[str] = F3_METHODS,
-    checkpoints: Iterable[int],
-    n_docs: int = 1000,
-    repeats: int = 1,
-    seed: int = 0,
-    settings: Mapping[str, Mapping] | None = None,
-    threads: int | None = None,
-) -> pd.DataFrame:
-    """Sum of log p-hat(y_d) over the first ``n_docs`` non-empty documents against S.
+def loglik_curves(counts, model: GaPModel, **options) -> pd.DataFrame:
+    """Sum of log p-hat(y_d) over the first ``n_docs`` non-empty documents against S:
+    ``sum_loglik`` of ``loglik_documents`` with the same ``options`` (from document 0).
 
     Columns: collection, method, repeat, samples, loglik, n_docs.
     """
-    return sum_loglik(loglik_documents(
-        counts, model, collection=collection, methods=methods, checkpoints=checkpoints,
-        n_docs=n_docs, repeats=repeats, seed=seed, settings=settings, threads=threads))
+    if "start" in options:
+        raise ValueError("loglik_curves sums from the first document; use loglik_documents")
+    return sum_loglik(loglik_documents(counts, model, **options))
 
 
 def samples_to_converge(curve: pd.DataFrame, tolerance: float) -> int:
