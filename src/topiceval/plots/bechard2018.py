@@ -10,15 +10,14 @@ writes the figure and its caption.  Restyling a figure never re-runs a sampler.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pandas as pd
-from matplotlib import rc_context
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from topiceval.experiments.bechard2018 import COLUMNS, PAPER_BEST_T, f4_caption, f4_summary
 from topiceval.io import atomic_path
+from topiceval.plots.save import save_figure
 
 TITLES = {
     "vem": "our VEM (seed 001 Alg. 1)",
@@ -34,7 +33,6 @@ SPLIT_STYLE = {"train": {"color": "tab:blue", "marker": "o"},
                "test": {"color": "tab:red", "marker": "s"}}
 DEFINITION_STYLE = {"P2": "-", "P1-bound": "--", "P4": "-"}
 # no dates, fixed SVG ids: a figure's bytes depend only on its table
-DATE_FREE = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
 
 
 def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None:
@@ -73,10 +71,7 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
         ax.set_ylabel("perplexity")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    target = Path(path)
-    fmt = target.suffix.lstrip(".") or "png"
-    with atomic_path(target) as tmp, rc_context({"svg.hashsalt": "topiceval"}):
-        fig.savefig(tmp, format=fmt, dpi=150, metadata=DATE_FREE.get(fmt))
+    save_figure(fig, path, dpi=150, default_format="png")
 
 
 def f4_figure_job(table_path: str | os.PathLike, figure_path: str | os.PathLike,

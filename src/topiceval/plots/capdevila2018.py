@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,7 +25,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import COLLECTIONS, LABELS
-from topiceval.io import atomic_path, write_text_atomic
+from topiceval.io import write_text_atomic
+from topiceval.plots.save import save_figure
 
 COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
           "l2r_code": "tab:olive"}
@@ -66,12 +66,6 @@ def _legend(fig: Figure, axes) -> None:
                ncols=min(len(entries), 5), fontsize="small", frameon=False)
 
 
-def _save(fig: Figure, path: str | os.PathLike) -> None:
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "pdf")
-
-
 def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = "kl") -> None:
     """004-F2: KL (``metric="kl"``) or the mean absolute error of log p-hat (``"mae"``) against
     the number of samples per collection, mean +/- standard error over repeats.  A panel with a
@@ -100,7 +94,7 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
         ax.set(xscale="log", yscale="log", xlabel="samples S", ylabel=ylabel)
         _log_ticks(ax.xaxis)
     _legend(fig, axes)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
@@ -120,7 +114,7 @@ def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
            ylabel="KL (bits)", title="L2R vs DS")
     _log_ticks(ax.xaxis)
     ax.legend(fontsize="small")
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
@@ -139,7 +133,7 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
         ax.set(xscale="log", xlabel="samples S", ylabel="log-likelihood (nats)")
         _log_ticks(ax.xaxis)
     _legend(fig, axes)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 # --------------------------------------------------------------------------- workflow jobs

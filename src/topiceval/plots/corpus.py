@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from topiceval.corpus import Corpus
-from topiceval.io import atomic_path
+from topiceval.plots.save import save_figure
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -73,6 +73,5 @@ def length_distributions(corpora, out_path: str | os.PathLike, ncols: int = 3) -
         ax.legend(fontsize="small", loc="best")
     for ax in axes[n:]:
         ax.set_visible(False)
-    with atomic_path(out_path) as tmp:
-        fig.savefig(tmp, format=fmt, dpi=150)
+    save_figure(fig, out_path, dpi=150)
     return out_path

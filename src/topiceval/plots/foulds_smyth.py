@@ -19,7 +19,6 @@ atomically; the format follows the file suffix.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -33,20 +32,11 @@ from topiceval.experiments.foulds_smyth import (
     caption_f1,
     caption_reciprocal,
 )
-from topiceval.io import atomic_path, write_text_atomic
+from topiceval.io import write_text_atomic
+from topiceval.plots.save import save_figure
 
 BUDGET_STYLE = {"cheap": {"color": "tab:orange"}, "expensive": {"color": "tab:blue"}}
 
-
-# date-free metadata per format, so that a figure's bytes depend only on its rows
-_METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
-
-
-def _save(fig: Figure, path: str | os.PathLike) -> None:
-    path = Path(path)
-    fmt = path.suffix.lstrip(".") or "pdf"
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt, metadata=_METADATA.get(fmt))
 
 
 def _budgets(rows: pd.DataFrame) -> list[str]:
@@ -101,7 +91,7 @@ def plot_f1(rows: pd.DataFrame, path: str | os.PathLike, *, bins: int = 40) -> N
         ax.tick_params(labelsize=7)
         ax.legend(fontsize=6)
         ax.grid(alpha=0.3)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_reciprocal(rows: pd.DataFrame, path: str | os.PathLike, *,
@@ -129,7 +119,7 @@ def plot_reciprocal(rows: pd.DataFrame, path: str | os.PathLike, *,
         ax.tick_params(labelsize=7)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def write_figures(rows_path, f1_table, x1_table, f1_path, f1_caption, x1_path, x1_caption, *,

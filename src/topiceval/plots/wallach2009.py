@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,6 +24,7 @@ from matplotlib.figure import Figure
 
 from topiceval.experiments import wallach2009 as experiment
 from topiceval.io import atomic_path
+from topiceval.plots.save import save_figure
 
 COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue", "lr": "tab:green",
           "lr_wallach": "tab:olive", "is_pt": "tab:orange", "is_pzw": "tab:brown",
@@ -37,16 +37,6 @@ def _label(row) -> str:
         return row["setting"].replace("LR", "LR-W")
     return row["setting"]
 
-
-# date-free metadata per format, so that a figure's bytes depend only on its table
-_METADATA = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
-
-
-def _save(fig: Figure, path: str | os.PathLike) -> None:
-    path = Path(path)
-    fmt = path.suffix.lstrip(".") or "pdf"
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt, metadata=_METADATA.get(fmt))
 
 
 def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
@@ -74,7 +64,7 @@ def plot_f1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
         axes[0, j].set_title(name, fontsize=9)
         _points(axes[1, j], part[part["method"].isin(COMPETITIVE)],
                 ylabel="competitive methods" if j == 0 else None)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_f2(summary: pd.DataFrame, path: str | os.PathLike) -> None:
@@ -90,7 +80,7 @@ def plot_f2(summary: pd.DataFrame, path: str | os.PathLike) -> None:
         _points(ax, summary[summary["dataset"] == name],
                 ylabel="sum log P(w2 | w1)" if j % cols == 0 else None)
         ax.set_title(name, fontsize=9)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
@@ -110,7 +100,7 @@ def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("sum log P(lambda) - log P(0)", fontsize=8)
     axes[1].legend(fontsize=7)
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
