@@ -136,3 +136,31 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     assert np.array_equal(rng, rng_ref)
     share = sparse_sites / (12 * doc.size)
     assert share > 0.5 if layout == "sparse" else share < 0.5
+
+
+@pytest.mark.parametrize("floor", [None, 1e-130])
+def test_walk_matches_the_sum_of_log_conditionals(floor):
+    """gibbs.walk's running product equals the reference's sum of log conditionals (2.2).
+
+    200 tokens make the product pass the flush threshold several times; with ``floor`` one topic
+    gives every word probability ~1e-130, so walking tokens to it takes single factors below the
+    direct-to-log threshold: a product that underflowed would return -inf.
+    """
+    docs, phi, am = problem(6, 30, (200,), 0.3, 5)
+    if floor is not None:
+        phi[0] = floor
+        phi[0, 0] = 1.0 - floor * (phi.shape[1] - 1)
+    doc = docs[0]
+    tab = inputs.build_tables(docs, phi, am, np.arange(1))
+    rng = np.random.default_rng(8)
+    z = rng.integers(1, am.size, doc.size)
+    target = rng.integers(0, am.size, doc.size)
+    ch = gibbs.new_chain(doc.size, am.size)
+    gibbs.set_state(ch, z, 0, doc.size)
+    got = gibbs.walk(ch, tab.pw, tab.cq, tab.rows, am, target)
+    expected = ref.log_transition(z, target, doc, phi, am)
+    assert np.isfinite(got)
+    assert got == pytest.approx(expected, rel=1e-12)
+    np.testing.assert_array_equal(ch.z, target)
+    np.testing.assert_array_equal(ch.cnt, np.bincount(target, minlength=am.size))
+    assert expected < (-250 if floor is None else -5000)

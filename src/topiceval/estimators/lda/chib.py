@@ -62,10 +62,10 @@ def icm_pass(ch, pw, rows, am):
 
 
 @njit(cache=True)
-def log_transition_to(ch, copy, zstar, pw, cq, rows, am, rng):
+def log_transition_to(ch, copy, zstar, pw, cq, rows, am):
     """log T(z* <- ch.z), eq. (2.2), by walking a copy (``copy``) of the chain from n = 1 to N."""
     copy_into(ch, copy)
-    return walk(copy, pw, cq, rows, am, zstar, rng)
+    return walk(copy, pw, cq, rows, am, zstar)
 
 
 @njit(cache=True)
@@ -93,16 +93,16 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
     saved = new_chain(n_tokens, n_topics)
     sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
     copy_into(ch, saved)
-    lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am, rng)
+    lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
     acc_m, acc_s = lse_add(-np.inf, 0.0, lt)
     for _ in range(start + 1, samples):
         sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
-        lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am, rng)
+        lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     copy_into(saved, ch)
     for _ in range(start):
         sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
-        lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am, rng)
+        lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     logp = log_joint - lse_finish(acc_m, acc_s, samples)
     return logp, logp, (burnin + passes + 2 * samples) * n_tokens

@@ -27,18 +27,23 @@ index if rounding puts x past every cumulative sum.
 
 Performance note: numba increments and decrements the reference counts of the arrays a function
 uses, and its pruning pass leaves these (atomic) updates in functions with branches, so a helper
-called once per site costs more than the site update itself.  All per-site work therefore
-happens inside ``scan`` (one call per sweep), which implements every per-site operation the
-estimators need:
+called once per site costs more than the site update itself (measured: the site update split
+into ``inline="always"`` helpers runs 4.7x slower).  All per-site work therefore happens inside
+two loops, each called once per sweep:
 
-* ``SWEEP``: site updates (1.5) of positions lo..hi-1 (``reverse``: hi-1 down to lo);
-* ``EXTEND``: draw z_n for new positions from (1.5) given the counts so far (no removal), and
-  return sum_n log Z_n, Z_n = sum_t pw[row_n, t] (N_t + alpha m_t) (left-to-right, Pólya urn);
-* ``WALK``: the walk of (2.2): remove z_n, add log P(target_n | ...) (normalised (1.5)), set
-  z_n = target_n; returns log T(target <- z);
-* ``EVAL``: return sum_n log Z_n for the positions without changing the state (ET);
-* ``LEFT_TO_RIGHT``: for n = lo..hi-1, SWEEP positions 0..n-1 then EXTEND n (one particle of
-  the left-to-right algorithm with rejuvenation, §2.7), in one flat loop.
+* ``scan``, the draws: ``SWEEP``, site updates (1.5) of positions lo..hi-1 (``reverse``: hi-1
+  down to lo); ``EXTEND``, draw z_n for new positions from (1.5) given the counts so far (no
+  removal) and return sum_n log Z_n, Z_n = sum_t pw[row_n, t] (N_t + alpha m_t) (left-to-right,
+  Pólya urn); ``EVAL``, return sum_n log Z_n without changing the state (ET);
+* ``walk``, the walk of (2.2): remove z_n, multiply in P(target_n | ...) (normalised (1.5)), set
+  z_n = target_n; returns log T(target <- z).  It draws nothing, keeps no cumulative sums and
+  multiplies the conditionals into a running product that goes to the log sum only before it
+  could underflow, instead of taking two logarithms per site.
+
+``left_to_right`` (one particle of the left-to-right algorithm with rejuvenation, §2.7) calls
+``scan`` twice per position: SWEEP 0..n-1, then EXTEND n.  ``walk`` repeats the removal and the
+weight sum of ``scan`` on purpose (a shared per-site helper is the 4.7x above); CS runs about
+0.77x the time it did when the walk was a mode of ``scan`` (benchmarks/README.md).
 
 A "site update" in the cost counts is one such draw or evaluation, as in seed 002 Table 1.
 """
@@ -53,7 +58,7 @@ from numba import njit
 
 from topiceval._numba import lse_value, randint, uniform
 
-SWEEP, EXTEND, WALK, EVAL, LEFT_TO_RIGHT = 0, 1, 2, 3, 4
+SWEEP, EXTEND, EVAL = 0, 1, 2
 
 
 class Chain(NamedTuple):
@@ -108,10 +113,10 @@ def init_uniform(ch, lo, hi, n_topics, rng):
 
 
 @njit(cache=True)
-def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, target, values, rng):
-    """Per-site operation ``mode`` over positions lo..hi-1 (see the module docstring).
+def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, values, rng):
+    """Per-site operation ``mode`` (SWEEP, EXTEND or EVAL) over positions lo..hi-1.
 
-    EXTEND, EVAL and LEFT_TO_RIGHT store log Z_n in ``values[n]`` when ``values`` is not empty.
+    EXTEND and EVAL store log Z_n in ``values[n]`` when ``values`` is not empty.
     """
     z = ch.z
     cnt = ch.cnt
@@ -121,33 +126,16 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, target, values, 
     n_topics = am.shape[0]
     store = values.shape[0] > 0
     out = 0.0
-    steps = hi - lo
-    if mode == LEFT_TO_RIGHT:  # (sweep 0..n-1, extend n) for n = lo..hi-1
-        steps = (hi * (hi + 1) - lo * (lo + 1)) // 2
-    front = lo  # LEFT_TO_RIGHT: the next position to extend
-    m = 0  # LEFT_TO_RIGHT: the next position to rejuvenate
-    for i in range(steps):
-        if mode == LEFT_TO_RIGHT:
-            if m < front:
-                n = m
-                op = SWEEP
-                m += 1
-            else:
-                n = front
-                op = EXTEND
-                front += 1
-                m = 0
-        else:
-            n = hi - 1 - i if reverse else lo + i
-            op = mode
+    for i in range(hi - lo):
+        n = hi - 1 - i if reverse else lo + i
         row = np.uint64(rows[n] - row_base)  # unsigned indices skip wraparound checks
-        if op == SWEEP or op == WALK:
+        if mode == SWEEP:
             old = np.uint64(z[n])
             c = cnt[old] - 1
             cnt[old] = c
             if c == 0:
                 j = 0
-                while nz[j] != old:
+                while nz[j] != np.int64(old):
                     j += 1
                 for jj in range(j, nnz - 1):
                     nz[jj] = nz[jj + 1]
@@ -166,44 +154,40 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, target, values, 
                 buf[t] = acc
             doc = -1.0
             total = acc
-        if op == EVAL or op == EXTEND:
+        if mode != SWEEP:
             log_total = math.log(total)
             out += log_total
             if store:
                 values[n] = log_total
-            if op == EVAL:
+            if mode == EVAL:
                 continue
-        if op == WALK:
-            k = target[n]
-            out += math.log(pw[row, k] * (cnt[k] + am[k])) - math.log(total)
+        x = uniform(rng) * total
+        if doc < 0.0:
+            a = 0
+            b = n_topics - 1
+            while a < b:
+                mid = (a + b) >> 1
+                if buf[mid] > x:
+                    b = mid
+                else:
+                    a = mid + 1
+            k = a
+        elif x < doc:
+            ua = np.uint64(0)
+            while buf[ua] <= x:  # linear: faster than bisection for few topics in use
+                ua += np.uint64(1)
+            k = nz[ua]
         else:
-            x = uniform(rng) * total
-            if doc < 0.0:
-                a = 0
-                b = n_topics - 1
-                while a < b:
-                    mid = (a + b) >> 1
-                    if buf[mid] > x:
-                        b = mid
-                    else:
-                        a = mid + 1
-                k = a
-            elif x < doc:
-                ua = np.uint64(0)
-                while buf[ua] <= x:  # linear: faster than bisection for few topics in use
-                    ua += np.uint64(1)
-                k = nz[ua]
-            else:
-                x -= doc
-                a = 0
-                b = n_topics - 1
-                while a < b:
-                    mid = (a + b) >> 1
-                    if cq[row, mid] > x:
-                        b = mid
-                    else:
-                        a = mid + 1
-                k = a
+            x -= doc
+            a = 0
+            b = n_topics - 1
+            while a < b:
+                mid = (a + b) >> 1
+                if cq[row, mid] > x:
+                    b = mid
+                else:
+                    a = mid + 1
+            k = a
         z[n] = k
         uk = np.uint64(k)
         c = cnt[uk]
@@ -219,42 +203,103 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, target, values, 
     return out
 
 
-# The wrappers below pass every scalar through np.int64 / np.bool_ and a fresh (mutable) target
-# array: numba compiles a separate specialisation of a function for each combination of literal
-# (constant) or read-only arguments, and ``scan`` is the one function worth compiling only once.
+# A running product of conditionals in (0, 1] is flushed into the log sum below _FLUSH; single
+# factors below _TINY go to the log sum directly, so the product never leaves the normal range.
+_FLUSH = 1e-200
+_TINY = 1e-100
+
+
+@njit(cache=True)
+def walk(ch, pw, cq, rows, am, target):
+    """WALK all positions to ``target``: returns log T(target <- z), eq. (2.2)."""
+    z = ch.z
+    cnt = ch.cnt
+    nz = ch.nz
+    nnz = ch.nnz[0]
+    n_topics = am.shape[0]
+    prod = 1.0
+    out = 0.0
+    for n in range(rows.shape[0]):
+        row = np.uint64(rows[n])
+        old = np.uint64(z[n])
+        c = cnt[old] - 1
+        cnt[old] = c
+        if c == 0:
+            j = 0
+            while nz[j] != np.int64(old):
+                j += 1
+            for jj in range(j, nnz - 1):
+                nz[jj] = nz[jj + 1]
+            nnz -= 1
+        acc = 0.0
+        if 2 * nnz <= n_topics:
+            for j in range(nnz):
+                t = np.uint64(nz[j])
+                acc += pw[row, t] * cnt[t]
+            total = acc + cq[row, n_topics - 1]
+        else:
+            for t in range(n_topics):
+                acc += pw[row, t] * (cnt[t] + am[t])
+            total = acc
+        k = target[n]
+        uk = np.uint64(k)
+        c = cnt[uk]
+        factor = pw[row, uk] * (c + am[uk]) / total
+        if factor < _TINY:
+            out += math.log(factor)
+        else:
+            prod *= factor
+            if prod < _FLUSH:
+                out += math.log(prod)
+                prod = 1.0
+        z[n] = k
+        cnt[uk] = c + 1
+        if c == 0:
+            j = nnz
+            while j > 0 and nz[j - 1] > k:
+                nz[j] = nz[j - 1]
+                j -= 1
+            nz[j] = k
+            nnz += 1
+    ch.nnz[0] = nnz
+    return out + math.log(prod)
+
+
+# The wrappers below pass every scalar through np.int64 / np.bool_: numba compiles a separate
+# specialisation of a function for each combination of literal (constant) arguments, and
+# ``scan`` is the one function worth compiling only once.
 @njit(cache=True)
 def sweep(ch, pw, cq, rows, row_base, am, lo, hi, reverse, rng):
     """Gibbs site updates (1.5) of positions lo..hi-1, in reverse order if ``reverse``."""
     scan(ch, pw, cq, rows, np.int64(row_base), am, np.int64(lo), np.int64(hi),
-         np.bool_(reverse), np.int64(SWEEP), np.empty(0, np.int64), np.empty(0), rng)
+         np.bool_(reverse), np.int64(SWEEP), np.empty(0), rng)
 
 
 @njit(cache=True)
 def extend(ch, pw, cq, rows, row_base, am, lo, hi, values, rng):
     """EXTEND positions lo..hi-1 (draw each given the counts so far); log Z_n -> values[n]."""
     return scan(ch, pw, cq, rows, np.int64(row_base), am, np.int64(lo), np.int64(hi),
-                np.bool_(False), np.int64(EXTEND), np.empty(0, np.int64), values, rng)
+                np.bool_(False), np.int64(EXTEND), values, rng)
 
 
 @njit(cache=True)
 def left_to_right(ch, pw, cq, rows, am, values, rng):
     """One left-to-right particle with rejuvenation: for n = 1..N, sweep 1..n-1, extend n."""
-    return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(rows.shape[0]),
-                np.bool_(False), np.int64(LEFT_TO_RIGHT), np.empty(0, np.int64), values, rng)
-
-
-@njit(cache=True)
-def walk(ch, pw, cq, rows, am, target, rng):
-    """WALK all positions to ``target``: returns log T(target <- z), eq. (2.2)."""
-    return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(rows.shape[0]),
-                np.bool_(False), np.int64(WALK), target, np.empty(0), rng)
+    out = 0.0
+    none = np.empty(0)
+    for n in range(rows.shape[0]):
+        scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(n), np.bool_(False),
+             np.int64(SWEEP), none, rng)
+        out += scan(ch, pw, cq, rows, np.int64(0), am, np.int64(n), np.int64(n + 1),
+                    np.bool_(False), np.int64(EXTEND), values, rng)
+    return out
 
 
 @njit(cache=True)
 def evaluate(ch, pw, cq, rows, am, lo, hi, rng):
     """EVAL positions lo..hi-1: sum_n log Z_n, the state unchanged."""
     return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(lo), np.int64(hi),
-                np.bool_(False), np.int64(EVAL), np.empty(0, np.int64), np.empty(0), rng)
+                np.bool_(False), np.int64(EVAL), np.empty(0), rng)
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ order; particle r stores
 
 then draws z_n^(r) from the same weights.  With ``resample`` (rejuvenation, Algorithm 3 lines
 5-7), positions 1..n-1 of the particle get one Gibbs sweep of (1.5), restricted to the first
-n - 1 tokens, before a[r, n] is computed (gibbs.scan, modes EXTEND and LEFT_TO_RIGHT).  Both
+n - 1 tokens, before a[r, n] is computed (gibbs.extend and gibbs.left_to_right).  Both
 estimators come from the same a[r, n]:
 
     "lr" (sequential, unbiased for every R, with or without rejuvenation):
