@@ -1,19 +1,16 @@
 """Seed-002 workflow functions: config -> data sets and task grid, held-out documents, training,
 synthetic sets, shard files, tables independent of sharding and threads, figures and T1 files."""
 
-import copy
 
 import numpy as np
 import pandas as pd
 import pytest
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import wallach2009 as w
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.plots import wallach2009 as plots
-from workflow_config import SCHEMA, load_config
+from workflow_config import assert_schema_rejects, load_config
 
 
 def toy_block(**changes):
@@ -104,13 +101,7 @@ def test_shard_levels_group_the_same_tasks():
     ],
 )
 def test_schema_bounds_the_wallach2009_block(path, value, message):
-    cfg = copy.deepcopy(load_config())
-    node = cfg["wallach2009"]
-    for key in path[:-1]:
-        node = node[key]
-    node[path[-1]] = value
-    with pytest.raises(WorkflowError, match=message):
-        validate(cfg, SCHEMA)
+    assert_schema_rejects(("wallach2009", *path), value, message)
 
 
 def test_heldout_documents(toy_corpus):
