@@ -106,12 +106,41 @@ def test_complete_matches_reference(method, settings, which):
             assert runs.logp[d, r] == pytest.approx(expected, rel=1e-10, abs=1e-10)
 
 
-@pytest.mark.parametrize(("alpha", "layout"), [(0.05, "sparse"), (50.0, "dense")])
+@pytest.mark.parametrize("old", [None, 2, 5])
+@pytest.mark.parametrize("in_use", [[2, 5], [0, 1, 2, 3, 5, 6, 7]])
+def test_reference_draw_is_an_exact_inverse_cdf(in_use, old):
+    """ref.draw maps u in (0, 1) onto topic t with probability ∝ pw_t (N_t + alpha m_t).
+
+    Every layout: sparse (2 of 8 topics in use) and dense (7), a new position (``old`` None) or
+    a site update whose old topic still has tokens (2) or had only this one (5 is not in use
+    after the removal).  u runs over a midpoint grid of K points, so each topic's share of the
+    grid is its probability up to 1/K per interval end: exact, no Monte Carlo error.
+    """
+    pw = np.array([0.3, 0.05, 0.2, 0.01, 0.08, 0.15, 0.12, 0.09])
+    am = np.array([0.4, 0.1, 0.3, 0.2, 0.5, 0.1, 0.2, 0.2])
+    cnt = np.zeros(8, np.int64)
+    cnt[in_use] = [3, 1, 4, 1, 5, 9, 2][: len(in_use)]
+    if old == 5:
+        cnt[5] = 0
+    k = 20_000
+    ref.BRANCHES.clear()
+    drawn = [ref.draw(pw, am, cnt, (i + 0.5) / k, old=old) for i in range(k)]
+    share = np.bincount(drawn, minlength=8) / k
+    weights = pw * (cnt + am)
+    np.testing.assert_allclose(share, weights / weights.sum(), rtol=0, atol=2.0 / k)
+    expected = {"dense"} if len(in_use) > 4 else {"document bucket", "prior bucket"}
+    if old == 2 and len(in_use) <= 4:
+        expected.add("old topic")
+    assert set(ref.BRANCHES) == expected
+
+
+@pytest.mark.parametrize(("alpha", "layout"), [(0.05, "sparse"), (1.0, "sparse"), (50.0, "dense")])
 def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     """Forward and reverse sweeps give the reference's assignments after every sweep.
 
     A small alpha keeps few topics in use (sparse layout of the draw); a large one spreads the
-    25 tokens over most of the 12 topics (dense layout).
+    25 tokens over most of the 12 topics (dense layout).  The sparse cases must go through each
+    part of the site update's inverse CDF (old topic, other topics in use, prior bucket).
     """
     docs, phi, am = problem(12, 20, (25,), alpha, 4)
     doc = docs[0]
@@ -122,6 +151,7 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     gibbs.init_uniform(ch, 0, doc.size, am.size, rng)
     z, cnt = ref.uniform_init(doc.size, am.size, rng_ref)
     sparse_sites = 0
+    ref.BRANCHES.clear()
     for sweep in range(12):
         reverse = sweep % 3 == 2
         gibbs.sweep(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
@@ -136,6 +166,8 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     assert np.array_equal(rng, rng_ref)
     share = sparse_sites / (12 * doc.size)
     assert share > 0.5 if layout == "sparse" else share < 0.5
+    if layout == "sparse":
+        assert min(ref.BRANCHES[b] for b in ("old topic", "document bucket", "prior bucket")) > 0
 
 
 @pytest.mark.parametrize("floor", [None, 1e-130])

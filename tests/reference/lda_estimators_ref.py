@@ -9,11 +9,15 @@ inverse-CDF draws and scipy for log-gamma and log-sum-exp.
 The one non-obvious shared convention is the inverse CDF of the Gibbs conditional (1.5),
 ``draw`` below: with m topics in use, the sparse layout (2 m <= T) looks the topic up first in
 the "document bucket" pw_t N_t over the topics in use (ascending), then in the "prior bucket"
-pw_t alpha m_t; the dense layout uses pw_t (N_t + alpha m_t).  Both are exact inverse CDFs of the
-same distribution; the kernel documents which one it uses (gibbs.py).
+pw_t alpha m_t; a site update (the site's old topic given) first tries the old topic's
+document-bucket weight and leaves it out of the document bucket; the dense layout uses
+pw_t (N_t + alpha m_t).  All are exact inverse CDFs of the same distribution (tested); the
+kernel documents which one it uses (gibbs.py).
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import numpy as np
 from scipy.special import gammaln, logsumexp
@@ -22,6 +26,9 @@ from topiceval import _numba as nb
 
 
 # --------------------------------------------------------------------------- building blocks
+BRANCHES: Counter = Counter()
+
+
 def weights_total(pw, am, cnt):
     """(total, layout data) of the conditional pw_t (N_t + alpha m_t) as the kernel lays it out."""
     nz = np.flatnonzero(cnt)
@@ -33,21 +40,38 @@ def weights_total(pw, am, cnt):
     return cum[-1], ("dense", None, cum, -1.0)
 
 
-def draw(pw, am, cnt, u):
-    """Topic drawn by uniform u from P(t) ∝ pw_t (N_t + alpha m_t) (see the module docstring)."""
+def draw(pw, am, cnt, u, old=None):
+    """Topic drawn by uniform u from P(t) ∝ pw_t (N_t + alpha m_t) (see the module docstring).
+
+    ``old`` (a site update: the counts exclude the site) puts the old topic's document-bucket
+    weight first in the sparse layout.  ``BRANCHES`` counts which part of the CDF each draw
+    landed in, so tests can check that they exercised all of them.
+    """
     total, (layout, nz, cum, doc) = weights_total(pw, am, cnt)
     x = u * total
     if layout == "dense":
+        BRANCHES["dense"] += 1
         return min(int(np.searchsorted(cum, x, side="right")), am.size - 1)
+    if old is not None:
+        w_old = pw[old] * cnt[old]
+        if x < w_old:
+            BRANCHES["old topic"] += 1
+            return old
+        x -= w_old
+        nz = nz[nz != old]
+        cum = np.cumsum(pw[nz] * cnt[nz])
+        doc = cum[-1] if nz.size else 0.0
     if x < doc:
+        BRANCHES["document bucket"] += 1
         return int(nz[np.searchsorted(cum, x, side="right")])
+    BRANCHES["prior bucket"] += 1
     prior = np.cumsum(pw * am)
     return min(int(np.searchsorted(prior, x - doc, side="right")), am.size - 1)
 
 
 def gibbs_site(z, cnt, n, pw, am, rng):
     cnt[z[n]] -= 1
-    z[n] = draw(pw, am, cnt, nb.uniform(rng))
+    z[n] = draw(pw, am, cnt, nb.uniform(rng), old=z[n])
     cnt[z[n]] += 1
 
 
