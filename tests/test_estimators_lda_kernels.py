@@ -6,7 +6,7 @@ import pytest
 from reference import lda_estimators_ref as ref
 from topiceval import _numba as nb
 from topiceval.estimators import lda
-from topiceval.estimators.lda import gibbs, inputs, registry
+from topiceval.estimators.lda import gibbs, inputs, registry, rejuvenation
 from topiceval.estimators.lda.ais import schedule
 
 SEED = 11
@@ -106,6 +106,30 @@ def test_complete_matches_reference(method, settings, which):
             assert runs.logp[d, r] == pytest.approx(expected, rel=1e-10, abs=1e-10)
 
 
+# the conditional of the inverse-CDF tests: 8 topics, ``in_use`` of them counted
+GRID_PW = np.array([0.3, 0.05, 0.2, 0.01, 0.08, 0.15, 0.12, 0.09])
+GRID_AM = np.array([0.4, 0.1, 0.3, 0.2, 0.5, 0.1, 0.2, 0.2])
+
+
+def assert_exact_inverse_cdf(draw_u, in_use, old):
+    """draw_u(pw, am, cnt, u) over a midpoint grid of u gives each topic its probability.
+
+    Each topic's share of the K grid points is its probability up to 1/K per interval end:
+    exact, no Monte Carlo error.  Returns the CDF parts the draws used (``ref.BRANCHES``).
+    """
+    cnt = np.zeros(8, np.int64)
+    cnt[in_use] = [3, 1, 4, 1, 5, 9, 2][: len(in_use)]
+    if old == 5:
+        cnt[5] = 0
+    k = 20_000
+    ref.BRANCHES.clear()
+    drawn = [draw_u(GRID_PW, GRID_AM, cnt, (i + 0.5) / k) for i in range(k)]
+    share = np.bincount(drawn, minlength=8) / k
+    weights = GRID_PW * (cnt + GRID_AM)
+    np.testing.assert_allclose(share, weights / weights.sum(), rtol=0, atol=2.0 / k)
+    return set(ref.BRANCHES)
+
+
 @pytest.mark.parametrize("old", [None, 2, 5])
 @pytest.mark.parametrize("in_use", [[2, 5], [0, 1, 2, 3, 5, 6, 7]])
 def test_reference_draw_is_an_exact_inverse_cdf(in_use, old):
@@ -113,25 +137,63 @@ def test_reference_draw_is_an_exact_inverse_cdf(in_use, old):
 
     Every layout: sparse (2 of 8 topics in use) and dense (7), a new position (``old`` None) or
     a site update whose old topic still has tokens (2) or had only this one (5 is not in use
-    after the removal).  u runs over a midpoint grid of K points, so each topic's share of the
-    grid is its probability up to 1/K per interval end: exact, no Monte Carlo error.
+    after the removal).
     """
-    pw = np.array([0.3, 0.05, 0.2, 0.01, 0.08, 0.15, 0.12, 0.09])
-    am = np.array([0.4, 0.1, 0.3, 0.2, 0.5, 0.1, 0.2, 0.2])
-    cnt = np.zeros(8, np.int64)
-    cnt[in_use] = [3, 1, 4, 1, 5, 9, 2][: len(in_use)]
-    if old == 5:
-        cnt[5] = 0
-    k = 20_000
-    ref.BRANCHES.clear()
-    drawn = [ref.draw(pw, am, cnt, (i + 0.5) / k, old=old) for i in range(k)]
-    share = np.bincount(drawn, minlength=8) / k
-    weights = pw * (cnt + am)
-    np.testing.assert_allclose(share, weights / weights.sum(), rtol=0, atol=2.0 / k)
+    branches = assert_exact_inverse_cdf(
+        lambda pw, am, cnt, u: ref.draw(pw, am, cnt, u, old=old), in_use, old)
     expected = {"dense"} if len(in_use) > 4 else {"document bucket", "prior bucket"}
     if old == 2 and len(in_use) <= 4:
         expected.add("old topic")
-    assert set(ref.BRANCHES) == expected
+    assert branches == expected
+
+
+@pytest.mark.parametrize("old", [2, 5])
+@pytest.mark.parametrize("in_use", [[2, 5], [0, 1, 2, 3, 5, 6, 7]])
+def test_reference_cached_draw_is_an_exact_inverse_cdf(in_use, old):
+    """ref.draw_cached (rejuvenation.py's site update) is an exact inverse CDF of (1.5).
+
+    Its total comes from the row's cached sum over the counts with the site still counted; a
+    few and most topics in use.
+    """
+    def draw_u(pw, am, cnt, u):
+        cached = float(np.cumsum(pw * (cnt + (np.arange(8) == old)))[-1])
+        return ref.draw_cached(pw, am, cnt, u, old, cached)
+
+    expected = {"document bucket", "prior bucket"} | ({"old topic"} if old == 2 else set())
+    assert assert_exact_inverse_cdf(draw_u, in_use, old) == expected
+
+
+def test_rejuvenation_cache_holds_the_row_sums():
+    """After a particle, every cached row total equals sum_t pw[r, t] N_t summed afresh.
+
+    120 tokens over 12 topics change topics thousands of times; the running sums must stay
+    within rounding of the fresh ones, and the padding (rows 60..63) must not leak into them.
+    """
+    docs, phi, am = problem(12, 80, (120,), 1.0, 6)
+    tab = inputs.build_tables(docs, phi, am, np.arange(1))
+    rows = tab.rows
+    rc = rejuvenation.new_row_cache(tab.pw, rows)
+    n_rows = int(tab.tab_off[1])
+    assert rc.cache.size == -(-n_rows // 8) * 8 and rc.cache.size > n_rows
+    ch = gibbs.new_chain(rows.size, am.size)
+    values = np.empty(rows.size)
+    rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, am, values, nb.rng_state(2))
+    np.testing.assert_array_equal(ch.cnt, np.bincount(ch.z, minlength=am.size))
+    first = [int(np.flatnonzero(rc.local == r)[0]) for r in range(n_rows)]
+    fresh = tab.pw[rows[first]] @ ch.cnt
+    np.testing.assert_allclose(rc.cache[:n_rows], fresh, rtol=1e-12)
+
+
+def test_long_document_left_to_right_matches_reference():
+    """A document with more rows than the cache takes (rejuvenation.MAX_CACHED_ROWS) runs LR
+    through gibbs.left_to_right; kernel and reference still agree draw for draw."""
+    docs, phi, am = problem(6, 5000, (rejuvenation.MAX_CACHED_ROWS + 40,), 0.5, 7)
+    tab = inputs.build_tables(docs, phi, am, np.arange(1))
+    assert not rejuvenation.use_cache(int(tab.tab_off[1]))
+    runs = lda.estimate_runs("lr", docs, phi, am, runs=1, seed=SEED, particles=1)
+    key = registry.ESTIMATE["lr"].key
+    seq, _ = ref.lr(docs[0], phi, am, 1, True, nb.rng_state(SEED, key, 0, 0))
+    assert runs.logp[0, 0] == pytest.approx(seq, rel=1e-10)
 
 
 @pytest.mark.parametrize(("alpha", "layout"), [(0.05, "sparse"), (1.0, "sparse"), (50.0, "dense")])

@@ -12,7 +12,9 @@ the "document bucket" pw_t N_t over the topics in use (ascending), then in the "
 pw_t alpha m_t; a site update (the site's old topic given) first tries the old topic's
 document-bucket weight and leaves it out of the document bucket; the dense layout uses
 pw_t (N_t + alpha m_t).  All are exact inverse CDFs of the same distribution (tested); the
-kernel documents which one it uses (gibbs.py).
+kernel documents which one it uses (gibbs.py).  Left-to-right with rejuvenation on documents
+with few distinct rows uses ``draw_cached`` instead, the same site-update layout with the total
+taken from a running per-row sum (rejuvenation.py), which the reference keeps the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 
 from topiceval import _numba as nb
-
+from topiceval.estimators.lda.rejuvenation import MAX_CACHED_ROWS
 
 # --------------------------------------------------------------------------- building blocks
 BRANCHES: Counter = Counter()
@@ -238,20 +240,83 @@ def chib(doc, phi, am, samples, burnin, iterations, rng):
     return log_joint(doc, zstar, phi, am) - lse_mean(log_t)
 
 
-def lr_particles(doc, phi, am, particles, resample, rng):
-    """§2.7: a[n, r] for every position and particle."""
+def draw_cached(pw, am, cnt, u, old, doc_total):
+    """rejuvenation.py's site update: the old topic first against the cached row total.
+
+    ``doc_total`` is the row's cached sum_t pw_t N_t with the site still counted; ``cnt``
+    excludes the site.  Past the old topic: the other topics in use, then the prior bucket.
+    """
+    prior = np.cumsum(pw * am)
+    x = u * (doc_total - pw[old] + prior[-1])
+    w_old = pw[old] * cnt[old]
+    if x < w_old:
+        BRANCHES["old topic"] += 1
+        return old
+    x -= w_old
+    nz = np.flatnonzero(cnt)
+    nz = nz[nz != old]
+    cum = np.cumsum(pw[nz] * cnt[nz])
+    i = int(np.searchsorted(cum, x, side="right"))
+    if i < nz.size:
+        BRANCHES["document bucket"] += 1
+        return int(nz[i])
+    x -= cum[-1] if nz.size else 0.0
+    BRANCHES["prior bucket"] += 1
+    return min(int(np.searchsorted(prior, x, side="right")), am.size - 1)
+
+
+def lr_particles(doc, phi, am, particles, resample, rng, row_keys=None):
+    """§2.7: a[n, r] for every position and particle.
+
+    With rejuvenation, a document of at most ``MAX_CACHED_ROWS`` distinct rows (``row_keys``:
+    the word of each position, or its (part, word) in completion) follows the kernel's cached
+    row totals (rejuvenation.py); longer ones use ``draw`` as gibbs.left_to_right does.
+    """
     n_tok = len(doc)
     alpha = am.sum()
+    keys = doc if row_keys is None else row_keys
+    first = {}
+    local = np.array([first.setdefault(k, len(first)) for k in keys])
+    cached = resample and len(first) <= MAX_CACHED_ROWS
+    pwt = phi[:, [doc[list(keys).index(k)] for k in first]]  # (T, rows): pw of each row
     a = np.empty((n_tok, particles))
     for r in range(particles):
         z = np.zeros(n_tok, dtype=np.int64)
         cnt = np.zeros(am.size, dtype=np.int64)
+        cache = np.zeros(len(first))
         for n in range(n_tok):
-            if resample:
-                gibbs_sweep(z, cnt, range(n), lambda i: phi[:, doc[i]], am, rng)
-            total, _ = weights_total(phi[:, doc[n]], am, cnt)
-            a[n, r] = np.log(total) - np.log(n + alpha)
-            z[n] = draw(phi[:, doc[n]], am, cnt, nb.uniform(rng))
+            pw = phi[:, doc[n]]
+            if cached:
+                for i in range(n):
+                    cnt[z[i]] -= 1
+                    k = draw_cached(phi[:, doc[i]], am, cnt, nb.uniform(rng), z[i],
+                                    cache[local[i]])
+                    if k != z[i]:
+                        cache += pwt[k] - pwt[z[i]]
+                        z[i] = k
+                    cnt[k] += 1
+                nz = np.flatnonzero(cnt)
+                cum = np.cumsum(pw[nz] * cnt[nz])
+                if local[n] == local[:n].max(initial=-1) + 1:  # the row's first position
+                    cache[local[n]] = cum[-1] if nz.size else 0.0
+                doc_total = cache[local[n]]
+                prior = np.cumsum(pw * am)
+                total = doc_total + prior[-1]
+                a[n, r] = np.log(total) - np.log(n + alpha)
+                x = nb.uniform(rng) * total
+                i = int(np.searchsorted(cum, x, side="right"))
+                if i < nz.size:
+                    z[n] = nz[i]
+                else:
+                    x -= cum[-1] if nz.size else 0.0
+                    z[n] = min(int(np.searchsorted(prior, x, side="right")), am.size - 1)
+                cache += pwt[z[n]]
+            else:
+                if resample:
+                    gibbs_sweep(z, cnt, range(n), lambda i: phi[:, doc[i]], am, rng)
+                total, _ = weights_total(pw, am, cnt)
+                a[n, r] = np.log(total) - np.log(n + alpha)
+                z[n] = draw(pw, am, cnt, nb.uniform(rng))
             cnt[z[n]] += 1
     return a
 
@@ -304,7 +369,8 @@ def ais_dc(doc, n1, phi, am, burnin, tau, rng):
 
 def lr_dc(doc, n1, phi, am, particles, resample, rng):
     """§3.3: (sequential ratio, Wallach form over w2)."""
-    a = lr_particles(doc, phi, am, particles, resample, rng)
+    row_keys = np.asarray(doc) + phi.shape[1] * (np.arange(len(doc)) >= n1)  # (part, word)
+    a = lr_particles(doc, phi, am, particles, resample, rng, row_keys)
     seq = logsumexp(a.sum(axis=0)) - logsumexp(a[:n1].sum(axis=0))
     wallach = np.sum(logsumexp(a[n1:], axis=1) - np.log(particles))
     return seq, wallach

@@ -50,7 +50,9 @@ two loops, each called once per sweep:
   could underflow, instead of taking two logarithms per site.
 
 ``left_to_right`` (one particle of the left-to-right algorithm with rejuvenation, §2.7) calls
-``scan`` twice per position: SWEEP 0..n-1, then EXTEND n.  ``walk`` repeats the removal and the
+``scan`` twice per position: SWEEP 0..n-1, then EXTEND n.  LR uses it for documents with many
+distinct rows; shorter ones run rejuvenation.py, which keeps the document bucket's total per row
+instead of summing it at every site.  ``walk`` repeats the removal and the
 weight sum of ``scan`` on purpose (a shared per-site helper is the 4.7x above); CS runs about
 0.77x the time it did when the walk was a mode of ``scan`` (benchmarks/README.md).  Even the rare
 list updates (a topic leaving or entering the list in use, about 2% of sites) stay inline in

@@ -7,8 +7,9 @@ order; particle r stores
 
 then draws z_n^(r) from the same weights.  With ``resample`` (rejuvenation, Algorithm 3 lines
 5-7), positions 1..n-1 of the particle get one Gibbs sweep of (1.5), restricted to the first
-n - 1 tokens, before a[r, n] is computed (gibbs.extend and gibbs.left_to_right).  Both
-estimators come from the same a[r, n]:
+n - 1 tokens, before a[r, n] is computed (gibbs.extend; with rejuvenation
+rejuvenation.particle for documents of at most ``rejuvenation.MAX_CACHED_ROWS`` distinct rows,
+gibbs.left_to_right for longer ones).  Both estimators come from the same a[r, n]:
 
     "lr" (sequential, unbiased for every R, with or without rejuvenation):
         log P-hat = LSE_r( sum_n a[r, n] ) - log R                                          (2.5)
@@ -29,6 +30,7 @@ from numba import njit
 
 from topiceval._numba import logsumexp
 from topiceval.estimators.lda.gibbs import extend, left_to_right, new_chain, set_state
+from topiceval.estimators.lda.rejuvenation import new_row_cache, particle, use_cache
 
 
 @njit(cache=True)
@@ -42,9 +44,13 @@ def lr_particles(tab, d, particles, resample, rng, a):
     norm = np.empty(n_tokens)
     for n in range(n_tokens):
         norm[n] = math.log(n + tab.alpha)
+    cached = resample and use_cache(tab.tab_off[d + 1] - tab.tab_off[d])
+    rc = new_row_cache(pw, rows if cached else rows[:1])
     for r in range(particles):
         set_state(ch, ch.z, 0, 0)
-        if resample:
+        if cached:
+            particle(ch, rc, pw, cq, rows, am, a[r], rng)
+        elif resample:
             left_to_right(ch, pw, cq, rows, am, a[r], rng)
         else:
             extend(ch, pw, cq, rows, 0, am, 0, n_tokens, a[r], rng)
