@@ -45,7 +45,7 @@ def lr_particles(tab, d, particles, resample, rng, a):
     for n in range(n_tokens):
         norm[n] = math.log(n + tab.alpha)
     cached = resample and use_cache(tab.tab_off[d + 1] - tab.tab_off[d])
-    rc = new_row_cache(pw, rows if cached else rows[:1])
+    rc = new_row_cache(pw, rows if cached else rows[:1])  # a one-row stub when unused
     for r in range(particles):
         set_state(ch, ch.z, 0, 0)
         if cached:

@@ -59,7 +59,7 @@ _PAD = 8
 
 class RowCache(NamedTuple):
     local: np.ndarray  # uint64 (N,): row of each position, numbered by first appearance
-    pwt: np.ndarray  # float64 (T, padded rows): pwt[t, r] = pw[row r, t]
+    pwt: np.ndarray  # float64 (T + 1, padded rows): pwt[t, r] = pw[row r, t]; row T zeros
     cache: np.ndarray  # float64 (padded rows,): D_r
 
 
