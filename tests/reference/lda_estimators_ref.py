@@ -276,14 +276,14 @@ def lr_particles(doc, phi, am, particles, resample, rng, row_keys=None):
     alpha = am.sum()
     keys = doc if row_keys is None else row_keys
     first = {}
-    local = np.array([first.setdefault(k, len(first)) for k in keys])
+    local = np.array([first.setdefault(k, len(first)) for k in keys])  # rows by first position
     cached = resample and len(first) <= MAX_CACHED_ROWS
-    pwt = phi[:, [doc[list(keys).index(k)] for k in first]]  # (T, rows): pw of each row
+    pwt = phi[:, np.asarray(doc)[np.unique(local, return_index=True)[1]]]  # (T, rows)
     a = np.empty((n_tok, particles))
     for r in range(particles):
         z = np.zeros(n_tok, dtype=np.int64)
         cnt = np.zeros(am.size, dtype=np.int64)
-        cache = np.zeros(len(first))
+        cache = np.zeros(len(first))  # the kernel's running row totals
         for n in range(n_tok):
             pw = phi[:, doc[n]]
             if cached:
@@ -297,7 +297,7 @@ def lr_particles(doc, phi, am, particles, resample, rng, row_keys=None):
                     cnt[k] += 1
                 nz = np.flatnonzero(cnt)
                 cum = np.cumsum(pw[nz] * cnt[nz])
-                if local[n] == local[:n].max(initial=-1) + 1:  # the row's first position
+                if local[n] not in local[:n]:  # the row's first position: sum it afresh
                     cache[local[n]] = cum[-1] if nz.size else 0.0
                 doc_total = cache[local[n]]
                 prior = np.cumsum(pw * am)
