@@ -144,7 +144,7 @@ def test_train_job_saves_the_model_with_vocabulary_and_provenance(workdir):
     ex.train_job(workdir / "ap.npz", workdir / "again.npz", topics=3, iterations=12, burnin=6,
                  seed=4, threads=2)
     np.testing.assert_array_equal(load_model(workdir / "again.npz").phi, model.phi)
-    with pytest.raises(ValueError, match="another vocabulary"):
+    with pytest.raises(ValueError, match="not in the model.s vocabulary"):
         ex.load_panel([_other_vocab(workdir), workdir / "ap-model.npz"])
 
 

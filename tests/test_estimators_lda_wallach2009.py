@@ -216,10 +216,10 @@ def test_plots_write_files(tmp_path):
 
 def test_estimate_command(tmp_path, data, capsys):
     docs, phi, am = data
-    corpus = Corpus.from_documents(docs, vocab=[f"w{i}" for i in range(40)],
-                                   split=["test", "train"] * 3)
+    words = [f"w{i}" for i in range(40)]
+    corpus = Corpus.from_documents(docs, vocab=words, split=["test", "train"] * 3)
     corpus.save(tmp_path / "docs.npz")
-    save_model(tmp_path / "model.npz", LDAModel(phi, am))
+    save_model(tmp_path / "model.npz", LDAModel(phi, am, vocab=words))
     out = tmp_path / "est.csv"
     code = cli.main(["estimate", "--model", str(tmp_path / "model.npz"), "--docs",
                      str(tmp_path / "docs.npz"), "--split", "test", "--method", "lr",
@@ -228,13 +228,14 @@ def test_estimate_command(tmp_path, data, capsys):
     assert code == 0
     frame = pd.read_csv(out, dtype={"name": str})
     assert list(frame.columns) == ["family", "method", "target", "doc", "name", "tokens", "run",
-                                   "logp", "site_updates", "seconds", "seed", "settings"]
+                                   "logp", "work", "seconds", "seed", "settings"]
     test_docs = docs[0::2]
     expected = lda.estimate_runs("lr", test_docs, phi, am, runs=2, seed=4, particles=3,
                                  resample=False)
     np.testing.assert_array_equal(frame["logp"].to_numpy().reshape(3, 2), expected.logp)
     assert frame["name"].tolist() == ["0", "0", "2", "2", "4", "4"]
     assert json.loads(frame["settings"].iloc[0]) == {"particles": 3, "resample": False}
+    np.testing.assert_array_equal(frame["work"].to_numpy().reshape(3, 2), expected.site_updates)
     # without --out, the same CSV goes to standard output
     capsys.readouterr()
     assert cli.main(["estimate", "--model", str(tmp_path / "model.npz"), "--docs",
@@ -253,8 +254,9 @@ def test_estimate_command(tmp_path, data, capsys):
 
 def test_estimate_command_errors_and_gapfa_dispatch(tmp_path, data, monkeypatch, capsys):
     docs, phi, am = data
-    Corpus.from_documents(docs, vocab=[f"w{i}" for i in range(40)]).save(tmp_path / "d.npz")
-    save_model(tmp_path / "m.npz", LDAModel(phi, am))
+    words = [f"w{i}" for i in range(40)]
+    Corpus.from_documents(docs, vocab=words).save(tmp_path / "d.npz")
+    save_model(tmp_path / "m.npz", LDAModel(phi, am, vocab=words))
     base = ["estimate", "--model", str(tmp_path / "m.npz"), "--docs", str(tmp_path / "d.npz"),
             "--out", str(tmp_path / "o.csv")]
     assert cli.main(base + ["--method", "nope"]) == 1
@@ -266,18 +268,24 @@ def test_estimate_command_errors_and_gapfa_dispatch(tmp_path, data, monkeypatch,
     assert not (tmp_path / "o.csv").exists()
 
     from topiceval.estimators import gapfa
-    calls = []
-
-    def fake(method, counts, phi_, p, r, *, seed=0, **settings):
-        calls.append((method, counts.shape, seed, settings))
-        return -np.arange(counts.shape[0], dtype=float) - seed
-
-    monkeypatch.setattr(gapfa, "estimate", fake)
-    save_model(tmp_path / "g.npz", GaPModel(phi, np.full(5, 0.5), np.ones(5)))
+    gap = GaPModel(phi, np.full(5, 0.5), np.ones(5), vocab=words)
+    save_model(tmp_path / "g.npz", gap)
     base[2] = str(tmp_path / "g.npz")
-    assert cli.main(base + ["--method", "l2r", "--samples", "7", "--runs", "2"]) == 0
-    assert calls == [("l2r", (6, 40), 0, {"samples": 7}), ("l2r", (6, 40), 1, {"samples": 7})]
+    assert cli.main(base + ["--method", "l2r", "--samples", "7", "--gibbs", "2", "--runs",
+                            "2"]) == 0
     frame = pd.read_csv(tmp_path / "o.csv")
-    assert frame["logp"].tolist() == [0.0, -1.0, -1.0, -2.0, -2.0, -3.0, -3.0, -4.0, -4.0,
-                                      -5.0, -5.0, -6.0]
+    counts = Corpus.load(tmp_path / "d.npz").counts()
+    expected = gapfa.estimate_runs("l2r", counts, phi, gap.p, gap.r, runs=2, samples=7, gibbs=2)
+    np.testing.assert_array_equal(frame["logp"].to_numpy().reshape(6, 2), expected.logp)
+    np.testing.assert_array_equal(frame["work"].to_numpy().reshape(6, 2), expected.work)
+    assert json.loads(frame["settings"].iloc[0]) == expected.settings
+    # the same words in another column order give the same estimates
+    order = np.random.default_rng(1).permutation(40)
+    Corpus.from_documents([np.argsort(order)[d] for d in docs],
+                          vocab=np.array(words)[order]).save(tmp_path / "perm.npz")
+    base[4] = str(tmp_path / "perm.npz")
+    assert cli.main(base + ["--method", "l2r", "--samples", "7", "--gibbs", "2", "--runs",
+                            "2"]) == 0
+    again = pd.read_csv(tmp_path / "o.csv")
+    np.testing.assert_array_equal(again["logp"], frame["logp"])
     assert set(frame["family"]) == {"gapfa"}

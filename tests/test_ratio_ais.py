@@ -225,10 +225,14 @@ def test_errors_name_the_problem():
 @pytest.fixture
 def saved(tmp_path):
     docs, model_a, model_b = PROBLEMS[1]
-    Corpus.from_documents(docs, vocab=[f"w{i}" for i in range(12)],
+    words = np.array([f"w{i}" for i in range(12)])
+    Corpus.from_documents(docs, vocab=words,
                           split=["test", "train", "test"]).save(tmp_path / "docs.npz")
-    save_model(tmp_path / "a.npz", LDAModel(*model_a))
-    save_model(tmp_path / "b.npz", LDAModel(*model_b))
+    save_model(tmp_path / "a.npz", LDAModel(*model_a, vocab=words))
+    # B's file lists the same words in another order: the command must match them by word
+    order = np.random.default_rng(0).permutation(12)
+    save_model(tmp_path / "b.npz", LDAModel(model_b[0][:, order], model_b[1],
+                                            vocab=words[order]))
     return tmp_path, docs, model_a, model_b
 
 

@@ -8,3 +8,15 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
 __version__ = "0.1.0"
+
+__all__ = ["Evaluation", "evaluate"]
+
+
+def __getattr__(name: str):
+    """``topiceval.evaluate`` and ``topiceval.Evaluation``, imported on first use so that
+    ``import topiceval`` stays light (no numba compilation or kernel loading)."""
+    if name in __all__:
+        from topiceval import evaluation
+
+        return getattr(evaluation, name)
+    raise AttributeError(f"module 'topiceval' has no attribute {name!r}")

@@ -12,7 +12,7 @@ import sys
 
 from topiceval import __version__
 
-COMMAND_MODULES = ("corpus", "train", "estimate", "compare")
+COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,7 +7,15 @@ A corpus of D documents over a vocabulary of V word types is stored as
   estimators depend on that order; for bag-of-words sources, see ``meta["ordered"]``);
 * ``vocab`` (str, V), ``names`` (str, D): word types and document identifiers;
 * ``split`` (str, D): a split label per document (``"train"``, ``"test"``, ...);
-* ``meta``: a JSON-serialisable dict (source corpus, recipe and its settings, preprocessing log).
+* ``meta``: a JSON-serialisable dict (source corpus, recipe and its settings, preprocessing log);
+* ``dropped`` (int64, D, optional): out-of-vocabulary tokens left out of each document when it
+  was mapped onto a vocabulary (``from_tokens``, ``from_texts``, ``align``); ``meta["oov"]``
+  summarises them.
+
+Users' documents become a corpus by word: ``Corpus.from_tokens`` (lists of word strings),
+``Corpus.from_texts`` (raw texts and an analyzer) and ``Corpus.from_counts`` (a (D, V) count
+matrix, expanded into token sequences in a seeded random order); ``corpus.align(vocabulary)``
+re-indexes a corpus onto another word list (a model's), word by word.
 
 On disk it is one ``.npz`` file (no pickles), written atomically.  ``Corpus.load`` validates every
 invariant and names what is wrong.  A ``Corpus`` is also a sequence of documents:
@@ -20,13 +28,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
 
 from topiceval.io import atomic_path
+from topiceval.vocabulary import (
+    COLUMN_IDS,
+    VocabularyError,
+    check_oov,
+    map_tokens,
+    remap_ids,
+    vocabulary_words,
+)
 
 FORMAT_VERSION = 1
 
@@ -43,8 +60,11 @@ class Corpus(Sequence):
     names: np.ndarray
     split: np.ndarray
     meta: dict = field(default_factory=dict)
+    dropped: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        if self.dropped is not None:
+            object.__setattr__(self, "dropped", np.asarray(self.dropped, dtype=np.int64))
         object.__setattr__(self, "offsets", np.ascontiguousarray(self.offsets, dtype=np.int64))
         object.__setattr__(self, "tokens", np.ascontiguousarray(self.tokens, dtype=np.int32))
         object.__setattr__(self, "vocab", np.asarray(self.vocab, dtype=str))
@@ -61,6 +81,7 @@ class Corpus(Sequence):
         names: Sequence[str] | None = None,
         split: Sequence[str] | str = "train",
         meta: dict | None = None,
+        dropped: Sequence[int] | None = None,
     ) -> Corpus:
         """Build a corpus from a list of token-id sequences."""
         lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
@@ -80,7 +101,161 @@ class Corpus(Sequence):
             names = [str(i) for i in range(len(docs))]
         if isinstance(split, str):
             split = [split] * len(docs)
-        return cls(offsets, tokens.astype(np.int32), vocab, names, split, dict(meta or {}))
+        return cls(offsets, tokens.astype(np.int32), vocab, names, split, dict(meta or {}),
+                   dropped)
+
+    @classmethod
+    def from_tokens(
+        cls,
+        token_lists: Iterable[Sequence[str]],
+        vocabulary,
+        *,
+        oov: str = "drop",
+        names: Sequence[str] | None = None,
+        split: Sequence[str] | str = "test",
+    ) -> Corpus:
+        """A corpus of documents given as lists of word strings, in their order.
+
+        Parameters
+        ----------
+        token_lists
+            One list of word strings per document, in reading order (the left-to-right
+            estimators use this order).
+        vocabulary
+            The word list token ids will index: a sequence of words, a fitted scikit-learn
+            vectorizer, or a model or corpus with a ``vocab`` (usually the model to evaluate).
+        oov
+            ``"drop"`` (default; MALLET's behaviour) leaves words outside the vocabulary out and
+            counts them per document in ``dropped`` (summary in ``meta["oov"]``); ``"error"``
+            raises ``VocabularyError`` at the first such word.
+        names, split
+            Document names (default "0", "1", ...) and split label(s) (default ``"test"``).
+
+        A document whose words are all out of vocabulary is kept, empty, so positions match the
+        input; the estimators refuse empty documents and ``topiceval.evaluate`` reports them.
+        """
+        words = vocabulary_words(vocabulary)
+        docs, dropped, missing = map_tokens(token_lists, words, check_oov(oov))
+        meta = {"source": "tokens", "ordered": True}
+        meta["oov"] = oov_summary(oov, dropped, np.array([d.size for d in docs]), missing)
+        return cls.from_documents(docs, words, names, split, meta, dropped)
+
+    @classmethod
+    def from_texts(
+        cls,
+        texts: Iterable[str],
+        analyzer: Callable[[str], Sequence[str]] | None,
+        vocabulary,
+        *,
+        oov: str = "drop",
+        names: Sequence[str] | None = None,
+        split: Sequence[str] | str = "test",
+    ) -> Corpus:
+        """A corpus of raw texts, tokenised by ``analyzer`` with the token order kept.
+
+        ``analyzer`` maps a text to its list of word strings, e.g. the
+        ``build_analyzer()`` of the scikit-learn vectorizer the model's vocabulary came from
+        (so that lowercasing, the token pattern and stop words match training); ``None`` splits
+        on whitespace.  ``vocabulary``, ``oov``, ``names`` and ``split`` are as in
+        ``from_tokens``.
+        """
+        if analyzer is None:
+            analyzer = str.split
+        elif not callable(analyzer):
+            raise ValueError(f"analyzer must be callable (text -> list of words), got {analyzer!r}")
+        token_lists = []
+        for d, text in enumerate(texts):
+            if not isinstance(text, str):
+                raise ValueError(f"text {d} is {type(text).__name__}, not a string")
+            token_lists.append(list(analyzer(text)))
+        corpus = cls.from_tokens(token_lists, vocabulary, oov=oov, names=names, split=split)
+        corpus.meta["source"] = "texts"
+        return corpus
+
+    @classmethod
+    def from_counts(
+        cls,
+        counts,
+        vocabulary=None,
+        *,
+        seed: int = 0,
+        names: Sequence[str] | None = None,
+        split: Sequence[str] | str = "test",
+    ) -> Corpus:
+        """A corpus from a (D, V) document-word count matrix (dense or scipy.sparse).
+
+        Bag-of-words rows have no token order, so each row is expanded into a token sequence in
+        a random order drawn from ``numpy.random.default_rng([seed, d])`` for document d, and
+        ``meta["ordered"]`` is ``False``.  ``vocabulary`` names the V columns (a word list or a
+        fitted vectorizer); without it the columns are taken as ids of the model's vocabulary
+        (``meta["vocab"] = "column ids"``), the one case where only sizes can be checked.
+        """
+        from topiceval.gapfa.counts import as_count_matrix
+
+        mat = as_count_matrix(counts)
+        if vocabulary is None:
+            words = np.array([str(v) for v in range(mat.shape[1])])
+            meta = {"source": "counts", "ordered": False, "vocab": COLUMN_IDS}
+        else:
+            words = vocabulary_words(vocabulary)
+            if words.shape[0] != mat.shape[1]:
+                raise VocabularyError(
+                    f"the count matrix has {mat.shape[1]} columns but the vocabulary has "
+                    f"{words.shape[0]} words"
+                )
+            meta = {"source": "counts", "ordered": False}
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        docs = []
+        for d in range(mat.shape[0]):
+            lo, hi = mat.indptr[d], mat.indptr[d + 1]
+            tokens = np.repeat(mat.indices[lo:hi], mat.data[lo:hi])
+            docs.append(np.random.default_rng([int(seed), d]).permutation(tokens))
+        meta["expansion_seed"] = int(seed)
+        return cls.from_documents(docs, words, names, split, meta)
+
+    # ------------------------------------------------------------------ vocabulary
+    @property
+    def has_words(self) -> bool:
+        """False when the vocabulary is only column numbers (``from_counts`` without words)."""
+        return self.meta.get("vocab") != COLUMN_IDS
+
+    def align(self, vocabulary, *, oov: str = "drop") -> Corpus:
+        """This corpus with its token ids re-indexed onto ``vocabulary``, word by word.
+
+        ``vocabulary``: a word list, fitted vectorizer, model or corpus.  Tokens whose word is
+        not in it are dropped and counted per document (``oov="drop"``) or refused
+        (``oov="error"``).  The same word list returns the corpus unchanged.  A corpus without
+        words (``has_words`` False) is taken as ids of ``vocabulary`` and must have its size.
+        """
+        words = vocabulary_words(vocabulary)
+        check_oov(oov)
+        if not self.has_words:
+            if words.shape[0] != self.n_types:
+                raise VocabularyError(
+                    f"the documents have no words, only {self.n_types} column ids, and the "
+                    f"vocabulary has {words.shape[0]} words: give Corpus.from_counts the "
+                    "vocabulary of the count matrix's columns"
+                )
+            meta = {k: v for k, v in self.meta.items() if k != "vocab"}
+            meta["aligned"] = "column ids taken as ids of the model's vocabulary"
+            return Corpus(self.offsets, self.tokens, words, self.names, self.split, meta,
+                          self.dropped)
+        if np.array_equal(self.vocab, words):
+            return self
+        new_ids, keep = remap_ids(self.tokens, self.vocab, words, oov)
+        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        offsets = kept_before[self.offsets]
+        lost = self.lengths - np.diff(offsets)
+        dropped = lost if self.dropped is None else self.dropped + lost
+        lost_ids, lost_counts = np.unique(self.tokens[~keep], return_counts=True)
+        lost_words = Counter(dict(zip(self.vocab[lost_ids].tolist(), lost_counts.tolist(),
+                                      strict=True)))
+        meta = dict(self.meta)
+        meta["aligned"] = f"by word onto a vocabulary of {words.shape[0]} words"
+        meta["oov"] = oov_summary(oov, dropped, np.diff(offsets), lost_words)
+        return Corpus(offsets, new_ids.astype(np.int32), words, self.names, self.split, meta,
+                      dropped)
 
     # ------------------------------------------------------------------ sequence protocol
     def __len__(self) -> int:
@@ -129,8 +304,10 @@ class Corpus(Sequence):
         np.cumsum(lengths, out=offsets[1:])
         pieces = [self.tokens[self.offsets[d] : self.offsets[d + 1]] for d in idx]
         tokens = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int32)
+        dropped = None if self.dropped is None else self.dropped[idx]
         return Corpus(
-            offsets, tokens, self.vocab, self.names[idx], self.split[idx], dict(self.meta)
+            offsets, tokens, self.vocab, self.names[idx], self.split[idx], dict(self.meta),
+            dropped,
         )
 
     def select_split(self, label: str) -> Corpus:
@@ -171,7 +348,12 @@ class Corpus(Sequence):
         if off[-1] != tok.shape[0]:
             raise CorpusError(f"offsets end at {off[-1]} but there are {tok.shape[0]} tokens")
         n_docs = off.shape[0] - 1
-        for name, arr in (("names", self.names), ("split", self.split)):
+        named = [("names", self.names), ("split", self.split)]
+        if self.dropped is not None:
+            named.append(("dropped", self.dropped))
+            if np.any(self.dropped < 0):
+                raise CorpusError("dropped (out-of-vocabulary tokens per document) must be >= 0")
+        for name, arr in named:
             if arr.shape != (n_docs,):
                 raise CorpusError(f"{name} has shape {arr.shape}, expected ({n_docs},)")
         if self.vocab.ndim != 1:
@@ -198,6 +380,7 @@ class Corpus(Sequence):
                 names=self.names,
                 split=self.split,
                 meta=np.array(json.dumps(self.meta, sort_keys=True)),
+                **({} if self.dropped is None else {"dropped": self.dropped}),
             )
 
     @classmethod
@@ -214,6 +397,7 @@ class Corpus(Sequence):
                         f"{path}: corpus format version {version}, expected {FORMAT_VERSION}"
                     )
                 arrays = {k: data[k] for k in ("offsets", "tokens", "vocab", "names", "split")}
+                arrays["dropped"] = data["dropped"] if "dropped" in data.files else None
                 meta = json.loads(str(data["meta"]))
         except (OSError, ValueError) as exc:
             if isinstance(exc, CorpusError):
@@ -237,8 +421,38 @@ class Corpus(Sequence):
         }
 
 
+def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Counter) -> dict:
+    """The ``meta["oov"]`` record: what was left out when documents were mapped onto words."""
+    total = int(dropped.sum())
+    return {
+        "policy": policy,
+        "dropped_tokens": total,
+        "dropped_share": total / max(total + int(kept.sum()), 1),
+        "documents_with_drops": int(np.count_nonzero(dropped)),
+        "empty_documents": int(np.count_nonzero(kept == 0)),
+        "dropped_types": len(words),
+        "most_dropped": [w for w, _ in words.most_common(10)],
+    }
+
+
+def reject_count_matrix(docs) -> None:
+    """Refuse a (D, V) count matrix where token sequences are expected.
+
+    A dense 2-D array would otherwise be read as D documents of V "token ids" (its counts), a
+    silent wrong answer; a scipy.sparse matrix cannot be iterated as documents at all.
+    """
+    if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
+        raise ValueError(
+            f"docs is a 2-D array of shape {docs.shape}, which looks like a (D, V) count matrix; "
+            "token sequences are expected: convert it with "
+            "topiceval.corpus.Corpus.from_counts(counts, vocabulary) (bag-of-words rows are "
+            "expanded into tokens in a seeded random order)"
+        )
+
+
 def as_documents(docs) -> list[np.ndarray]:
     """Normalise a Corpus or a sequence of token sequences to a list of int64 arrays."""
+    reject_count_matrix(docs)
     out = []
     for i, d in enumerate(docs):
         arr = np.asarray(d)

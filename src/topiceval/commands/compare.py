@@ -8,7 +8,9 @@
 Ratio-AIS (``topiceval.estimators.lda.compare``, seed 003) anneals from B's posterior to A's and
 back (``--no-reciprocal`` skips the reversed runs); ``--method standard`` is the difference of
 two independent AIS estimates (``compare_standard``; whole documents only).  Both models must be
-LDA models with the same topics count and vocabulary as the corpus.  One row per (method,
+LDA models with the same topics count and the same words (B's columns are put in A's word order;
+different word sets are refused); the documents are matched to A's words, out-of-vocabulary
+words dropped and reported (``--oov error`` refuses them).  One row per (method,
 document): method, doc, name, tokens, log_ratio (log P(w | A) - log P(w | B)), reverse,
 reciprocal_gap, suspect, site_updates, seconds (the call's kernel time, shared equally by the
 documents), samples, temperatures, seed, settings (JSON).
@@ -50,7 +52,10 @@ def register(subparsers) -> None:
                         help="compare P(w^b | w^a) (document completion, ratio-AIS only)")
     parser.add_argument("--completion-split", type=int, metavar="N1",
                         help="observed tokens per document (default floor(N / 2))")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
+                        help="words of the corpus missing from the models' vocabulary: drop and "
+                             "report them (default) or stop with an error")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.set_defaults(func=run)
@@ -64,19 +69,26 @@ def _lda(path, which):
 
 
 def run(args: argparse.Namespace) -> int:
+    from topiceval.commands.estimate import report_dropped
     from topiceval.estimators import lda
+    from topiceval.evaluation import as_model_corpus
+    from topiceval.vocabulary import reorder_columns
 
-    model_a, model_b = _lda(args.model_a, "a"), _lda(args.model_b, "b")
-    corpus = Corpus.load(args.docs)
-    if args.split is not None:
-        corpus = corpus.select_split(args.split)
-    if corpus.n_types != model_a.n_types:
-        raise ValueError(f"the corpus has a vocabulary of {corpus.n_types} words but the models "
-                         f"have {model_a.n_types}")
     if args.completion_split is not None and not args.completion:
         raise ValueError("--completion-split needs --completion")
     if args.completion and args.method != "ratio_ais":
         raise ValueError("--completion is only implemented for --method ratio_ais")
+    model_a, model_b = _lda(args.model_a, "a"), _lda(args.model_b, "b")
+    if (model_a.vocab is None) != (model_b.vocab is None):
+        raise ValueError("one model has a vocabulary and the other not: their columns cannot be "
+                         "matched word for word")
+    if model_a.vocab is not None:
+        model_b = reorder_columns(model_b, model_a)
+    corpus = Corpus.load(args.docs)
+    if args.split is not None:
+        corpus = corpus.select_split(args.split)
+    corpus = as_model_corpus(model_a, corpus, oov=args.oov)
+    report_dropped(corpus)
     settings = {k: v for k, v in (("burnin", args.burnin), ("threshold", args.threshold),
                                   ("split", args.completion_split)) if v is not None}
     frames = []

@@ -4,29 +4,34 @@
     topiceval estimate --model M.npz --docs D.npz --method et --complete --out completion.csv
     topiceval estimate --model G.npz --docs D.npz --method l2r --family gapfa --out est.csv
 
+The expert's command: one row per (document, run), every estimator and document completion.
+``topiceval evaluate`` is the front door (default method, runs combined with error bars).
+
 LDA models use ``topiceval.estimators.lda`` (``estimate_runs``, or ``complete_runs`` with
-``--complete``); GaP-FA models use ``topiceval.estimators.gapfa.estimate`` on the document-word
-count matrix (run r uses seed + r).  The family defaults to the model file's.  Only the
-estimator settings given on the command line are passed; the rest keep the estimator's defaults.
-One row per (document, run): family, method, target, doc, name, tokens, run, logp,
-site_updates, seconds (the call's kernel time divided by the runs), seed, settings (JSON).
+``--complete``); GaP-FA models use ``topiceval.estimators.gapfa.estimate_runs`` on the
+document-word count matrix.  The documents are matched to the model's vocabulary by word
+(``Corpus.align``): out-of-vocabulary words are dropped and reported (``--oov error`` refuses
+them).  Only the estimator settings given on the command line are passed; the rest keep the
+estimator's defaults, and the ``settings`` column holds them all, resolved.  One row per
+(document, run): family, method, target, doc, name, tokens, run, logp (nats), work (Gibbs site
+updates for LDA, topic-word site updates for GaP-FA), seconds (the call's kernel time divided by the
+runs), seed, settings (JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 import numpy as np
 import pandas as pd
 
+from topiceval.commands._settings import add_setting_options, settings_from
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
 from topiceval.threads import numba_threads
-
-SETTINGS = (("samples", int), ("burnin", int), ("iterations", int), ("temperatures", int),
-            ("particles", int), ("max_work", int))
 
 
 def register(subparsers) -> None:
@@ -42,18 +47,20 @@ def register(subparsers) -> None:
                         help="document completion: log P(w2 | w1) (LDA only)")
     parser.add_argument("--completion-split", type=int, metavar="N1",
                         help="observed tokens per document (default floor(N / 2))")
-    for name, kind in SETTINGS:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, dest=name)
-    parser.add_argument("--resample", action=argparse.BooleanOptionalAction, default=None,
-                        help="left-to-right rejuvenation sweeps (default on)")
+    add_setting_options(parser)
+    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
+                        help="words of the corpus missing from the model's vocabulary: drop and "
+                             "report them (default) or stop with an error")
     parser.add_argument("--runs", type=int, default=1, help="independent runs per document")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from topiceval.evaluation import as_model_corpus
+
     model = load_model(args.model)
     corpus = Corpus.load(args.docs)
     if args.split is not None:
@@ -61,29 +68,36 @@ def run(args: argparse.Namespace) -> int:
     family = args.family or model.family
     if family != model.family:
         raise ValueError(f"--family {family} does not match the model file ({model.family})")
-    if corpus.n_types != model.n_types:
-        raise ValueError(f"the corpus has a vocabulary of {corpus.n_types} words but the model "
-                         f"has {model.n_types}")
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
-    settings = {name: getattr(args, name) for name, _ in SETTINGS
-                if getattr(args, name) is not None}
-    if args.resample is not None:
-        settings["resample"] = args.resample
+    corpus = as_model_corpus(model, corpus, oov=args.oov)
+    report_dropped(corpus)
+    settings = settings_from(args)
     with numba_threads(args.threads):
         if family == "lda":
-            frame = _lda(args, model, corpus, settings)
+            frame, resolved = _lda(args, model, corpus, settings)
         else:
-            frame = _gapfa(args, model, corpus, settings)
+            frame, resolved = _gapfa(args, model, corpus, settings)
     frame.insert(4, "name", corpus.names[frame["doc"].to_numpy()])
     frame["seed"] = args.seed
-    frame["settings"] = json.dumps(settings, sort_keys=True)
+    frame["settings"] = json.dumps(resolved, sort_keys=True)
     write_csv_atomic(args.out, frame)
     return 0
 
 
-def _lda(args, model, corpus, settings) -> pd.DataFrame:
+def report_dropped(corpus: Corpus) -> None:
+    """One line on standard error when words were dropped to match the model's vocabulary."""
+    oov = corpus.meta.get("oov")
+    if oov and oov["dropped_tokens"]:
+        print(f"topiceval: {oov['dropped_tokens']:,} out-of-vocabulary tokens dropped "
+              f"({oov['dropped_share']:.1%}) in {oov['documents_with_drops']:,} documents, "
+              f"e.g. {', '.join(oov['most_dropped'][:5])}; {oov['empty_documents']} "
+              "document(s) left empty", file=sys.stderr)
+
+
+def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     from topiceval.estimators import lda
+    from topiceval.estimators.lda import registry
 
     if args.complete:
         if args.completion_split is not None:
@@ -96,22 +110,21 @@ def _lda(args, model, corpus, settings) -> pd.DataFrame:
             raise ValueError("--completion-split needs --complete")
         result = lda.estimate_runs(args.method, corpus, model.phi, model.alpha_m,
                                    runs=args.runs, seed=args.seed, **settings)
+    table = registry.COMPLETE if args.complete else registry.ESTIMATE
+    resolved = registry.resolve_settings(table[args.method], settings)
     return _rows("lda", args, corpus, result.logp, result.site_updates,
-                 result.seconds / args.runs)
+                 result.seconds / args.runs), resolved
 
 
-def _gapfa(args, model, corpus, settings) -> pd.DataFrame:
+def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     from topiceval.estimators import gapfa
 
     if args.complete or args.completion_split is not None:
         raise ValueError("document completion (--complete) is only implemented for LDA")
-    counts = corpus.counts()
-    logp = np.column_stack([
-        gapfa.estimate(args.method, counts, model.phi, model.p, model.r, seed=args.seed + r,
-                       **settings)
-        for r in range(args.runs)
-    ])
-    return _rows("gapfa", args, corpus, logp, None, np.nan)
+    result = gapfa.estimate_runs(args.method, corpus.counts(), model.phi, model.p, model.r,
+                                 runs=args.runs, seed=args.seed, **settings)
+    return _rows("gapfa", args, corpus, result.logp, result.work,
+                 result.seconds / args.runs), result.settings
 
 
 def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:
@@ -125,6 +138,6 @@ def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:
         "tokens": corpus.lengths[doc],
         "run": np.tile(np.arange(n_runs), n_docs),
         "logp": logp.ravel(),
-        "site_updates": sites.ravel() if sites is not None else np.nan,
+        "work": sites.ravel(),
         "seconds": seconds,
     })

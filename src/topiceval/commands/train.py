@@ -65,15 +65,21 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=1)
 
 
-def _load(args: argparse.Namespace) -> Corpus:
+def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
+    """The training documents, and what the model records about where they came from.
+
+    ``source_checksum`` and ``split`` let ``topiceval evaluate`` recognise the training
+    documents inside the whole corpus file.
+    """
     corpus = Corpus.load(args.corpus)
-    return corpus if args.split is None else corpus.select_split(args.split)
+    source = {"source_checksum": corpus.checksum(), "split": args.split}
+    return (corpus if args.split is None else corpus.select_split(args.split)), source
 
 
 def run_lda(args: argparse.Namespace) -> int:
     from topiceval.lda import fit_gibbs, fit_vem
 
-    corpus = _load(args)
+    corpus, source = _load(args)
     if args.trainer == "gibbs":
         optimize = None
         if args.optimize is not None:
@@ -92,7 +98,7 @@ def run_lda(args: argparse.Namespace) -> int:
                          max_iter=args.max_iter, tol=args.tol, seed=args.seed,
                          threads=args.threads)
         trace = result.elbo
-    result.model.meta["split"] = args.split
+    result.model.meta.update(source)
     result.model.meta["seconds"] = result.seconds
     save_model(args.out, result.model)
     if args.trace:
@@ -106,11 +112,11 @@ def run_lda(args: argparse.Namespace) -> int:
 def run_gapfa(args: argparse.Namespace) -> int:
     from topiceval.gapfa import fit_gapfa
 
-    corpus = _load(args)
+    corpus, source = _load(args)
     model = fit_gapfa(corpus.counts(), args.topics, iterations=args.iterations,
                       burnin=args.burnin, a_phi=args.a_phi, r=args.r, c=args.c,
                       epsilon=args.epsilon, seed=args.seed, threads=args.threads)
-    model.meta.update({"corpus_checksum": corpus.checksum(), "split": args.split})
+    model.meta.update({"corpus_checksum": corpus.checksum(), **source})
     if model.vocab is None:
         model = type(model)(model.phi, model.p, model.r, corpus.vocab, model.meta)
     save_model(args.out, model)

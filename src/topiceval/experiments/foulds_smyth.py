@@ -432,9 +432,7 @@ def evaluate_shard(tasks: Sequence[Mapping], corpus_path, model_path, rows_path,
     corpus = Corpus.load(corpus_path)
     if model.family != "lda":
         raise ValueError(f"{model_path}: a {model.family} model; seed 003 compares LDA models")
-    if corpus.n_types != model.n_types:
-        raise ValueError(f"{corpus_path} has {corpus.n_types} word types but the model "
-                         f"{model_path} has {model.n_types}")
+    corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
     unknown = sorted(set(perturbation) - {"concentration", "weight", "seed"})
     if unknown:
         raise ValueError(f"unknown perturbation setting(s) {unknown}; allowed: concentration, "

@@ -738,13 +738,11 @@ def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
 
 
 def load_data_set(docs_path, model_path) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
-    """(documents, Phi, alpha m) of a data set; the vocabularies must match."""
+    """(documents, Phi, alpha m) of a data set, the documents matched to the model's words."""
     corpus, model = Corpus.load(docs_path), load_model(model_path)
     if model.family != "lda":
         raise ValueError(f"{model_path}: a {model.family} model; seed 002 evaluates LDA models")
-    if corpus.n_types != model.n_types:
-        raise ValueError(f"{docs_path} has {corpus.n_types} word types but the model "
-                         f"{model_path} has {model.n_types}")
+    corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
     return list(corpus), model.phi, model.alpha_m
 
 

@@ -2,12 +2,19 @@
 
     from topiceval.estimators import gapfa
     logp = gapfa.estimate(method, counts, phi, p, r, *, seed=0, **settings)      # (D,)
+    runs = gapfa.estimate_runs(method, counts, phi, p, r, runs=10, seed=0)       # Runs, (D, R)
     curve = gapfa.estimate_curve(method, counts, phi, p, r, checkpoints=[10, 100, 1000])  # (D, K)
+    work = gapfa.predicted_work(method, counts, T, settings)                     # (D,) int64
 
 ``counts``: (D, V) non-negative integers, dense or scipy.sparse; ``phi``: (T, V) non-negative;
 ``p``: (T,) in (0, 1); ``r``: (T,) positive (or a scalar).  Methods and settings: see
 ``registry`` ("exact", "ds", "hm", "l2r", "l2r_exact", "l2r_seq").  Natural-log estimates of
 log p(y_d).
+
+``estimate_runs`` runs R independent runs per document in one parallel call over the D x R
+(document, run) tasks and returns ``Runs``: ``logp`` and ``work`` (D, R), the kernel's wall
+time and the resolved settings.  ``estimate`` is run 0 of ``estimate_runs``.  The exact method
+is computed once per document and copied to every run.
 
 ``estimate_curve`` returns, from ONE run, the running estimate after each of the sample sizes in
 ``checkpoints`` (strictly increasing; the run uses ``checkpoints[-1]`` samples).  For L2R the
@@ -15,54 +22,194 @@ estimate at S_k is sum_j (LSE_{s <= S_k} log c[s, j] - log S_k), i.e. the prefix
 the same chain, as in seed 004's figures.  ``estimate`` is ``estimate_curve`` at
 ``checkpoints=[samples]``.
 
-Determinism: document d's random stream is keyed (seed, method key, d, particle), so results are
-bit-identical for any thread count, and two copies of a document at different positions get
-independent estimates.  Bad input raises ``ValueError`` naming the problem.  An all-zero count
-row is a valid document (probability prod_t (1 - Q_t)^{r_t}).
+Determinism: run i of document d is keyed (seed, method key, doc_keys[d], first_run + i)
+(``doc_keys`` defaults to the positions 0..D-1; l2r_seq keys each particle, see ``l2r``), so
+results are bit-identical for any thread count, a block of documents evaluated alone with its
+``doc_keys`` gives the same estimates as inside the full call, runs can be computed in blocks
+(``first_run``), and two copies of a document at different positions get independent estimates.
+Bad input raises ``ValueError`` naming the problem.  An all-zero count row is a valid document
+(probability prod_t (1 - Q_t)^{r_t}).
+
+Cost: ``Runs.work`` is ``registry.predicted_work`` for every run: topic-word site updates
+(one O(1) pass over one (non-zero word, topic) pair; formulas in ``registry``) for the sampling
+methods, terms of the exact algorithm for ``exact``.  ``Runs.seconds`` is the kernel's wall time,
+without the compilation or cache loading of the first call.
 """
 
 from __future__ import annotations
 
+import contextlib
 import numbers
+import time
+from dataclasses import dataclass
 
+import numba
 import numpy as np
 
-from topiceval.estimators.gapfa import registry
-from topiceval.estimators.gapfa._data import prepare
+from topiceval.estimators.gapfa import exact, registry
+from topiceval.estimators.gapfa._data import Docs, prepare
+from topiceval.estimators.gapfa.registry import predicted_work
+from topiceval.estimators.lda.inputs import check_keys
 from topiceval.threads import numba_threads
 
-__all__ = ["estimate", "estimate_curve", "METHODS"]
+__all__ = ["METHODS", "Cost", "Runs", "estimate", "estimate_curve", "estimate_runs",
+           "predicted_work"]
 
 METHODS = tuple(registry.METHODS)
+_KEY_LIMIT = 2**63
 
 
-def _seed(seed) -> int:
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-        raise ValueError(f"seed must be an integer in [0, 2**63), got {seed!r}")
-    return int(seed)
+@dataclass(frozen=True)
+class Cost:
+    """Work of one call (``registry`` units) and the kernel's wall-clock seconds."""
+
+    work: int
+    seconds: float
 
 
-def estimate(method, counts, phi, p, r, *, seed=0, threads=None, **settings) -> np.ndarray:
-    """log p-hat(y_d) for every document (D,).  ``threads``: numba threads (None: all)."""
+@dataclass(frozen=True)
+class Runs:
+    """R runs per document of one method.
+
+    Attributes
+    ----------
+    method : str
+        The method's name.
+    logp : numpy.ndarray
+        (D, R) natural-log estimates of log p(y_d), column i from run ``first_run + i``.
+    work : numpy.ndarray
+        (D, R) int64 cost of each (document, run) task (``registry.predicted_work``).
+    seconds : float
+        Wall-clock seconds of the kernel call (compilation and cache loading excluded).
+    settings : dict
+        The settings used, defaults included.
+    """
+
+    method: str
+    logp: np.ndarray
+    work: np.ndarray
+    seconds: float
+    settings: dict
+
+    @property
+    def cost(self) -> Cost:
+        """Total work over all documents and runs, and ``seconds``."""
+        return Cost(int(self.work.astype(object).sum()), self.seconds)
+
+
+def _integer(name, value, minimum) -> int:
+    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
+            or not minimum <= value < _KEY_LIMIT):
+        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value!r}")
+    return int(value)
+
+
+def estimate(method, counts, phi, p, r, *, seed=0, doc_keys=None, threads=None,
+             **settings) -> np.ndarray:
+    """log p-hat(y_d) for every document: run 0 of ``estimate_runs``.
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS``.
+    counts, phi, p, r
+        The documents (D, V) and the model; see the module docstring.
+    seed : int
+        Seed in [0, 2**63).
+    doc_keys : array_like of int, optional
+        Distinct non-negative keys of the documents' random streams (default 0..D-1).
+    threads : int, optional
+        numba threads (None or 0: all).
+    **settings
+        The method's settings (``registry``).
+
+    Returns
+    -------
+    numpy.ndarray
+        (D,) natural-log estimates.
+    """
+    runs = estimate_runs(method, counts, phi, p, r, runs=1, seed=seed, doc_keys=doc_keys,
+                         threads=threads, **settings)
+    return runs.logp[:, 0].copy()
+
+
+def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc_keys=None,
+                  threads=None, **settings) -> Runs:
+    """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS``.
+    counts, phi, p, r
+        The documents (D, V) and the model; see the module docstring.
+    runs : int
+        R >= 1, the number of independent runs per document.
+    seed : int
+        Seed in [0, 2**63).
+    first_run : int
+        Key of the first run (>= 0): runs computed in blocks equal those of one call.
+    doc_keys : array_like of int, optional
+        Distinct non-negative keys of the documents' random streams (default 0..D-1), e.g. the
+        positions of a block of documents inside a larger collection.
+    threads : int, optional
+        numba threads (None or 0: all); results do not depend on it.
+    **settings
+        The method's settings (``registry``).
+
+    Returns
+    -------
+    Runs
+        ``logp`` and ``work`` (D, R), ``seconds``, the resolved ``settings``.  Run 0 with the
+        default keys equals ``estimate``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method or setting, bad counts or model, or a bad ``runs``, ``seed``,
+        ``first_run``, ``doc_keys`` or ``threads``.
+    """
     spec = registry.get(method)
-    seed = _seed(seed)
-    if not spec.sampled:
-        resolved = registry.resolve_settings(method, settings)
-        docs, params = prepare(counts, phi, p, r)
-        with numba_threads(threads):
-            return spec.run(docs, params, **resolved)
-    samples = registry.resolve_settings(method, settings)["samples"]
-    return estimate_curve(method, counts, phi, p, r, checkpoints=[samples], seed=seed,
-                          threads=threads, **settings)[:, 0]
+    resolved = registry.resolve_settings(method, settings)
+    checks = np.array([resolved["samples"]], dtype=np.int64) if spec.sampled else None
+    values, work, seconds = _execute(method, counts, phi, p, r, resolved, checks, runs=runs,
+                                     seed=seed, first_run=first_run, doc_keys=doc_keys,
+                                     threads=threads)
+    logp = np.ascontiguousarray(values[:, :, 0])
+    return Runs(method, logp, np.repeat(work[:, None], logp.shape[1], axis=1), seconds,
+                resolved)
 
 
-def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, threads=None,
-                   **settings) -> np.ndarray:
-    """Running estimates (D, K) after each of ``checkpoints`` samples, from one run."""
+def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, doc_keys=None,
+                   threads=None, **settings) -> np.ndarray:
+    """Running estimates after each of ``checkpoints`` samples, from one run (run 0).
+
+    Parameters
+    ----------
+    method : str
+        A sampling method (not ``exact``).
+    counts, phi, p, r
+        The documents (D, V) and the model; see the module docstring.
+    checkpoints : sequence of int
+        Strictly increasing positive sample sizes; the run uses ``checkpoints[-1]`` samples.
+    seed : int
+        Seed in [0, 2**63).
+    doc_keys : array_like of int, optional
+        Distinct non-negative keys of the documents' random streams (default 0..D-1).
+    threads : int, optional
+        numba threads (None or 0: all).
+    **settings
+        The method's other settings; ``samples``, if given, must equal the last checkpoint.
+
+    Returns
+    -------
+    numpy.ndarray
+        (D, K) natural-log estimates; the last column equals ``estimate`` with
+        ``samples=checkpoints[-1]``.
+    """
     spec = registry.get(method)
     if not spec.sampled:
         raise ValueError(f"method {method!r} does not sample; checkpoints do not apply")
-    seed = _seed(seed)
     checks = np.asarray(checkpoints)
     if (checks.ndim != 1 or checks.size == 0 or not np.issubdtype(checks.dtype, np.integer)
             or checks[0] < 1 or np.any(np.diff(checks) <= 0)):
@@ -76,7 +223,64 @@ def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, threads=No
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = registry.resolve_settings(method, {**settings, "samples": int(checks[-1])})
-    del resolved["samples"]
+    values, _, _ = _execute(method, counts, phi, p, r, resolved, checks, runs=1, seed=seed,
+                            first_run=0, doc_keys=doc_keys, threads=threads)
+    return values[:, 0, :]
+
+
+@contextlib.contextmanager
+def _one_task_per_chunk():
+    """prange hands out one (document, run) task at a time (tasks differ widely in cost)."""
+    previous = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
+    try:
+        yield
+    finally:
+        numba.set_parallel_chunksize(previous)
+
+
+def _execute(method, counts, phi, p, r, resolved, checks, *, runs, seed, first_run, doc_keys,
+             threads):
+    """Validate, then run ``runs`` runs; return values (D, R, K), work (D,) and seconds.
+
+    Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
+    """
+    seed = _integer("seed", seed, 0)
+    runs = _integer("runs", runs, 1)
+    first_run = _integer("first_run", first_run, 0)
+    if first_run + runs > _KEY_LIMIT:
+        raise ValueError(f"first_run + runs must be <= 2**63, got {first_run} + {runs}")
+    if method == "l2r_seq" and (first_run + runs) * resolved["samples"] > _KEY_LIMIT:
+        raise ValueError(
+            f"l2r_seq keys particle q of run i by i * samples + q: (first_run + runs) * samples "
+            f"must be <= 2**63, got ({first_run} + {runs}) * {resolved['samples']}"
+        )
     docs, params = prepare(counts, phi, p, r)
-    with numba_threads(threads):
-        return spec.run(docs, params, seed=seed, checkpoints=checks, **resolved)
+    n_docs = docs.offsets.shape[0] - 1
+    keys = check_keys(doc_keys, n_docs)
+    n_topics = params.p.shape[0]
+    spec = registry.get(method)
+    if not spec.sampled:
+        codes, _ = exact.choose_algorithms(docs, n_topics, resolved["algorithm"],
+                                           float(resolved["max_terms"]))
+    work = registry.work(method, docs, n_topics, resolved)
+    with numba_threads(threads), _one_task_per_chunk():
+        if spec.sampled:
+            kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}
+            values = np.empty((n_docs, runs, checks.shape[0]))
+            run_keys = np.arange(first_run, first_run + runs, dtype=np.int64)
+            common = {"seed": seed, "keys": keys, "checkpoints": checks, **kernel_settings}
+            spec.run(docs, params, run_keys=run_keys[:0], out=np.empty((n_docs, 0, checks.size)),
+                     **common)  # same argument types (C-contiguous), no tasks
+            start = time.perf_counter()
+            spec.run(docs, params, run_keys=run_keys, out=values, **common)
+            seconds = time.perf_counter() - start
+        else:
+            out = np.empty(n_docs)
+            spec.run(Docs(docs.offsets[:1], docs.words, docs.counts), params, codes[:0],
+                     out[:0])
+            start = time.perf_counter()
+            spec.run(docs, params, codes, out)
+            seconds = time.perf_counter() - start
+            values = np.repeat(out[:, None, None], runs, axis=1)
+    return values, work, seconds

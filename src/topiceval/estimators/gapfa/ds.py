@@ -3,8 +3,8 @@
     theta^(s)_t ~ Ga(r_t, p_t / (1 - p_t)),   l_s = log p(y_d | theta^(s))
     log p-hat(y_d) = LSE_s(l_s) - log S
 
-Unbiased for p(y_d) (not for its log).  Cost O(S T J).  One stream per document, keyed
-(seed, KEY, document, 0); the running estimate is recorded at every checkpoint.
+Unbiased for p(y_d) (not for its log).  Cost O(S T J).  One stream per (document, run) task,
+keyed (seed, KEY, document key, run); the running estimate is recorded at every checkpoint.
 """
 
 from __future__ import annotations
@@ -46,18 +46,20 @@ def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
 
 
 @njit(cache=True, parallel=True)
-def _ds_kernel(docs, params, seed, checkpoints, out):
+def _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
-    for d in prange(offsets.shape[0] - 1):
+    n_runs = run_keys.shape[0]
+    for task in prange((offsets.shape[0] - 1) * n_runs):
+        d = task // n_runs
+        i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
-        seed_into(rng, seed, KEY, d, 0)
+        seed_into(rng, seed, KEY, keys[d], run_keys[i])
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
-        ds_document(rng, counts[lo:hi], phiw, log_phiw, params, checkpoints, out[d])
+        ds_document(rng, counts[lo:hi], phiw, log_phiw, params, checkpoints, out[d, i])
 
 
-def run(docs, params, *, seed, checkpoints) -> np.ndarray:
-    """Running DS estimates (D, K) at the sample sizes ``checkpoints``."""
-    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
-    _ds_kernel(docs, params, seed, checkpoints, out)
-    return out
+def run(docs, params, *, seed, keys, run_keys, checkpoints, out):
+    """Fill ``out`` (D, R, K) with running DS estimates at the sample sizes ``checkpoints``;
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
+    _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out)

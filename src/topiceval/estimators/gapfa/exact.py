@@ -20,7 +20,8 @@ with log prod_t NM expanded as in (6.8).  Two algorithms give the same value:
 
 ``algorithm="auto"`` picks, per document, the one with fewer terms (summands for enumeration,
 state x topic updates for the DP); ``max_terms`` bounds that number, and a document above it
-raises ``ValueError`` naming the document and its number of summands.
+raises ``ValueError`` naming the document and its number of summands.  That term count is the
+method's reported work (``gapfa.estimate_runs``, ``registry.predicted_work``).
 """
 
 from __future__ import annotations
@@ -103,20 +104,31 @@ def costs(docs, n_topics: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return enum, dp, states
 
 
-def choose_algorithms(docs, n_topics: int, algorithm: str, max_terms: float) -> np.ndarray:
-    """Per-document algorithm codes; ``ValueError`` for a document above ``max_terms``."""
+def _plan(docs, n_topics: int, algorithm: str):
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown exact algorithm {algorithm!r}; choose one of {ALGORITHMS}")
     enum, dp, states = costs(docs, n_topics)
-    dp_ok = states <= DP_MAX_STATES
     if algorithm == "enumerate":
         use_dp = np.zeros(enum.size, dtype=bool)
     elif algorithm == "dp":
         use_dp = np.ones(enum.size, dtype=bool)
     else:
-        use_dp = dp_ok & (dp < enum)
-    work = np.where(use_dp, dp, enum)
-    bad = np.flatnonzero((work > max_terms) | (use_dp & ~dp_ok))
+        use_dp = (states <= DP_MAX_STATES) & (dp < enum)
+    return use_dp, np.where(use_dp, dp, enum), enum, dp, states
+
+
+def n_terms(docs, n_topics: int, algorithm: str = "auto") -> np.ndarray:
+    """Per document, the number of terms of the algorithm ``algorithm`` selects (float64:
+    summands for enumeration, state x topic updates for the DP; may be ``inf``)."""
+    return _plan(docs, n_topics, algorithm)[1]
+
+
+def choose_algorithms(docs, n_topics: int, algorithm: str,
+                      max_terms: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document algorithm codes and term counts (as ``n_terms``); ``ValueError`` for a document
+    above ``max_terms`` or a DP above ``DP_MAX_STATES`` states."""
+    use_dp, work, enum, dp, states = _plan(docs, n_topics, algorithm)
+    bad = np.flatnonzero((work > max_terms) | (use_dp & (states > DP_MAX_STATES)))
     if bad.size:
         d = int(bad[0])
         raise ValueError(
@@ -124,7 +136,7 @@ def choose_algorithms(docs, n_topics: int, algorithm: str, max_terms: float) -> 
             f"enumeration (6.7), {dp[d]:.4g} state updates ({states[d]:.4g} states) by the DP "
             f"(6.9); max_terms = {max_terms:.4g} (DP states are limited to {DP_MAX_STATES})"
         )
-    return np.where(use_dp, _DP, _ENUMERATE).astype(np.int64)
+    return np.where(use_dp, _DP, _ENUMERATE).astype(np.int64), work
 
 
 # --------------------------------------------------------------------------- kernels
@@ -307,9 +319,7 @@ def _exact_kernel(docs, params, algorithm, out):
             out[d] = enumerate_log_marginal(counts[lo:hi], log_q, lg, const)
 
 
-def run(docs, params, *, max_terms=1e9, algorithm="auto") -> np.ndarray:
-    """Exact log p(y_d) for every document (D,); see the module docstring."""
-    codes = choose_algorithms(docs, params.p.shape[0], algorithm, float(max_terms))
-    out = np.empty(docs.offsets.shape[0] - 1)
+def run(docs, params, codes, out):
+    """Fill ``out`` (D,) with the exact log p(y_d), document d by the algorithm ``codes[d]``
+    (from ``choose_algorithms``); see the module docstring."""
     _exact_kernel(docs, params, codes, out)
-    return out

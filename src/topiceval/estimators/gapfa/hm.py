@@ -11,7 +11,8 @@ default 100), then ``samples`` more, each followed by l_s = log p(y_d | theta^(s
     log p-hat(y_d) = log S - LSE_s(-l_s)
 
 Biased upward (seed 004 calls it unbiased [G4-9]; only 1/p-hat is, under exact posterior
-draws).  Cost O((B + S) T J).  One chain per document, stream keyed (seed, KEY, document, 0).
+draws).  Cost O((B + S) T J).  One chain per (document, run) task, stream keyed
+(seed, KEY, document key, run).
 """
 
 from __future__ import annotations
@@ -65,18 +66,21 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
 
 
 @njit(cache=True, parallel=True)
-def _hm_kernel(docs, params, burnin, seed, checkpoints, out):
+def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
-    for d in prange(offsets.shape[0] - 1):
+    n_runs = run_keys.shape[0]
+    for task in prange((offsets.shape[0] - 1) * n_runs):
+        d = task // n_runs
+        i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
-        seed_into(rng, seed, KEY, d, 0)
+        seed_into(rng, seed, KEY, keys[d], run_keys[i])
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
-        hm_document(rng, counts[lo:hi], phiw, log_phiw, params, burnin, checkpoints, out[d])
+        hm_document(rng, counts[lo:hi], phiw, log_phiw, params, burnin, checkpoints,
+                    out[d, i])
 
 
-def run(docs, params, *, seed, checkpoints, burnin=100) -> np.ndarray:
-    """Running HM estimates (D, K) at the sample sizes ``checkpoints``."""
-    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
-    _hm_kernel(docs, params, burnin, seed, checkpoints, out)
-    return out
+def run(docs, params, *, seed, keys, run_keys, checkpoints, out, burnin=100):
+    """Fill ``out`` (D, R, K) with running HM estimates at the sample sizes ``checkpoints``;
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
+    _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out)

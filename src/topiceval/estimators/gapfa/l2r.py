@@ -32,7 +32,10 @@ sweeping j = 1..J with ``gibbs`` rejuvenation iterations on its own left rows, a
 b ~ rho (paper), weight *= prod_t NB(b_t; a_t, pi_tj) / Mult(b; y_j, rho), x_j = b, finally
 weight *= (6.18); estimate LSE_r log weight_r - log R.  Unbiased in p (§8.1).
 
-Streams: L2R one per document (seed, KEY, d, 0); l2r_seq one per particle (seed, KEY_SEQ, d, r).
+Streams: L2R and L2R-E one per (document, run) task, keyed (seed, KEY or KEY_EXACT, document
+key, run); l2r_seq one per particle: with R = ``samples`` particles per run, particle q of run
+i is keyed (seed, KEY_SEQ, document key, i R + q), so run 0 uses the streams 0..R-1 and the runs
+of one call (and of calls with the same R) use disjoint sets of particle streams.
 """
 
 from __future__ import annotations
@@ -194,15 +197,19 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
 
 
 @njit(cache=True, parallel=True)
-def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, checkpoints, out):
+def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys, checkpoints,
+                out):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
-    for d in prange(offsets.shape[0] - 1):
+    n_runs = run_keys.shape[0]
+    for task in prange((offsets.shape[0] - 1) * n_runs):
+        d = task // n_runs
+        i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
-        seed_into(rng, seed, key, d, 0)
+        seed_into(rng, seed, key, keys[d], run_keys[i])
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         l2r_document(rng, counts[lo:hi], phiw, log_phiw, params, mode, n_inner, n_gibbs,
-                     checkpoints, out[d])
+                     checkpoints, out[d, i])
 
 
 @njit(cache=True)
@@ -231,10 +238,14 @@ def seq_particle(rng, counts, phiw, log_phiw, params, terms, n_gibbs, x, work):
 
 
 @njit(cache=True, parallel=True)
-def _seq_kernel(docs, params, n_gibbs, seed, checkpoints, out):
+def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_topics = params.p.shape[0]
-    for d in prange(offsets.shape[0] - 1):
+    n_runs = run_keys.shape[0]
+    n_particles = checkpoints[-1]
+    for task in prange((offsets.shape[0] - 1) * n_runs):
+        d = task // n_runs
+        i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
@@ -243,34 +254,36 @@ def _seq_kernel(docs, params, n_gibbs, seed, checkpoints, out):
         work = (np.zeros(n_topics, dtype=np.int64), np.empty(n_topics), np.empty(n_topics),
                 np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
                 np.empty((2, n_topics)))
+        first = run_keys[i] * n_particles
         m, s = -np.inf, 0.0
         k = 0
-        for i in range(checkpoints[-1]):
-            seed_into(rng, seed, KEY_SEQ, d, i)
+        for q in range(n_particles):
+            seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
             m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phiw, log_phiw, params, terms,
                                               n_gibbs, x, work))
-            k = record(out[d], checkpoints, k, i + 1, lse_value(m, s) - math.log(i + 1.0))
+            k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 
-def run(docs, params, *, seed, checkpoints, inner_samples=1, gibbs=1, proposal="paper"):
-    """Running L2R estimates (D, K) at the sample sizes ``checkpoints``."""
+def run(docs, params, *, seed, keys, run_keys, checkpoints, out, inner_samples=1, gibbs=1,
+        proposal="paper"):
+    """Fill ``out`` (D, R, K) with running L2R estimates at the sample sizes ``checkpoints``;
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
     if proposal not in PROPOSALS:
         raise ValueError(f"unknown L2R proposal {proposal!r}; choose one of {sorted(PROPOSALS)}")
-    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
-    _l2r_kernel(docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed, KEY, checkpoints,
+    _l2r_kernel(docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed, KEY, keys,
+                run_keys, checkpoints, out)
+
+
+def run_exact(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
+    """Fill ``out`` (D, R, K) with running L2R-E estimates (exact conditionals, eqs. 17-19);
+    task (d, i) uses the stream (seed, KEY_EXACT, keys[d], run_keys[i])."""
+    _l2r_kernel(docs, params, EXACT, 1, gibbs, seed, KEY_EXACT, keys, run_keys, checkpoints,
                 out)
-    return out
 
 
-def run_exact(docs, params, *, seed, checkpoints, gibbs=1):
-    """Running L2R-E estimates (exact conditionals, eqs. 17-19) (D, K)."""
-    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
-    _l2r_kernel(docs, params, EXACT, 1, gibbs, seed, KEY_EXACT, checkpoints, out)
-    return out
-
-
-def run_sequential(docs, params, *, seed, checkpoints, gibbs=1):
-    """Running estimates (D, K) of the unbiased sequential variant (R = checkpoints[-1])."""
-    out = np.empty((docs.offsets.shape[0] - 1, checkpoints.shape[0]))
-    _seq_kernel(docs, params, gibbs, seed, checkpoints, out)
-    return out
+def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
+    """Fill ``out`` (D, runs, K) with running estimates of the unbiased sequential variant
+    (P = checkpoints[-1] particles per run); particle q of task (d, i) uses the stream
+    (seed, KEY_SEQ, keys[d], run_keys[i] * P + q).  The caller keeps
+    (max(run_keys) + 1) * P <= 2**63."""
+    _seq_kernel(docs, params, gibbs, seed, keys, run_keys, checkpoints, out)

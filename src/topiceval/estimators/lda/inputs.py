@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from topiceval.corpus import Corpus
+from topiceval.corpus import Corpus, reject_count_matrix
 from topiceval.models import check_lda_params
 
 # Table entries per batch: documents are evaluated in batches whose tables hold at most this
@@ -56,13 +56,22 @@ def check_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
 
 def check_documents(docs, n_types: int, *, min_length: int = 1) -> list[np.ndarray]:
     """Documents as int64 arrays, each with >= ``min_length`` tokens, all inside the vocabulary."""
+    reject_count_matrix(docs)
     if isinstance(docs, np.ndarray) and docs.ndim == 1 and docs.dtype != object:
         raise ValueError("docs must be a sequence of documents (1-D token arrays), not one array")
     if isinstance(docs, Corpus):
         out = [docs.tokens[a:b].astype(np.int64) for a, b in zip(docs.offsets[:-1],
                                                                    docs.offsets[1:], strict=True)]
     else:
-        out = [np.asarray(doc) for doc in docs]
+        out = []
+        for d, doc in enumerate(docs):
+            if isinstance(doc, (str, bytes)):
+                raise ValueError(
+                    f"document {d} is a string; the estimators take token ids of phi's columns: "
+                    "build the documents with Corpus.from_tokens / Corpus.from_texts and the "
+                    "model's vocabulary, or use topiceval.evaluate"
+                )
+            out.append(np.asarray(doc))
         for d, doc in enumerate(out):
             if doc.ndim != 1 or (doc.size and doc.dtype.kind not in "iu"):
                 raise ValueError(

@@ -385,6 +385,12 @@ def check_inputs(docs, model_a, model_b, *, completion=False, split=None, doc_ke
     """Validated (docs, phi (2, T, V), alpha m (2, D, T), keys, N1 or None)."""
     phi_a, am_a = _model(model_a, "model_a")
     phi_b, am_b = _model(model_b, "model_b")
+    words_a, words_b = getattr(model_a, "vocab", None), getattr(model_b, "vocab", None)
+    if words_a is not None and words_b is not None and not np.array_equal(words_a, words_b):
+        raise ValueError(
+            "model_a and model_b have different word lists (vocab): their phi columns are "
+            "different words; put B on A's words with "
+            "topiceval.vocabulary.reorder_columns(model_b, model_a.vocab)")
     if phi_a.shape != phi_b.shape:
         raise ValueError(
             f"model_a has phi of shape {phi_a.shape} and model_b {phi_b.shape}; ratio-AIS needs "

@@ -1,0 +1,126 @@
+"""``topiceval evaluate``: the held-out log-likelihood of a model, with error bars, in one command.
+
+    topiceval evaluate --model model.npz --docs heldout.txt --out per_document.csv
+    topiceval evaluate --model model.npz --docs corpus.npz --split test --method chib
+
+``--docs`` is a corpus ``.npz`` (``topiceval corpus``), a text file with one document per line,
+or a MALLET-style file of ``name<TAB>label<TAB>text`` lines (``--format`` overrides the
+detection).  Text is split into words by ``--token-regex`` (default ``\\S+``, i.e. whitespace,
+as MALLET's ``--token-regex '\\S+'``), optionally lowercased, and matched to the model's
+vocabulary by word; out-of-vocabulary words are dropped and counted (``--oov error`` refuses
+them).  The estimate is ``topiceval.evaluate``: the summary goes to standard error, the
+per-document table (columns in ``Evaluation.to_frame``; nats are natural logs) to ``--out`` or
+standard output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import regex
+
+from topiceval.commands._settings import add_setting_options, settings_from
+from topiceval.corpus import Corpus
+from topiceval.io import write_csv_atomic
+from topiceval.models import load_model
+
+FORMATS = ("auto", "npz", "lines", "mallet")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate", help="held-out log-likelihood of a model with error bars (the front door)",
+        description="Estimate log P(document | model) for every document, with a standard "
+                    "error from independent runs; summary on standard error, per-document "
+                    "CSV on --out (default standard output).")
+    parser.add_argument("--model", required=True,
+                        help="model .npz (topiceval train / topiceval import)")
+    parser.add_argument("--docs", required=True,
+                        help="corpus .npz, a text file (one document per line) or a MALLET-style "
+                             "name<TAB>label<TAB>text file")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="how to read --docs (default: .npz is a corpus; a text file whose "
+                             "lines all have two tabs is MALLET-style; otherwise one per line)")
+    parser.add_argument("--split", help="corpus .npz only: evaluate the documents with this "
+                                        "split label")
+    parser.add_argument("--token-regex", default=r"\S+",
+                        help=r"text only: a word is a match of this regex (default \S+)")
+    parser.add_argument("--lowercase", action="store_true", help="text only: lowercase first")
+    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
+                        help="words not in the model's vocabulary: drop and count them "
+                             "(default, as MALLET) or stop with an error")
+    parser.add_argument("--skip-empty", action="store_true",
+                        help="skip documents with no word in the vocabulary (default: error)")
+    parser.add_argument("--method", default=None,
+                        help="estimator (default: topiceval.evaluation.DEFAULTS for the model "
+                             "family, chosen by benchmark)")
+    add_setting_options(parser)
+    parser.add_argument("--runs", type=int, default=None,
+                        help="independent runs per document, for the standard error "
+                             "(default topiceval.evaluation.DEFAULT_RUNS)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="numba threads (default: all; results do not depend on it)")
+    parser.add_argument("--out", default="-",
+                        help="per-document CSV (default: standard output)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar on standard error")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from topiceval.evaluation import evaluate
+
+    model = load_model(args.model)
+    docs = read_documents(args, model)
+    result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed, oov=args.oov,
+                      empty="skip" if args.skip_empty else "error", threads=args.threads,
+                      progress=not args.no_progress, **settings_from(args))
+    print(result.summary(), file=sys.stderr)
+    write_csv_atomic(args.out, result.to_frame())
+    return 0
+
+
+def read_documents(args: argparse.Namespace, model) -> Corpus:
+    """The documents of ``--docs`` as a Corpus (words; matched to the model by ``evaluate``)."""
+    path = Path(args.docs)
+    kind = args.format
+    if kind == "auto":
+        kind = "npz" if path.suffix == ".npz" else None
+    if kind == "npz":
+        corpus = Corpus.load(path)
+        return corpus if args.split is None else corpus.select_split(args.split)
+    if args.split is not None:
+        raise ValueError("--split applies to a corpus .npz; a text file has no split labels")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text ({exc})") from None
+    numbered = [(n, line) for n, line in enumerate(lines, start=1) if line.strip()]
+    if not numbered:
+        raise ValueError(f"{path}: no documents (the file has no non-blank line)")
+    if kind is None:
+        kind = "mallet" if all(line.count("\t") >= 2 for _, line in numbered) else "lines"
+    if kind == "mallet":
+        rows = [line.split("\t", 2) for _, line in numbered]
+        bad = next((i for i, row in enumerate(rows) if len(row) < 3), None)
+        if bad is not None:
+            raise ValueError(f"{path}, line {numbered[bad][0]}: expected name<TAB>label<TAB>text")
+        names, labels, texts = zip(*rows, strict=True)
+    else:  # blank lines are not documents; a document is named by its line number
+        names = [f"line {n}" for n, _ in numbered]
+        labels, texts = "test", [line for _, line in numbered]
+    pattern = regex.compile(args.token_regex)
+    lower = args.lowercase
+
+    def analyzer(text: str) -> list[str]:
+        return pattern.findall(text.lower() if lower else text)
+
+    vocabulary = model.vocab
+    if vocabulary is None:
+        raise ValueError(f"{args.model}: the model has no vocabulary, so text cannot be matched "
+                         "to its columns")
+    return Corpus.from_texts(texts, analyzer, vocabulary, oov=args.oov, names=list(names),
+                             split=list(labels) if kind == "mallet" else labels)

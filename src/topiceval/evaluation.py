@@ -1,0 +1,509 @@
+"""The front door: ``topiceval.evaluate(model, docs)`` for LDA and GaP-FA models.
+
+    import topiceval
+    result = topiceval.evaluate(model, docs)          # default method, runs and settings
+    print(result.summary())
+    result.logp, result.stderr, result.total, result.perplexity, result.to_frame()
+
+``model``: a ``topiceval.models.LDAModel`` or ``GaPModel`` (``topiceval.adapters`` imports
+models of scikit-learn, gensim, tomotopy, MALLET and ``lda``).  ``docs``: a ``Corpus``, lists of
+word strings, token-id arrays (ids of the model's columns) or, for GaP-FA only, a (D, V) count
+matrix.  Documents that carry words are matched to the model's vocabulary *by word*
+(``Corpus.align``); sizes alone are never trusted.
+
+Runs and error bars.  Each document is estimated ``runs`` times with independent random streams
+(keyed by seed, method, the document's position and the run, so results do not depend on the
+number of threads or on how the documents are blocked).  The runs of an estimator that is
+unbiased for P(w_d) are combined by averaging in probability,
+
+    log P-hat_d = log( (1/R) sum_r exp(l_dr) ),
+
+itself an unbiased estimator of P(w_d) with R times the work, and its standard error is the
+delta-method one, se_d = sd_r(exp(l_dr - log P-hat_d)) / sqrt(R) (nats; NaN for R = 1, 0 for
+the exact method).  It measures the Monte Carlo spread only: the log of an unbiased estimate is
+biased low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard
+error optimistic.  Totals add over documents, ``total_stderr = sqrt(sum_d se_d^2)``.
+
+Default method.  ``method=None`` takes ``DEFAULTS[family]``, chosen by the benchmark of
+``benchmarks/default_method.py`` (table and reasons in ``benchmarks/README.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+from topiceval.corpus import Corpus, reject_count_matrix
+from topiceval.models import GaPModel, LDAModel
+from topiceval.threads import numba_threads
+from topiceval.vocabulary import VocabularyError, check_oov
+
+# method and settings used when ``method`` is None (benchmarks/README.md, "Default method")
+DEFAULTS = {
+    "lda": ("lr", {"particles": 20, "resample": True}),
+    "gapfa": ("l2r", {"samples": 1000}),
+}
+DEFAULT_RUNS = 5
+EMPTY_POLICIES = ("error", "skip")
+COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
+PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
+
+# what each method's number is, for the summary (ESTIMATORS.md §2, §3, §6; benchmarks/README.md)
+NATURE = {
+    ("lda", "exact"): "exact (forward recursion)",
+    ("lda", "lr"): "unbiased for P(w) (sequential left-to-right)",
+    ("lda", "lr_wallach"): "biased upward: Wallach's Algorithm 3 as printed, what MALLET's "
+                           "evaluator computes; reads higher than lr",
+    ("lda", "chib"): "unbiased for P(w) (Chib-style)",
+    ("lda", "ais"): "unbiased for P(w) (annealed importance sampling)",
+    ("lda", "is_pt"): "unbiased for P(w), high variance (importance sampling from the prior)",
+    ("lda", "is_pzw"): "unbiased for P(w), high variance (per-token importance sampling)",
+    ("lda", "is_ip"): "unbiased for P(w), high variance (iterated pseudo-counts)",
+    ("lda", "hm"): "biased upward, often by hundreds of nats: the harmonic mean; never use it "
+                   "to compare models",
+    ("gapfa", "exact"): "exact",
+    ("gapfa", "ds"): "unbiased for p(y) (direct sampling from the prior)",
+    ("gapfa", "hm"): "biased upward: the harmonic mean; never use it to compare models",
+    ("gapfa", "l2r"): "consistent, not unbiased for finite samples (left-to-right, seed 004)",
+    ("gapfa", "l2r_exact"): "consistent, not unbiased for finite samples (L2R with exact "
+                            "conditionals)",
+    ("gapfa", "l2r_seq"): "unbiased for p(y) (sequential left-to-right)",
+}
+WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """Held-out log-likelihood estimates of one model on D documents (natural logs, nats).
+
+    Attributes
+    ----------
+    family, method : str
+        Model family (``"lda"``, ``"gapfa"``) and estimator name.
+    settings : dict
+        The estimator's settings, defaults included.
+    runs, seed : int
+        Independent runs per document and the seed that keys their random streams.
+    names : (D,) str
+        Document names.
+    tokens : (D,) int
+        Tokens scored per document (after out-of-vocabulary words were dropped).
+    dropped : (D,) int
+        Out-of-vocabulary tokens left out of each document.
+    logp_runs : (D, R) float
+        log P-hat of every (document, run); NaN for skipped empty documents.
+    logp, stderr : (D,) float
+        Per-document estimate (runs averaged in probability) and its standard error.
+    work : (D, R) int
+        The work of every (document, run) in ``work_units``; ``predicted_work`` its total as
+        predicted before the run.
+    seconds : float
+        Wall-clock seconds spent in the estimator kernels (compilation excluded).
+    notes : tuple of str
+        Things the reader must know (training documents, skipped documents, biased method).
+    """
+
+    family: str
+    method: str
+    settings: dict
+    runs: int
+    seed: int
+    names: np.ndarray
+    tokens: np.ndarray
+    dropped: np.ndarray
+    logp_runs: np.ndarray
+    work: np.ndarray
+    predicted_work: int
+    seconds: float
+    notes: tuple = ()
+    logp: np.ndarray = field(init=False)
+    stderr: np.ndarray = field(init=False)
+
+    def __post_init__(self) -> None:
+        logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
+        object.__setattr__(self, "logp", logp)
+        object.__setattr__(self, "stderr", stderr)
+
+    # ------------------------------------------------------------------ totals
+    @property
+    def scored(self) -> np.ndarray:
+        """Mask of the documents that were estimated (not skipped as empty)."""
+        return np.isfinite(self.logp)
+
+    @property
+    def n_tokens(self) -> int:
+        """Tokens in the scored documents."""
+        return int(self.tokens[self.scored].sum())
+
+    @property
+    def total(self) -> float:
+        """Sum of the per-document estimates over the scored documents (nats)."""
+        return float(self.logp[self.scored].sum())
+
+    @property
+    def total_stderr(self) -> float:
+        """Standard error of ``total``: sqrt(sum_d se_d^2) over independent documents (nats)."""
+        return float(np.sqrt(np.sum(self.stderr[self.scored] ** 2)))
+
+    @property
+    def nats_per_token(self) -> float:
+        """``total / n_tokens``: the average log-likelihood per token (nats)."""
+        return self.total / self.n_tokens if self.n_tokens else float("nan")
+
+    @property
+    def perplexity(self) -> float:
+        """exp(-total / n_tokens), the per-token perplexity of the scored documents."""
+        return float(np.exp(-self.nats_per_token))
+
+    @property
+    def work_units(self) -> str:
+        return WORK_UNITS[self.family]
+
+    # ------------------------------------------------------------------ views
+    def to_frame(self) -> pd.DataFrame:
+        """One row per document; units are in the column names (nats are natural logs)."""
+        return pd.DataFrame({
+            "doc": np.arange(self.logp.shape[0]),
+            "name": self.names,
+            "tokens_scored": self.tokens,
+            "oov_tokens_dropped": self.dropped,
+            "logp_nats": self.logp,
+            "stderr_nats": self.stderr,
+            "logp_per_token_nats": self.logp / np.where(self.tokens > 0, self.tokens, np.nan),
+            "runs": self.runs,
+            "method": self.method,
+            "work": self.work.sum(axis=1),
+        })
+
+    def summary(self) -> str:
+        """A few lines: what was estimated, the total with its error, per token, cost, notes."""
+        d_all, scored = self.logp.shape[0], self.scored
+        settings = ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
+        dropped = int(self.dropped.sum())
+        share = dropped / max(dropped + int(self.tokens.sum()), 1)
+        lines = [
+            f"{self.family.upper()} {self.method} on {int(scored.sum()):,} of {d_all:,} "
+            f"documents ({self.n_tokens:,} tokens; {dropped:,} out-of-vocabulary tokens "
+            f"dropped, {share:.1%})",
+            f"  method: {NATURE.get((self.family, self.method), self.method)}",
+            f"  settings: {settings or 'none'}; runs={self.runs}, seed={self.seed}",
+            f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
+            f"documents, +/- one standard error from the runs)",
+            f"  per token: {self.nats_per_token:.4f} nats; perplexity {self.perplexity:,.1f}",
+            f"  cost: {int(self.work.sum()):,} {self.work_units} (predicted "
+            f"{self.predicted_work:,}), {self.seconds:.2f} s in the kernels",
+        ]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+
+def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document log of the run average in probability, and its delta-method standard error."""
+    n_runs = logp_runs.shape[1]
+    with np.errstate(invalid="ignore"):
+        logp = logsumexp(logp_runs, axis=1) - np.log(n_runs)
+        if exact:
+            return logp, np.where(np.isfinite(logp), 0.0, np.nan)
+        if n_runs < 2:
+            return logp, np.full(logp.shape, np.nan)
+        ratio = np.exp(logp_runs - logp[:, None])
+        stderr = ratio.std(axis=1, ddof=1) / np.sqrt(n_runs)
+    return logp, stderr
+
+
+# ---------------------------------------------------------------------------- the front door
+def evaluate(model, docs, method: str | None = None, *, runs: int | None = None, seed: int = 0,
+             oov: str = "drop", empty: str = "error", threads: int | None = None,
+             progress: bool = False, **settings) -> Evaluation:
+    """Estimate log P(document | model) for every document, with standard errors.
+
+    Parameters
+    ----------
+    model : LDAModel or GaPModel
+        The model (``topiceval.models.load_model``, a trainer, or ``topiceval.adapters``).
+    docs
+        A ``Corpus``; lists of word strings; token-id arrays (ids of the model's columns); or,
+        for GaP-FA, a (D, V) count matrix whose columns are the model's.  Words are matched to
+        the model's vocabulary by word.
+    method : str, optional
+        Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
+        ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
+        ``hm``, ``exact``).  Default: ``DEFAULTS[family]`` with its settings.
+    runs : int, optional
+        Independent runs per document (default ``DEFAULT_RUNS``; >= 2 for a standard error).
+    seed : int
+        Seed of every random stream; the same seed gives bit-identical results for any number
+        of threads.
+    oov : {"drop", "error"}
+        Words not in the model's vocabulary: left out and counted (default, as MALLET does) or
+        refused.
+    empty : {"error", "skip"}
+        LDA documents with no token left to score: refused (default) or skipped (NaN estimate,
+        left out of the totals, listed in the notes).
+    threads : int, optional
+        numba threads (default: all).
+    progress : bool
+        Show a progress bar (and a note while kernels compile on first use) on standard error.
+    **settings
+        Estimator settings (e.g. ``particles=50`` for ``lr``); unknown names raise.
+
+    Returns
+    -------
+    Evaluation
+    """
+    family = _family(model)
+    oov = check_oov(oov)
+    if empty not in EMPTY_POLICIES:
+        raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
+    if method is None:
+        method, defaults = DEFAULTS[family]
+        settings = {**defaults, **settings}
+    runs = DEFAULT_RUNS if runs is None else runs
+    if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
+        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+    notes = []
+    overlap = training_overlap(model, docs)
+    if overlap:
+        notes.append(overlap)
+    corpus = as_model_corpus(model, docs, oov=oov)
+    backend = _LDA if family == "lda" else _GAPFA
+    resolved = backend.resolve(method, settings)
+    lengths = corpus.lengths
+    dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
+    todo, note = _scorable(family, lengths, dropped, empty)
+    notes += [note] if note else []
+    if "biased upward" in NATURE.get((family, method), ""):
+        notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare models")
+    predicted = backend.predict(method, corpus, todo, resolved, model) * runs
+    logp_runs = np.full((len(corpus), runs), np.nan)
+    work = np.zeros((len(corpus), runs), np.int64)
+    seconds = 0.0
+    with numba_threads(threads):
+        if todo.size:
+            with _compile_note(progress):
+                backend.run(method, corpus, todo[:1], model, resolved, 1, seed, warmup=True)
+            blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
+            with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
+                for block in blocks:
+                    out, sites, secs = backend.run(method, corpus, block, model, resolved, runs,
+                                                   seed)
+                    logp_runs[block], work[block] = out, sites
+                    seconds += secs
+                    bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
+    return Evaluation(
+        family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
+        names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
+        predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
+    )
+
+
+def _family(model) -> str:
+    if isinstance(model, LDAModel):
+        return "lda"
+    if isinstance(model, GaPModel):
+        return "gapfa"
+    raise ValueError(
+        f"model must be a topiceval LDAModel or GaPModel, got {type(model).__name__}; import "
+        "other libraries' models with topiceval.adapters (from_sklearn, from_gensim, "
+        "from_tomotopy, from_mallet, from_lda)"
+    )
+
+
+def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str):
+    """The documents to estimate, and a note on the empty ones.
+
+    An LDA document with no token cannot be scored (it would read as probability 1): refused,
+    or skipped with ``empty="skip"``.  A GaP-FA document with no counts is a valid observation
+    (the probability of an all-zero row) and is scored, with a note.
+    """
+    empties = np.flatnonzero(lengths == 0)
+    if not empties.size:
+        return np.arange(lengths.shape[0]), None
+    listing = _listing(empties, dropped)
+    if family == "gapfa":
+        return np.arange(lengths.shape[0]), (
+            f"{empties.size} document(s) have no counts in the model's vocabulary; their "
+            f"estimate is the probability of an all-zero document: {listing}")
+    if empty == "error":
+        raise ValueError(
+            f"{empties.size} document(s) have no token in the model's vocabulary and cannot be "
+            f"scored: {listing}; remove them or pass empty='skip'"
+        )
+    return np.flatnonzero(lengths > 0), (
+        f"{empties.size} empty document(s) skipped (no estimate, not in the totals): {listing}")
+
+
+def _listing(docs: np.ndarray, dropped: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(f"{d} ({dropped[d]} word(s) dropped)" for d in docs[:limit])
+    return shown + (f" and {docs.size - limit} more" if docs.size > limit else "")
+
+
+def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.ndarray]:
+    """Consecutive blocks of ``todo`` with about equal predicted work (results do not depend
+    on the blocking: every document's streams are keyed by its position)."""
+    if n_blocks <= 1 or todo.size <= 1:
+        return [todo]
+    cum = np.cumsum(predicted.astype(np.float64))
+    edges = np.searchsorted(cum, np.linspace(0, cum[-1], n_blocks + 1)[1:-1], side="right")
+    return [b for b in np.split(todo, np.unique(edges)) if b.size]
+
+
+@contextlib.contextmanager
+def _compile_note(enabled: bool) -> Iterator[None]:
+    """Print a note if the first (warm-up) call is slow, i.e. numba is compiling kernels."""
+    timer = threading.Timer(COMPILE_NOTE_AFTER, lambda: print(
+        "topiceval: compiling the estimator's kernels on first use (cached for later runs) ...",
+        file=sys.stderr, flush=True))
+    if enabled:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
+@contextlib.contextmanager
+def _progress_bar(enabled: bool, total: int, unit: str):
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, unit=" " + unit, unit_scale=True, disable=not enabled, delay=2.0,
+               file=sys.stderr, leave=False)
+    try:
+        yield bar
+    finally:
+        bar.close()
+
+
+# ---------------------------------------------------------------------------- documents
+def as_model_corpus(model, docs, *, oov: str = "drop") -> Corpus:
+    """``docs`` as a Corpus over the model's vocabulary (token ids = the model's columns).
+
+    Corpora with words and lists of word strings are matched by word (the model must carry its
+    word list); token-id arrays are taken as the model's ids; a count matrix is accepted for
+    GaP-FA models only (for LDA it raises, pointing to ``Corpus.from_counts``).
+    """
+    family = _family(model)
+    if isinstance(docs, Corpus):
+        if docs.has_words and model.vocab is None:
+            raise VocabularyError(
+                "the documents carry words but the model has no vocabulary, so they cannot be "
+                "matched to its columns: give the model its word list (vocab=...) or pass "
+                "token-id arrays"
+            )
+        target = model.vocab if model.vocab is not None else docs.vocab
+        return docs.align(target, oov=oov)
+    if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
+        if family == "lda":
+            reject_count_matrix(docs)
+        return Corpus.from_counts(docs).align(_words_or_ids(model))
+    docs = list(docs)
+    if not docs:
+        raise ValueError("docs is empty: pass at least one document")
+    first = next((d for d in docs if len(d)), None)
+    if first is not None and not isinstance(first, (str, bytes)) and isinstance(
+            next(iter(first)), (str, np.str_)):
+        if model.vocab is None:
+            raise VocabularyError("the documents are words but the model has no vocabulary "
+                                  "(vocab) to match them to")
+        return Corpus.from_tokens(docs, model.vocab, oov=oov)
+    from topiceval.estimators.lda.inputs import check_documents
+
+    ids = check_documents(docs, model.n_types, min_length=0)
+    return Corpus.from_documents(ids, _words_or_ids(model), split="test")
+
+
+def _words_or_ids(model) -> np.ndarray:
+    if model.vocab is not None:
+        return model.vocab
+    return np.array([str(v) for v in range(model.n_types)])
+
+
+def training_overlap(model, docs) -> str | None:
+    """A note if ``docs`` are (or include) the documents the model was trained on.
+
+    Trainers record the checksum of their training corpus (``meta["corpus_checksum"]``) and,
+    when they trained on one split of a corpus file, that file's checksum and the split
+    (``meta["source_checksum"]``, ``meta["split"]``).
+    """
+    if not isinstance(docs, Corpus):
+        return None
+    checksum = docs.checksum()
+    if checksum == model.meta.get("corpus_checksum"):
+        return ("these are the model's own training documents (same corpus checksum): the "
+                "estimate is a training likelihood, not a held-out one")
+    split = model.meta.get("split")
+    if split and checksum == model.meta.get("source_checksum"):
+        n = int(np.count_nonzero(docs.split == split))
+        if n:
+            return (f"{n} of these {len(docs)} documents (split {split!r}) are the model's "
+                    "training documents: evaluate another split for a held-out likelihood")
+    return None
+
+
+# ---------------------------------------------------------------------------- back ends
+class _LDA:
+    """``topiceval.estimators.lda`` behind the front door."""
+
+    @staticmethod
+    def resolve(method, settings):
+        from topiceval.estimators.lda import registry
+
+        return registry.resolve_settings(registry.lookup(method, registry.ESTIMATE, "estimate"),
+                                         settings)
+
+    @staticmethod
+    def predict(method, corpus, todo, settings, model):
+        from topiceval.estimators.lda import registry
+
+        cost = registry.ESTIMATE[method].cost
+        if method == "exact":
+            from topiceval.estimators.lda.exact import work
+            return np.array([work(int(n), model.n_topics) for n in corpus.lengths[todo]],
+                            dtype=np.int64)
+        return np.array([cost(int(n), int(n), settings) for n in corpus.lengths[todo]],
+                        dtype=np.int64)
+
+    @staticmethod
+    def run(method, corpus, block, model, settings, runs, seed, warmup=False):
+        from topiceval.estimators import lda
+
+        docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
+        res = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=runs, seed=seed,
+                                doc_keys=block, **settings)
+        return res.logp, res.site_updates, res.seconds
+
+
+class _GAPFA:
+    """``topiceval.estimators.gapfa`` behind the front door."""
+
+    @staticmethod
+    def resolve(method, settings):
+        from topiceval.estimators.gapfa import registry
+
+        return registry.resolve_settings(method, settings)
+
+    @staticmethod
+    def predict(method, corpus, todo, settings, model):
+        from topiceval.estimators.gapfa import registry
+
+        return registry.predicted_work(method, corpus.subset(todo).counts(), model.n_topics,
+                                       settings)
+
+    @staticmethod
+    def run(method, corpus, block, model, settings, runs, seed, warmup=False):
+        from topiceval.estimators import gapfa
+
+        counts = corpus.subset(block).counts()
+        if warmup:
+            counts = sp.csr_matrix(counts.shape, dtype=np.int64)
+        res = gapfa.estimate_runs(method, counts, model.phi, model.p, model.r, runs=runs,
+                                  seed=seed, doc_keys=block, **settings)
+        return res.logp, res.work, res.seconds

@@ -1,0 +1,180 @@
+"""Words, not sizes: map documents onto a model's vocabulary by word.
+
+A model's topics ``phi`` (T x V) are indexed by column; a document's token ids mean something only
+together with the word list they index.  Every path that puts documents and a model together goes
+through this module, so that documents are scored with the model's probabilities *for their own
+words*:
+
+* ``vocabulary_words(obj)`` reads a word list from a sequence of words, a fitted scikit-learn
+  vectorizer, a ``Corpus`` or a model (its ``vocab``), refusing duplicates and non-strings;
+* ``map_tokens(token_lists, words, oov)`` turns lists of word strings into token-id arrays,
+  dropping (``oov="drop"``, MALLET's behaviour) or refusing (``oov="error"``) words outside the
+  vocabulary, and counts what it dropped per document;
+* ``remap_ids(tokens, source, target, oov)`` re-indexes token ids of one word list onto another;
+* ``reorder_columns(model, words)`` puts a model's topic-word columns in another word order (two
+  models compared on the same documents must index the same words).
+
+A corpus built from counts without a word list (``Corpus.from_counts(X)``) carries the column
+numbers as its "words" and says so in ``meta["vocab"] = "column ids"``: such ids are taken as ids
+of the model's vocabulary (the only case where sizes are matched instead of words).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+OOV_POLICIES = ("drop", "error")
+COLUMN_IDS = "column ids"  # meta["vocab"] of a corpus whose words are column numbers
+
+
+class VocabularyError(ValueError):
+    """Documents and a model (or a word list) cannot be matched word for word."""
+
+
+def vocabulary_words(obj, what: str = "vocabulary") -> np.ndarray:
+    """The word list of ``obj`` as a 1-D ``str`` array, in column (token id) order.
+
+    Parameters
+    ----------
+    obj
+        A sequence of words; a fitted scikit-learn ``CountVectorizer`` / ``TfidfVectorizer``
+        (``get_feature_names_out()``); or anything with a ``vocab`` attribute (a ``Corpus``, an
+        ``LDAModel``, a ``GaPModel``).
+    what
+        Name used in error messages.
+
+    Raises
+    ------
+    VocabularyError
+        For a missing word list, non-string words, or a word that occurs twice (it would map to
+        two columns).
+    """
+    if hasattr(obj, "get_feature_names_out"):
+        try:
+            words = obj.get_feature_names_out()
+        except Exception as exc:  # sklearn raises NotFittedError (a ValueError/AttributeError)
+            raise VocabularyError(f"{what}: the vectorizer is not fitted ({exc})") from None
+    elif hasattr(obj, "vocab") and not isinstance(obj, (str, bytes)):
+        words = obj.vocab
+        if words is None:
+            raise VocabularyError(f"{what}: {type(obj).__name__} carries no word list (vocab)")
+    else:
+        words = obj
+    if isinstance(words, (str, bytes)) or not isinstance(words, (Sequence, np.ndarray)):
+        raise VocabularyError(
+            f"{what} must be a sequence of words, a fitted vectorizer or a model/corpus with a "
+            f"vocab, got {type(obj).__name__}"
+        )
+    arr = np.asarray(words, dtype=object)
+    if arr.ndim != 1:
+        raise VocabularyError(f"{what} must be a 1-D list of words, got shape {arr.shape}")
+    bad = [i for i, w in enumerate(arr) if not isinstance(w, (str, np.str_))]
+    if bad:
+        raise VocabularyError(
+            f"{what} must hold strings; entry {bad[0]} is {arr[bad[0]]!r} "
+            f"({type(arr[bad[0]]).__name__})"
+        )
+    out = np.asarray(arr.tolist(), dtype=str) if arr.size else np.zeros(0, dtype=str)
+    if np.unique(out).size != out.size:
+        repeated = [w for w, n in Counter(out.tolist()).items() if n > 1]
+        raise VocabularyError(
+            f"{what} lists {len(repeated)} word(s) more than once (e.g. {repeated[0]!r}); each "
+            "word must name exactly one column"
+        )
+    return out
+
+
+def check_oov(oov: str) -> str:
+    if oov not in OOV_POLICIES:
+        raise ValueError(f"oov must be one of {OOV_POLICIES}, got {oov!r}")
+    return oov
+
+
+def map_tokens(token_lists, words: np.ndarray, oov: str = "drop"):
+    """Token-id arrays for lists of word strings; out-of-vocabulary words dropped or refused.
+
+    Returns ``(docs, dropped, dropped_words)``: a list of int64 arrays in the original token
+    order, the number of dropped tokens per document (int64, D) and a ``Counter`` of the dropped
+    words.  Raises ``VocabularyError`` with ``oov="error"`` at the first unknown word.
+    """
+    check_oov(oov)
+    index = {w: i for i, w in enumerate(words.tolist())}
+    docs, dropped, missing = [], [], Counter()
+    for d, tokens in enumerate(token_lists):
+        if isinstance(tokens, (str, bytes)):
+            raise ValueError(
+                f"document {d} is a string, not a list of tokens: split it first, or build the "
+                "corpus with Corpus.from_texts(texts, analyzer, vocabulary)"
+            )
+        ids, lost = [], 0
+        for w in tokens:
+            if not isinstance(w, (str, np.str_)):
+                raise ValueError(
+                    f"document {d} holds {w!r} ({type(w).__name__}); tokens must be word strings"
+                )
+            i = index.get(w)
+            if i is None:
+                if oov == "error":
+                    raise VocabularyError(
+                        f"document {d} has the word {w!r}, which is not in the vocabulary "
+                        f"({len(index)} words); pass oov='drop' to leave such words out"
+                    )
+                lost += 1
+                missing[w] += 1
+            else:
+                ids.append(i)
+        docs.append(np.asarray(ids, dtype=np.int64))
+        dropped.append(lost)
+    return docs, np.asarray(dropped, dtype=np.int64), missing
+
+
+def remap_ids(tokens: np.ndarray, source: np.ndarray, target: np.ndarray, oov: str = "drop"):
+    """Re-index ``tokens`` (ids into the word list ``source``) as ids into ``target``.
+
+    Returns ``(new_ids, keep)``: the target ids of the kept tokens and a boolean mask of the
+    tokens kept.  Raises ``VocabularyError`` with ``oov="error"`` if any token's word is absent.
+    """
+    check_oov(oov)
+    index = {w: i for i, w in enumerate(target.tolist())}
+    mapping = np.fromiter((index.get(w, -1) for w in source.tolist()), dtype=np.int64,
+                          count=source.shape[0])
+    new = mapping[tokens] if tokens.size else np.zeros(0, dtype=np.int64)
+    keep = new >= 0
+    used_missing = np.unique(tokens[~keep]) if tokens.size else np.zeros(0, dtype=np.int64)
+    missing = source[used_missing]
+    if missing.size and oov == "error":
+        raise VocabularyError(
+            f"{missing.size} word(s) of the documents are not in the model's vocabulary "
+            f"(e.g. {missing[0]!r}); pass oov='drop' to leave them out"
+        )
+    return new[keep], keep
+
+
+def reorder_columns(model, words):
+    """``model`` with its ``phi`` columns (and ``vocab``) permuted into the order of ``words``.
+
+    ``model``: an ``LDAModel`` or ``GaPModel`` with a ``vocab``; ``words``: a word list or
+    anything ``vocabulary_words`` accepts, holding exactly the model's words.  Raises
+    ``VocabularyError`` if the word sets differ (probabilities over different vocabularies are
+    not comparable).
+    """
+    target = vocabulary_words(words)
+    source = vocabulary_words(model, "the model's vocabulary")
+    if np.array_equal(source, target):
+        return model
+    index = {w: i for i, w in enumerate(source.tolist())}
+    order = np.fromiter((index.get(w, -1) for w in target.tolist()), dtype=np.int64,
+                        count=target.shape[0])
+    if target.shape != source.shape or np.any(order < 0):
+        only_model = sorted(set(source.tolist()) - set(target.tolist()))[:3]
+        only_target = sorted(set(target.tolist()) - set(source.tolist()))[:3]
+        raise VocabularyError(
+            f"the vocabularies differ ({source.shape[0]} and {target.shape[0]} words; only in the "
+            f"model: {only_model}, only in the other: {only_target}); models over different "
+            "words cannot be compared on the same documents"
+        )
+    return dataclasses.replace(model, phi=model.phi[:, order], vocab=target, meta=dict(model.meta))

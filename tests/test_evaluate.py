@@ -1,0 +1,250 @@
+"""topiceval.evaluate and `topiceval evaluate`: the front door for LDA and GaP-FA models."""
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from scipy.special import logsumexp
+
+import topiceval
+from topiceval import cli
+from topiceval.corpus import Corpus
+from topiceval.estimators import gapfa, lda
+from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, combine_runs
+from topiceval.lda import fit_gibbs
+from topiceval.models import GaPModel, LDAModel, save_model
+
+V, T = 12, 3
+WORDS = [f"w{v:02d}" for v in range(V)]
+
+
+@pytest.fixture(scope="module")
+def model():
+    rng = np.random.default_rng(5)
+    return LDAModel(rng.dirichlet(np.full(V, 0.5), size=T), np.array([0.3, 0.5, 0.2]),
+                    vocab=WORDS)
+
+
+@pytest.fixture(scope="module")
+def gap():
+    rng = np.random.default_rng(6)
+    return GaPModel(rng.dirichlet(np.full(V, 0.5), size=T), np.full(T, 0.4), np.full(T, 0.8),
+                    vocab=WORDS)
+
+
+@pytest.fixture(scope="module")
+def docs():
+    rng = np.random.default_rng(7)
+    return [rng.integers(0, V, size=n) for n in (5, 9, 3, 14, 7, 1)]
+
+
+def words_of(docs):
+    return [[WORDS[v] for v in d] for d in docs]
+
+
+def permuted(docs, seed=0):
+    """The same documents over the same words in another column order."""
+    order = np.random.default_rng(seed).permutation(V)
+    return Corpus.from_documents([np.argsort(order)[d] for d in docs],
+                                 np.array(WORDS)[order])
+
+
+def test_defaults_and_result_fields(model, docs):
+    res = topiceval.evaluate(model, docs)
+    method, settings = DEFAULTS["lda"]
+    assert res.method == method and res.runs == DEFAULT_RUNS and res.family == "lda"
+    assert {k: res.settings[k] for k in settings} == settings
+    runs = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=DEFAULT_RUNS,
+                             **res.settings)
+    np.testing.assert_array_equal(res.logp_runs, runs.logp)
+    np.testing.assert_array_equal(res.work, runs.site_updates)
+    np.testing.assert_allclose(res.logp, logsumexp(runs.logp, axis=1) - np.log(DEFAULT_RUNS),
+                               rtol=1e-14)
+    w = np.exp(runs.logp - res.logp[:, None])
+    np.testing.assert_allclose(res.stderr, w.std(axis=1, ddof=1) / np.sqrt(DEFAULT_RUNS),
+                               rtol=1e-12)
+    assert res.total == pytest.approx(res.logp.sum())
+    assert res.total_stderr == pytest.approx(np.sqrt((res.stderr ** 2).sum()))
+    n = sum(d.size for d in docs)
+    assert res.n_tokens == n and res.nats_per_token == pytest.approx(res.total / n)
+    assert res.perplexity == pytest.approx(np.exp(-res.total / n))
+    assert res.predicted_work > 0 and res.seconds >= 0
+    frame = res.to_frame()
+    assert list(frame.columns) == ["doc", "name", "tokens_scored", "oov_tokens_dropped",
+                                   "logp_nats", "stderr_nats", "logp_per_token_nats", "runs",
+                                   "method", "work"]
+    text = res.summary()
+    assert "LDA lr on 6 of 6 documents" in text and "unbiased" in text
+    assert f"{res.total:,.2f} +/- {res.total_stderr:,.2f} nats" in text
+
+
+def test_exact_method_has_zero_standard_error(model, docs):
+    res = topiceval.evaluate(model, docs, "exact", runs=2)
+    np.testing.assert_allclose(res.logp, lda.estimate("exact", docs, model.phi, model.alpha_m),
+                               rtol=1e-13)
+    assert np.all(res.stderr == 0)
+
+
+def test_combine_runs_is_the_average_in_probability():
+    logp, se = combine_runs(np.log(np.array([[1.0, 3.0], [2.0, 2.0]])))
+    np.testing.assert_allclose(logp, np.log([2.0, 2.0]))
+    np.testing.assert_allclose(se, [np.std([0.5, 1.5], ddof=1) / np.sqrt(2), 0.0], atol=1e-15)
+    assert np.isnan(combine_runs(np.zeros((2, 1)))[1]).all()
+
+
+def test_the_unbiased_default_matches_the_exact_probability(model, docs):
+    """Averaged in probability over many runs, the default estimator hits P(w) (5 s.e.)."""
+    exact = lda.estimate("exact", docs, model.phi, model.alpha_m)
+    res = topiceval.evaluate(model, docs, runs=400, seed=11, particles=2)
+    ratio = np.exp(res.logp_runs - exact[:, None])
+    mean, se = ratio.mean(axis=1), ratio.std(axis=1, ddof=1) / np.sqrt(ratio.shape[1])
+    assert np.all(np.abs(mean - 1) < 5 * se + 1e-12), (mean, se)
+
+
+def test_words_are_matched_not_positions(model, docs):
+    aligned = topiceval.evaluate(model, docs, runs=3, seed=2)
+    for other in (permuted(docs), words_of(docs),
+                  Corpus.from_documents(docs, WORDS)):
+        res = topiceval.evaluate(model, other, runs=3, seed=2)
+        np.testing.assert_array_equal(res.logp_runs, aligned.logp_runs)
+
+
+def test_unknown_words_are_dropped_and_reported_or_refused(model, docs):
+    extra = [list(d) + ["zebra"] for d in words_of(docs)]
+    res = topiceval.evaluate(model, extra, runs=2)
+    assert res.dropped.tolist() == [1] * len(docs)
+    assert "6 out-of-vocabulary tokens dropped" in res.summary()
+    np.testing.assert_array_equal(res.logp_runs,
+                                  topiceval.evaluate(model, docs, runs=2).logp_runs)
+    with pytest.raises(ValueError, match="'zebra', which is not in the vocabulary"):
+        topiceval.evaluate(model, extra, oov="error")
+    other = Corpus.from_documents([[0, 1]], ["zebra", "w03"])
+    assert topiceval.evaluate(model, other, runs=2).tokens.tolist() == [1]
+
+
+def test_empty_documents_are_refused_or_skipped_never_scored(model, docs):
+    batch = words_of(docs[:2]) + [["zebra", "yak"]] + words_of(docs[2:3])
+    with pytest.raises(ValueError, match=r"1 document\(s\) have no token .*: 2 \(2 word"):
+        topiceval.evaluate(model, batch)
+    res = topiceval.evaluate(model, batch, empty="skip", runs=2)
+    assert np.isnan(res.logp[2]) and np.isfinite(res.logp[[0, 1, 3]]).all()
+    assert res.total == pytest.approx(res.logp[[0, 1, 3]].sum())
+    assert np.isfinite(res.total_stderr)
+    assert any("empty document(s) skipped" in note for note in res.notes)
+    assert np.isnan(res.logp_runs[2]).all() and not res.work[2].any()
+    assert res.to_frame()["tokens_scored"].tolist()[2] == 0
+
+
+def test_count_matrices_only_for_gapfa(model, gap, docs):
+    counts = Corpus.from_documents(docs, WORDS).counts()
+    with pytest.raises(ValueError, match="Corpus.from_counts"):
+        topiceval.evaluate(model, counts)
+    with pytest.raises(ValueError, match="Corpus.from_counts"):
+        topiceval.evaluate(model, counts.toarray())
+    res = topiceval.evaluate(gap, counts, runs=2, samples=20)
+    ref = gapfa.estimate_runs("l2r", counts, gap.phi, gap.p, gap.r, runs=2, samples=20)
+    np.testing.assert_array_equal(res.logp_runs, ref.logp)
+    np.testing.assert_array_equal(res.work, ref.work)
+    for other in (counts.toarray(), docs, permuted(docs), words_of(docs)):
+        again = topiceval.evaluate(gap, other, runs=2, samples=20)
+        np.testing.assert_array_equal(again.logp_runs, res.logp_runs)
+    assert res.family == "gapfa" and res.tokens.tolist() == [d.size for d in docs]
+
+
+def test_gapfa_zero_rows_are_scored_with_a_note(gap):
+    counts = sp.csr_matrix(np.array([[0] * V, [1] + [0] * (V - 1)]))
+    res = topiceval.evaluate(gap, counts, "exact", runs=1)
+    assert np.isfinite(res.logp).all() and res.logp[0] < 0
+    assert any("all-zero document" in note for note in res.notes)
+
+
+@pytest.mark.parametrize("family", ["lda", "gapfa"])
+def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, docs):
+    mdl = model if family == "lda" else gap
+    kwargs = {} if family == "lda" else {"samples": 30}
+    one = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=1, **kwargs)
+    two = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=2, **kwargs)
+    blocked = topiceval.evaluate(mdl, docs, runs=3, seed=9, progress=True, **kwargs)
+    np.testing.assert_array_equal(one.logp_runs, two.logp_runs)
+    np.testing.assert_array_equal(one.logp_runs, blocked.logp_runs)
+    other = topiceval.evaluate(mdl, docs, runs=3, seed=10, **kwargs)
+    assert not np.array_equal(one.logp_runs, other.logp_runs)
+
+
+def test_bad_arguments_name_the_problem(model, docs):
+    with pytest.raises(ValueError, match="unknown estimate method"):
+        topiceval.evaluate(model, docs, "nope")
+    with pytest.raises(ValueError, match="unknown setting"):
+        topiceval.evaluate(model, docs, samples=3)  # lr takes particles, not samples
+    with pytest.raises(ValueError, match="runs must be a positive integer"):
+        topiceval.evaluate(model, docs, runs=0)
+    with pytest.raises(ValueError, match="topiceval.adapters"):
+        topiceval.evaluate((model.phi, model.alpha_m), docs)
+    with pytest.raises(ValueError, match="document 0 is a string"):
+        topiceval.evaluate(model, ["w01 w02"])
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        topiceval.evaluate(model, [np.array([0, V])])
+    with pytest.raises(ValueError, match="model has no vocabulary"):
+        topiceval.evaluate(LDAModel(model.phi, model.alpha_m), Corpus.from_documents(docs, WORDS))
+    with pytest.raises(ValueError, match="empty must be one of"):
+        topiceval.evaluate(model, docs, empty="zero")
+
+
+def test_training_documents_are_recognised(tmp_path):
+    rng = np.random.default_rng(3)
+    docs = [rng.integers(0, V, size=8) for _ in range(10)]
+    corpus = Corpus.from_documents(docs, WORDS, split=["train"] * 7 + ["test"] * 3)
+    trained = fit_gibbs(corpus.select_split("train"), 2, sweeps=5, seed=1).model
+    res = topiceval.evaluate(trained, corpus.select_split("train"), runs=2)
+    assert any("own training documents" in note for note in res.notes)
+    assert not topiceval.evaluate(trained, corpus.select_split("test"), runs=2).notes
+    # the command line records the whole file and the split, so the file as a whole is caught
+    corpus.save(tmp_path / "c.npz")
+    assert cli.main(["train", "lda", "--corpus", str(tmp_path / "c.npz"), "--split", "train",
+                     "--topics", "2", "--trainer", "gibbs", "--sweeps", "5",
+                     "--out", str(tmp_path / "m.npz")]) == 0
+    from topiceval.models import load_model
+    res = topiceval.evaluate(load_model(tmp_path / "m.npz"), Corpus.load(tmp_path / "c.npz"),
+                             runs=2)
+    assert any("7 of these 10 documents (split 'train')" in note for note in res.notes)
+
+
+def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, capsys):
+    save_model(tmp_path / "m.npz", model)
+    lines = [" ".join(d) for d in words_of(docs)]
+    (tmp_path / "docs.txt").write_text("\n".join(lines[:3] + ["", "zebra " + lines[3]]
+                                                 + lines[4:]) + "\n")
+    out = tmp_path / "est.csv"
+    assert cli.main(["evaluate", "--model", str(tmp_path / "m.npz"), "--docs",
+                     str(tmp_path / "docs.txt"), "--runs", "3", "--seed", "4",
+                     "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "LDA lr on 6 of 6 documents" in err and "1 out-of-vocabulary tokens dropped" in err
+    frame = pd.read_csv(out)
+    expected = topiceval.evaluate(model, docs, runs=3, seed=4)
+    np.testing.assert_array_equal(frame["logp_nats"], expected.logp)
+    assert frame["name"].tolist()[3:5] == ["line 5", "line 6"]
+    assert frame["oov_tokens_dropped"].tolist() == [0, 0, 0, 1, 0, 0]
+    mallet = "\n".join(f"doc{i}\tX\t{line}" for i, line in enumerate(lines))
+    (tmp_path / "docs.mallet.txt").write_text(mallet + "\n")
+    assert cli.main(["evaluate", "--model", str(tmp_path / "m.npz"), "--docs",
+                     str(tmp_path / "docs.mallet.txt"), "--runs", "3", "--seed", "4",
+                     "--method", "lr", "--particles", "20"]) == 0
+    printed = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    np.testing.assert_array_equal(printed["logp_nats"], expected.logp)
+    assert printed["name"].tolist() == [f"doc{i}" for i in range(6)]
+
+
+def test_evaluate_command_errors(tmp_path, model, capsys):
+    save_model(tmp_path / "m.npz", model)
+    (tmp_path / "bad.txt").write_text("a\tb\tw01\nno tabs here\n")
+    base = ["evaluate", "--model", str(tmp_path / "m.npz"), "--out", str(tmp_path / "o.csv")]
+    assert cli.main(base + ["--docs", str(tmp_path / "bad.txt"), "--format", "mallet"]) == 1
+    assert "line 2: expected name<TAB>label<TAB>text" in capsys.readouterr().err
+    (tmp_path / "oov.txt").write_text("zebra yak\nw01 w02\n")
+    assert cli.main(base + ["--docs", str(tmp_path / "oov.txt")]) == 1
+    assert "no token in the model's vocabulary" in capsys.readouterr().err
+    assert cli.main(base + ["--docs", str(tmp_path / "oov.txt"), "--skip-empty"]) == 0
+    assert not (tmp_path / "missing.csv").exists()
