@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from topiceval.counts import as_count_matrix
 from topiceval.io import atomic_path
 from topiceval.vocabulary import (
     COLUMN_IDS,
@@ -190,8 +191,6 @@ class Corpus(Sequence):
         fitted vectorizer); without it the columns are taken as ids of the model's vocabulary
         (``meta["vocab"] = "column ids"``), the one case where only sizes can be checked.
         """
-        from topiceval.gapfa.counts import as_count_matrix
-
         mat = as_count_matrix(counts)
         if vocabulary is None:
             words = np.array([str(v) for v in range(mat.shape[1])])

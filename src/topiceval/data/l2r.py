@@ -18,7 +18,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-from topiceval.gapfa.counts import as_count_matrix
+from topiceval.counts import as_count_matrix
 from topiceval.io import sha256_file
 from topiceval.models import GaPModel
 

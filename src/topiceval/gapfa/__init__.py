@@ -2,12 +2,13 @@
 
 * ``fit_gapfa(counts, n_topics, ...)`` -> ``GaPModel`` (Gibbs sampler, ESTIMATORS.md §6.7);
 * ``pmf``: negative binomial / negative multinomial log pmfs (§6.2);
-* ``as_count_matrix``: the validated D x V count matrix every GaP-FA function accepts.
+* ``as_count_matrix`` (from ``topiceval.counts``): the validated D x V count matrix every GaP-FA
+  function accepts.
 
 The held-out likelihood estimators live in ``topiceval.estimators.gapfa``.
 """
 
-from topiceval.gapfa.counts import as_count_matrix
+from topiceval.counts import as_count_matrix
 from topiceval.gapfa.fit import fit_gapfa
 
 __all__ = ["as_count_matrix", "fit_gapfa"]

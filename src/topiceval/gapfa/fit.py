@@ -6,8 +6,8 @@ import numbers
 
 import numpy as np
 
+from topiceval.counts import as_count_matrix
 from topiceval.gapfa import gibbs
-from topiceval.gapfa.counts import as_count_matrix
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from topiceval.gapfa.counts import as_count_matrix
+from topiceval.counts import as_count_matrix
 from topiceval.models import check_gapfa_params
 
 

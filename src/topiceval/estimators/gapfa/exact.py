@@ -33,7 +33,7 @@ from numba import njit, prange
 from scipy.special import gammaln
 
 from topiceval._numba import lse_add, lse_value
-from topiceval.gapfa.counts import as_count_matrix
+from topiceval.counts import as_count_matrix
 
 ALGORITHMS = ("auto", "enumerate", "dp")
 DP_MAX_STATES = 2**26  # 512 MiB per DP layer

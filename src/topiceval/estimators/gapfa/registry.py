@@ -52,9 +52,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from topiceval.counts import as_count_matrix
 from topiceval.estimators.gapfa import ds, exact, hm, l2r
 from topiceval.estimators.gapfa._data import Docs
-from topiceval.gapfa.counts import as_count_matrix
 
 MAX_WORK = 9_000_000_000_000_000_000  # < 2**63
 

@@ -1,4 +1,5 @@
-"""Validation of document-by-word count matrices for GaP-FA training and estimation."""
+"""Validation of document-by-word count matrices (GaP-FA training and estimation, and
+``Corpus.from_counts``)."""
 
 from __future__ import annotations
 
