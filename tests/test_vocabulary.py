@@ -44,7 +44,7 @@ def test_vocabulary_words_accepts_vectorizers_and_models_and_refuses_ambiguity()
     assert vocabulary_words(vec).tolist() == ["apple", "banana", "cherry", "date"]
     model = LDAModel(np.full((2, 5), 0.2), np.ones(2), vocab=WORDS)
     assert vocabulary_words(model).tolist() == WORDS
-    with pytest.raises(VocabularyError, match="more than once"):
+    with pytest.raises(VocabularyError, match="lists the word .a. twice"):
         vocabulary_words(["a", "b", "a"])
     with pytest.raises(VocabularyError, match="must hold strings"):
         vocabulary_words(["a", 2])

@@ -12,7 +12,7 @@ import sys
 
 from topiceval import __version__
 
-COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare")
+COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model")
 
 
 def build_parser() -> argparse.ArgumentParser:

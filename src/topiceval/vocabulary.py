@@ -6,7 +6,9 @@ through this module, so that documents are scored with the model's probabilities
 words*:
 
 * ``vocabulary_words(obj)`` reads a word list from a sequence of words, a fitted scikit-learn
-  vectorizer, a ``Corpus`` or a model (its ``vocab``), refusing duplicates and non-strings;
+  vectorizer, a word <-> column mapping, a ``Corpus`` or a model (its ``vocab``), refusing
+  duplicates, non-strings and unordered collections (every importer of ``topiceval.adapters``
+  reads its words through it too);
 * ``map_tokens(token_lists, words, oov)`` turns lists of word strings into token-id arrays,
   dropping (``oov="drop"``, MALLET's behaviour) or refusing (``oov="error"``) words outside the
   vocabulary, and counts what it dropped per document;
@@ -23,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Set
 
 import numpy as np
 
@@ -35,40 +37,58 @@ class VocabularyError(ValueError):
     """Documents and a model (or a word list) cannot be matched word for word."""
 
 
-def vocabulary_words(obj, what: str = "vocabulary") -> np.ndarray:
+def vocabulary_words(obj, n_columns: int | None = None, what: str = "vocabulary") -> np.ndarray:
     """The word list of ``obj`` as a 1-D ``str`` array, in column (token id) order.
 
     Parameters
     ----------
     obj
-        A sequence of words; a fitted scikit-learn ``CountVectorizer`` / ``TfidfVectorizer``
-        (``get_feature_names_out()``); or anything with a ``vocab`` attribute (a ``Corpus``, an
-        ``LDAModel``, a ``GaPModel``).
+        A sequence of words in column order; a fitted scikit-learn ``CountVectorizer`` /
+        ``TfidfVectorizer`` / ``DictVectorizer`` (its ``get_feature_names_out()``; other
+        transformers, e.g. a ``Pipeline``, are refused: their names are of output columns); a
+        mapping, word -> column (a vectorizer's ``vocabulary_``) or column -> word (a gensim
+        ``Dictionary``); or anything with a ``vocab`` attribute (a ``Corpus``, an ``LDAModel``,
+        a ``GaPModel``).  Sets are refused: they have no column order.
+    n_columns
+        If given, the number of columns the words must name (V of a topic-word matrix).
     what
         Name used in error messages.
 
     Raises
     ------
     VocabularyError
-        For a missing word list, non-string words, or a word that occurs twice (it would map to
-        two columns).
+        For a missing or unordered word list, an unfitted vectorizer, non-string words, a
+        length other than ``n_columns``, or a word listed twice (it would name two columns).
     """
     if hasattr(obj, "get_feature_names_out"):
+        if not (hasattr(obj, "vocabulary") or hasattr(obj, "vocabulary_")):
+            raise VocabularyError(
+                f"{what}: a {type(obj).__name__}'s get_feature_names_out() names its output "
+                "columns, not words; pass the fitted vectorizer itself (e.g. the CountVectorizer "
+                "step of a pipeline)"
+            )
         try:
             words = obj.get_feature_names_out()
-        except Exception as exc:  # sklearn raises NotFittedError (a ValueError/AttributeError)
+        except (ValueError, AttributeError) as exc:  # sklearn's NotFittedError is both
             raise VocabularyError(f"{what}: the vectorizer is not fitted ({exc})") from None
+        what = f"{what} ({type(obj).__name__})"
+    elif isinstance(obj, Mapping):
+        words = _mapping_words(obj, what)
     elif hasattr(obj, "vocab") and not isinstance(obj, (str, bytes)):
         words = obj.vocab
         if words is None:
             raise VocabularyError(f"{what}: {type(obj).__name__} carries no word list (vocab)")
-    else:
-        words = obj
-    if isinstance(words, (str, bytes)) or not isinstance(words, (Sequence, np.ndarray)):
+    elif isinstance(obj, (str, bytes, Set)) or not isinstance(obj, Iterable):
         raise VocabularyError(
-            f"{what} must be a sequence of words, a fitted vectorizer or a model/corpus with a "
-            f"vocab, got {type(obj).__name__}"
+            f"{what} must be a sequence of words in column order, a fitted vectorizer, a word "
+            f"<-> column mapping or a model/corpus with a vocab, got {type(obj).__name__}"
         )
+    else:
+        words = list(obj) if isinstance(obj, Iterator) else obj
+    return _checked_words(words, n_columns, what)
+
+
+def _checked_words(words, n_columns: int | None, what: str) -> np.ndarray:
     arr = np.asarray(words, dtype=object)
     if arr.ndim != 1:
         raise VocabularyError(f"{what} must be a 1-D list of words, got shape {arr.shape}")
@@ -78,14 +98,44 @@ def vocabulary_words(obj, what: str = "vocabulary") -> np.ndarray:
             f"{what} must hold strings; entry {bad[0]} is {arr[bad[0]]!r} "
             f"({type(arr[bad[0]]).__name__})"
         )
+    if n_columns is not None and arr.shape[0] != n_columns:
+        raise VocabularyError(
+            f"{what} has {arr.shape[0]} words but the model's topic-word matrix has {n_columns} "
+            "columns"
+        )
     out = np.asarray(arr.tolist(), dtype=str) if arr.size else np.zeros(0, dtype=str)
     if np.unique(out).size != out.size:
-        repeated = [w for w, n in Counter(out.tolist()).items() if n > 1]
-        raise VocabularyError(
-            f"{what} lists {len(repeated)} word(s) more than once (e.g. {repeated[0]!r}); each "
-            "word must name exactly one column"
-        )
+        first: dict[str, int] = {}
+        for i, w in enumerate(out.tolist()):
+            j = first.setdefault(w, i)
+            if j != i:
+                raise VocabularyError(
+                    f"{what} lists the word {w!r} twice (columns {j} and {i}); each word must "
+                    "name exactly one column"
+                )
     return out
+
+
+def _mapping_words(mapping: Mapping, what: str) -> list:
+    """Words in column order from a word -> column or a column -> word mapping."""
+    pairs = list(mapping.items())
+    if all(_is_index(v) for _, v in pairs):
+        by_column = {int(v): k for k, v in pairs}
+        if len(by_column) != len(pairs):
+            raise VocabularyError(f"{what}: two words map to the same column")
+    elif all(_is_index(k) for k, _ in pairs):
+        by_column = {int(k): v for k, v in pairs}
+    else:
+        raise VocabularyError(
+            f"{what}: a mapping must be word -> column index or column index -> word")
+    if sorted(by_column) != list(range(len(by_column))):
+        raise VocabularyError(
+            f"{what}: the mapping's column indices are not 0..{len(by_column) - 1}")
+    return [by_column[i] for i in range(len(by_column))]
+
+
+def _is_index(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def check_oov(oov: str) -> str:
@@ -163,7 +213,7 @@ def reorder_columns(model, words):
     not comparable).
     """
     target = vocabulary_words(words)
-    source = vocabulary_words(model, "the model's vocabulary")
+    source = vocabulary_words(model, what="the model's vocabulary")
     if np.array_equal(source, target):
         return model
     index = {w: i for i, w in enumerate(source.tolist())}

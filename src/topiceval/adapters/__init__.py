@@ -1,0 +1,26 @@
+"""Import LDA models trained by other libraries as ``topiceval.models.LDAModel``.
+
+Every importer returns float64 topics ``phi`` (T x V, rows summing to 1), the document-topic
+pseudo-counts ``alpha_m`` (T,), the symmetric word pseudo-count ``beta`` when there is one, the
+words of phi's columns in the library's own order (``vocab``) and provenance in ``meta``
+(library, version, importer, priors, how phi was formed).  The peer libraries are imported only
+when an importer needs them (``pip install "topiceval[adapters]"``).
+
+==========================  ==============================================================
+``from_sklearn``            ``sklearn.decomposition.LatentDirichletAllocation`` + vocabulary
+``from_gensim``             ``gensim.models.LdaModel`` / ``LdaMulticore``
+``from_tomotopy``           ``tomotopy.LDAModel``
+``from_mallet``             MALLET's ``--output-state`` file
+``from_mallet_weights``     MALLET's ``--topic-word-weights-file`` + alpha
+``from_lda``                the ``lda`` package's ``lda.LDA`` + vocabulary
+==========================  ==============================================================
+"""
+
+from topiceval.adapters.gensim_lda import from_gensim
+from topiceval.adapters.lda_package import from_lda
+from topiceval.adapters.mallet import from_mallet, from_mallet_weights
+from topiceval.adapters.sklearn_lda import from_sklearn
+from topiceval.adapters.tomotopy_lda import from_tomotopy
+
+__all__ = ["from_gensim", "from_lda", "from_mallet", "from_mallet_weights", "from_sklearn",
+           "from_tomotopy"]

@@ -1,0 +1,166 @@
+"""tomotopy's collapsed Gibbs ``LDAModel``.
+
+How tomotopy indexes words: when training starts it renumbers its dictionary, most frequent word
+first, and moves the words removed by ``min_cf`` / ``min_df`` / ``rm_top`` to the end.  ``vocabs``
+is the whole renumbered dictionary, ``used_vocabs`` its first ``num_vocabs`` entries, and the
+columns of ``get_topic_word_dist`` are ``used_vocabs`` in that order.  ``doc.words`` are ids into
+``vocabs``; a removed word has an id >= ``num_vocabs`` and topic -1.  (Before training,
+``vocabs`` is in insertion order: a word list taken from an untrained model names the wrong
+columns.)  tomotopy computes in float32: ``alpha``, ``eta`` and ``get_topic_word_dist`` are float32.
+"""
+
+from __future__ import annotations
+
+import warnings
+from types import ModuleType
+
+import numpy as np
+
+from topiceval.adapters._common import build_model, normalise_rows, require
+from topiceval.models import LDAModel
+from topiceval.vocabulary import vocabulary_words
+
+# float32 against float64 (relative): tomotopy divides in float32, so its topics carry ~1e-7 error
+COUNT_CHECK_RTOL = 1e-5
+
+
+def import_tomotopy(importer: str) -> ModuleType:
+    """``import tomotopy``, without its import-time DeprecationWarning.
+
+    tomotopy 0.14's extension module warns while it loads ("builtin type _VocabDict has no
+    __module__ attribute"); under ``-W error`` that warning makes the import fail with a
+    misleading "No module named _tomotopy_..." error.
+
+    Parameters
+    ----------
+    importer
+        Who needs tomotopy (named in the ``ImportError`` if it is not installed).
+
+    Returns
+    -------
+    module
+        The ``tomotopy`` module.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"builtin type \w+ has no __module__ attribute",
+                                category=DeprecationWarning)
+        return require("tomotopy", "tomotopy", importer)
+
+
+def from_tomotopy(model) -> LDAModel:
+    """Import a trained ``tomotopy.LDAModel``.
+
+    Parameters
+    ----------
+    model
+        The trained model (``tomotopy.LDAModel`` itself: its subclasses, e.g. HDP, DMR or CT
+        models, have other document-topic priors and are refused).
+
+    Returns
+    -------
+    LDAModel
+        ``vocab`` = ``used_vocabs`` (the columns of tomotopy's topic-word distributions).
+        ``phi[t, v]`` = (n_tv + eta) / (n_t + V eta) in float64, from the topic assignments of
+        the training documents (``doc.words``, ``doc.topics``), V = ``num_vocabs``; the counts
+        are first checked against tomotopy's own ``get_count_by_topics()`` (exactly) and its
+        float32 ``get_topic_word_dist`` (to 1e-5 relative).  With word priors
+        (``set_word_prior``) the per-word prior eta_tv replaces eta: phi[t, v] = (n_tv + eta_tv) /
+        (n_t + sum_v eta_tv), the distribution the sampler used (tomotopy's own
+        ``get_topic_word_dist`` leaves the priors out), and ``beta`` is None.  Without the
+        counts (a model saved with ``full=False``, or a term weighting other than ONE, whose
+        counts are weighted) ``phi`` is tomotopy's float32 ``get_topic_word_dist`` in float64,
+        renormalised.  ``alpha_m`` = ``model.alpha``, ``beta`` = ``model.eta`` (float32 values).
+
+    Raises
+    ------
+    ValueError
+        For another class, an untrained model, or counts that disagree with tomotopy's.
+    """
+    tp = import_tomotopy("from_tomotopy")
+    if type(model) is not tp.LDAModel:
+        raise ValueError(
+            "from_tomotopy expects a tomotopy.LDAModel (not a subclass: their document-topic "
+            f"priors differ), got {type(model).__module__}.{type(model).__name__}"
+        )
+    n_words = int(model.num_vocabs)
+    if model.global_step == 0 or n_words == 0:
+        # (tomotopy crashes the interpreter when an untrained model is asked for its topics)
+        raise ValueError("the tomotopy model has not been trained: call model.train() first")
+    n_topics = int(model.k)
+    used = list(model.used_vocabs)
+    if used != list(model.vocabs)[:n_words]:
+        raise ValueError("tomotopy's used_vocabs is not the head of vocabs; cannot map its ids")
+    vocab = vocabulary_words(used, n_words, "used_vocabs")
+    eta = float(model.eta)
+    reported = np.array([model.get_topic_word_dist(t) for t in range(n_topics)],
+                        dtype=np.float64)
+    counts = _counts(model, n_topics, n_words) if model.tw == tp.TermWeight.ONE else None
+    extra = {"term_weight": tp.TermWeight(model.tw).name,
+             "removed_top_words": list(model.removed_top_words),
+             "global_step": int(model.global_step)}
+    if counts is None:
+        return build_model(
+            importer="from_tomotopy", library="tomotopy", distribution="tomotopy",
+            phi=normalise_rows(reported, "get_topic_word_dist"), alpha_m=model.alpha, beta=eta,
+            vocab=vocab, how="tomotopy's float32 get_topic_word_dist, renormalised in float64",
+            **extra,
+        )
+    per_topic = counts.sum(axis=1)
+    own = np.asarray(model.get_count_by_topics(), dtype=np.float64)
+    if not np.array_equal(per_topic, own):
+        raise ValueError(
+            f"tomotopy's documents give {per_topic.tolist()} tokens per topic but "
+            f"get_count_by_topics() says {own.tolist()}"
+        )
+    phi = (counts + eta) / (per_topic[:, None] + n_words * eta)
+    worst = float(np.max(np.abs(phi / reported - 1.0)))
+    if worst > COUNT_CHECK_RTOL:
+        raise ValueError(
+            f"the counts rebuilt from tomotopy's documents give topics that differ from "
+            f"get_topic_word_dist by {worst:.3g} (relative); refusing to guess"
+        )
+    priors = _word_priors(model, used, n_topics, eta)
+    if priors is None:
+        how = "(n_tv + eta) / (n_t + V eta) from the documents' topic assignments, float64"
+        return build_model(
+            importer="from_tomotopy", library="tomotopy", distribution="tomotopy",
+            phi=phi, alpha_m=model.alpha, beta=eta, vocab=vocab, how=how, **extra,
+        )
+    has_prior = np.any(priors != eta, axis=0)
+    return build_model(
+        importer="from_tomotopy", library="tomotopy", distribution="tomotopy",
+        phi=normalise_rows(counts + priors, "n_tv + eta_tv"), alpha_m=model.alpha, beta=None,
+        vocab=vocab,
+        how="(n_tv + eta_tv) / (n_t + sum_v eta_tv) with tomotopy's word priors, float64",
+        eta=eta, word_priors={str(vocab[v]): priors[:, v].tolist()
+                              for v in np.flatnonzero(has_prior)},
+        **extra,
+    )
+
+
+def _counts(model, n_topics: int, n_words: int) -> np.ndarray | None:
+    """n_tv (T, V) float64 from every training document's word ids and topics; None if absent."""
+    docs = list(model.docs)
+    if not docs:
+        return None
+    words = np.concatenate([np.asarray(d.words, dtype=np.int64) for d in docs])
+    topics = np.concatenate([np.asarray(d.topics, dtype=np.int64) for d in docs])
+    used = topics >= 0
+    if words.shape != topics.shape or np.any(used != (words < n_words)):
+        raise ValueError("tomotopy's documents assign topics to removed words (or not to used "
+                         "ones); cannot rebuild the counts")
+    if np.any(topics >= n_topics):
+        raise ValueError(f"tomotopy's documents hold a topic >= k = {n_topics}")
+    cells = topics[used] * n_words + words[used]
+    return np.bincount(cells, minlength=n_topics * n_words).reshape(n_topics, n_words).astype(
+        np.float64)
+
+
+def _word_priors(model, used: list, n_topics: int, eta: float) -> np.ndarray | None:
+    """eta_tv (T, V) from ``get_word_prior``, or None when every word has the plain eta."""
+    priors = np.full((n_topics, len(used)), eta)
+    for v, word in enumerate(used):
+        prior = np.asarray(model.get_word_prior(word), dtype=np.float64)
+        if prior.size:
+            priors[:, v] = prior
+    return None if np.all(priors == eta) else priors
