@@ -54,16 +54,17 @@ def permuted(docs, seed=0):
 def test_defaults_and_result_fields(model, docs):
     res = topiceval.evaluate(model, docs)
     method, settings = DEFAULTS["lda"]
-    assert res.method == method and res.runs == DEFAULT_RUNS and res.family == "lda"
+    n_runs = DEFAULT_RUNS["lda"]
+    assert res.method == method and res.runs == n_runs and res.family == "lda"
     assert {k: res.settings[k] for k in settings} == settings
-    runs = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=DEFAULT_RUNS,
+    runs = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=n_runs,
                              **res.settings)
     np.testing.assert_array_equal(res.logp_runs, runs.logp)
     np.testing.assert_array_equal(res.work, runs.site_updates)
-    np.testing.assert_allclose(res.logp, logsumexp(runs.logp, axis=1) - np.log(DEFAULT_RUNS),
+    np.testing.assert_allclose(res.logp, logsumexp(runs.logp, axis=1) - np.log(n_runs),
                                rtol=1e-14)
     w = np.exp(runs.logp - res.logp[:, None])
-    np.testing.assert_allclose(res.stderr, w.std(axis=1, ddof=1) / np.sqrt(DEFAULT_RUNS),
+    np.testing.assert_allclose(res.stderr, w.std(axis=1, ddof=1) / np.sqrt(n_runs),
                                rtol=1e-12)
     assert res.total == pytest.approx(res.logp.sum())
     assert res.total_stderr == pytest.approx(np.sqrt((res.stderr ** 2).sum()))
@@ -76,7 +77,7 @@ def test_defaults_and_result_fields(model, docs):
                                    "logp_nats", "stderr_nats", "logp_per_token_nats", "runs",
                                    "method", "work"]
     text = res.summary()
-    assert "LDA lr on 6 of 6 documents" in text and "unbiased" in text
+    assert f"LDA {method} on 6 of 6 documents" in text and "unbiased" in text
     assert f"{res.total:,.2f} +/- {res.total_stderr:,.2f} nats" in text
 
 
@@ -97,7 +98,7 @@ def test_combine_runs_is_the_average_in_probability():
 def test_the_unbiased_default_matches_the_exact_probability(model, docs):
     """Averaged in probability over many runs, the default estimator hits P(w) (5 s.e.)."""
     exact = lda.estimate("exact", docs, model.phi, model.alpha_m)
-    res = topiceval.evaluate(model, docs, runs=400, seed=11, particles=2)
+    res = topiceval.evaluate(model, docs, runs=400, seed=11, samples=3, burnin=2)
     ratio = np.exp(res.logp_runs - exact[:, None])
     mean, se = ratio.mean(axis=1), ratio.std(axis=1, ddof=1) / np.sqrt(ratio.shape[1])
     assert np.all(np.abs(mean - 1) < 5 * se + 1e-12), (mean, se)
@@ -177,7 +178,7 @@ def test_bad_arguments_name_the_problem(model, docs):
     with pytest.raises(ValueError, match="unknown estimate method"):
         topiceval.evaluate(model, docs, "nope")
     with pytest.raises(ValueError, match="unknown setting"):
-        topiceval.evaluate(model, docs, samples=3)  # lr takes particles, not samples
+        topiceval.evaluate(model, docs, particles=3)  # chib takes samples, not particles
     with pytest.raises(ValueError, match="runs must be a positive integer"):
         topiceval.evaluate(model, docs, runs=0)
     with pytest.raises(ValueError, match="topiceval.adapters"):
@@ -221,7 +222,8 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
                      str(tmp_path / "docs.txt"), "--runs", "3", "--seed", "4",
                      "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "LDA lr on 6 of 6 documents" in err and "1 out-of-vocabulary tokens dropped" in err
+    assert f"LDA {DEFAULTS['lda'][0]} on 6 of 6 documents" in err
+    assert "1 out-of-vocabulary tokens dropped" in err
     frame = pd.read_csv(out)
     expected = topiceval.evaluate(model, docs, runs=3, seed=4)
     np.testing.assert_array_equal(frame["logp_nats"], expected.logp)
@@ -230,8 +232,7 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
     mallet = "\n".join(f"doc{i}\tX\t{line}" for i, line in enumerate(lines))
     (tmp_path / "docs.mallet.txt").write_text(mallet + "\n")
     assert cli.main(["evaluate", "--model", str(tmp_path / "m.npz"), "--docs",
-                     str(tmp_path / "docs.mallet.txt"), "--runs", "3", "--seed", "4",
-                     "--method", "lr", "--particles", "20"]) == 0
+                     str(tmp_path / "docs.mallet.txt"), "--runs", "3", "--seed", "4"]) == 0
     printed = pd.read_csv(io.StringIO(capsys.readouterr().out))
     np.testing.assert_array_equal(printed["logp_nats"], expected.logp)
     assert printed["name"].tolist() == [f"doc{i}" for i in range(6)]

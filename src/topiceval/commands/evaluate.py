@@ -59,7 +59,7 @@ def register(subparsers) -> None:
     add_setting_options(parser)
     parser.add_argument("--runs", type=int, default=None,
                         help="independent runs per document, for the standard error "
-                             "(default topiceval.evaluation.DEFAULT_RUNS)")
+                             "(default: topiceval.evaluation.DEFAULT_RUNS for the family)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
     parser.add_argument("--threads", type=int, default=None,
                         help="numba threads (default: all; results do not depend on it)")
