@@ -249,3 +249,30 @@ def test_evaluate_command_errors(tmp_path, model, capsys):
     assert "no token in the model's vocabulary" in capsys.readouterr().err
     assert cli.main(base + ["--docs", str(tmp_path / "oov.txt"), "--skip-empty"]) == 0
     assert not (tmp_path / "missing.csv").exists()
+
+
+def test_a_slow_first_call_prints_the_compile_note(model, docs, monkeypatch, capsys):
+    import time
+
+    from topiceval import evaluation
+
+    real_run = evaluation._LDA.run
+
+    def slow_warmup(*args, warmup=False, **kwargs):
+        if warmup:
+            time.sleep(0.5)  # stands in for numba compiling the kernels
+        return real_run(*args, warmup=warmup, **kwargs)
+
+    monkeypatch.setattr(evaluation, "COMPILE_NOTE_AFTER", 0.05)
+    monkeypatch.setattr(evaluation._LDA, "run", staticmethod(slow_warmup))
+    topiceval.evaluate(model, docs, runs=2, progress=True)
+    assert "compiling the estimator's kernels" in capsys.readouterr().err
+    topiceval.evaluate(model, docs, runs=2, progress=False)
+    assert "compiling" not in capsys.readouterr().err
+
+
+def test_long_documents_get_a_warning_note(model):
+    long_doc = [np.arange(301) % V, np.arange(20) % V]
+    res = topiceval.evaluate(model, long_doc, runs=2, samples=2, burnin=1)
+    assert any("1 document(s) exceed 300 tokens" in note for note in res.notes)
+    assert not topiceval.evaluate(model, long_doc[1:], runs=2, samples=2, burnin=1).notes
