@@ -6,42 +6,22 @@ directory (``results_dir``/``resources_dir``), reading the corpora from the data
 the mirror are skipped, with the reason, when it is absent.
 """
 
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from snakemake.utils import validate
 
 from topiceval.data.sources import SOURCES
-from workflow_config import ROOT, SCHEMA, assert_schema_rejects, load_config
-
-MIRROR = Path(os.environ.get("TOPICEVAL_DATA_MIRROR", ROOT.parent / "shared" / "data"))
-needs_mirror = pytest.mark.skipif(
-    not (MIRROR / "MANIFEST.md").is_file(),
-    reason=f"data mirror not found at {MIRROR} (set TOPICEVAL_DATA_MIRROR)",
+from workflow_config import (
+    MIRROR,
+    ROOT,
+    SCHEMA,
+    SNAKEMAKE,
+    assert_schema_rejects,
+    load_config,
+    needs_mirror,
+    snakemake,
 )
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-
-
-def snakemake(*args, tmp_path, mirror=MIRROR, extra_config=(), timeout=900):
-    cmd = [
-        *SNAKEMAKE,
-        *args,
-        "--cores",
-        "2",
-        "--configfile",
-        "config/quick.yaml",
-        "--config",
-        f"data_mirror={mirror}",
-        f"results_dir={tmp_path / 'results'}",
-        f"resources_dir={tmp_path / 'resources'}",
-        *extra_config,
-    ]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
 @pytest.mark.parametrize("overlay", [None, "quick.yaml", "paper.yaml"])
@@ -105,8 +85,8 @@ def test_corrupt_mirror_file_stops_the_rule_and_leaves_no_output(tmp_path):
 
 @needs_mirror
 @pytest.mark.workflow
-def test_quick_pipeline_runs_end_to_end(tmp_path):
-    result = snakemake(tmp_path=tmp_path)
+def test_quick_pipeline_runs_end_to_end(quick_run):
+    tmp_path, result = quick_run  # run once per session (conftest.py), shared with the crash test
     assert result.returncode == 0, result.stderr[-4000:]
     results = tmp_path / "results"
     stats = (results / "tables" / "corpus_stats.csv").read_text().splitlines()
@@ -138,4 +118,3 @@ def test_quick_pipeline_runs_end_to_end(tmp_path):
     again = snakemake("-n", tmp_path=tmp_path, timeout=300)
     assert "Nothing to be done" in again.stdout + again.stderr
     assert not list(tmp_path.rglob("*.part"))
-    shutil.rmtree(tmp_path / "resources")

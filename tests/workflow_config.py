@@ -1,6 +1,12 @@
-"""The repository's shipped workflow configuration, for the tests: paths, loading, validation."""
+"""The repository's shipped workflow, for the tests: paths, config loading and validation, and
+running Snakemake on the quick configuration with the corpora from the data mirror
+(``$TOPICEVAL_DATA_MIRROR``, default ``../shared/data`` beside the repository)."""
 
 import copy
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +16,44 @@ from snakemake.utils import update_config, validate
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+MIRROR = Path(os.environ.get("TOPICEVAL_DATA_MIRROR", ROOT.parent / "shared" / "data"))
+needs_mirror = pytest.mark.skipif(
+    not (MIRROR / "MANIFEST.md").is_file(),
+    reason=f"data mirror not found at {MIRROR} (set TOPICEVAL_DATA_MIRROR)",
+)
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+# What a working copy of the workflow needs (environment.yml: the rules' conda directive).
+WORKFLOW_FILES = ("Snakefile", "workflow", "config", "environment.yml")
+
+
+def snakemake(*args, tmp_path, mirror=MIRROR, extra_config=(), timeout=900):
+    """Snakemake on config/quick.yaml from the repository root, writing into ``tmp_path``."""
+    cmd = [
+        *SNAKEMAKE,
+        *args,
+        "--cores",
+        "2",
+        "--configfile",
+        "config/quick.yaml",
+        "--config",
+        f"data_mirror={mirror}",
+        f"results_dir={tmp_path / 'results'}",
+        f"resources_dir={tmp_path / 'resources'}",
+        *extra_config,
+    ]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
+def copy_workflow(dest):
+    """A copy of the workflow in ``dest`` (its own ``.snakemake``, results/ and resources/)."""
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in WORKFLOW_FILES:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, dest / name)
+        else:
+            shutil.copy2(ROOT / name, dest / name)
+    return dest
 
 
 def load_config(overlay=None):

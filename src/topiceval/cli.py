@@ -9,10 +9,21 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import zipfile
+import zlib
 
 from topiceval import __version__
+from topiceval.io import check_outputs_differ
 
 COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model")
+# The files the commands read and write, by argument name: no output may be one of the inputs.
+INPUT_OPTIONS = {"corpus": "--corpus", "docs": "--docs", "model": "--model",
+                 "model_a": "--model-a", "model_b": "--model-b", "path": "PATH",
+                 "paths": "PATH", "vocabulary": "--vocabulary"}
+OUTPUT_OPTIONS = {"out": "--out", "trace": "--trace"}
+# What bad input can raise from the libraries we read files with; reported in one line.  Not
+# ``Exception``: anything else is a bug in topiceval and keeps its traceback.
+INPUT_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,10 +45,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
+        check_outputs_differ(_named(args, INPUT_OPTIONS), _named(args, OUTPUT_OPTIONS))
         return int(args.func(args) or 0)
-    except (ValueError, OSError) as exc:
-        print(f"topiceval {args.command}: error: {exc}", file=sys.stderr)
+    except INPUT_ERRORS as exc:
+        print(f"topiceval {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
+
+
+def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, object]:
+    """Option name -> value of the ``options`` the parsed command has."""
+    return {flag: getattr(args, dest) for dest, flag in options.items() if hasattr(args, dest)}
+
+
+def one_line(exc: BaseException) -> str:
+    """The exception's message on one line (its type when it has no message)."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return text or type(exc).__name__
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from topiceval.counts import as_count_matrix
-from topiceval.io import atomic_path
+from topiceval.io import NpzMembers, atomic_path, read_npz
 from topiceval.vocabulary import (
     COLUMN_IDS,
     VocabularyError,
@@ -311,9 +311,10 @@ class Corpus(Sequence):
 
     def select_split(self, label: str) -> Corpus:
         """The documents whose split label is ``label``."""
-        if label not in set(self.split.tolist()):
+        present = sorted(set(self.split.tolist()))
+        if label not in present:
             raise CorpusError(
-                f"no documents with split {label!r}; labels present: {sorted(set(self.split))}"
+                f"no documents with split {str(label)!r}; labels present: {', '.join(present)}"
             )
         return self.subset(np.flatnonzero(self.split == label))
 
@@ -384,26 +385,39 @@ class Corpus(Sequence):
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> Corpus:
-        """Read and validate a corpus file; errors name the file and the problem."""
+        """Read and validate a corpus file.
+
+        Parameters
+        ----------
+        path
+            A ``.npz`` file written by ``Corpus.save``.
+
+        Returns
+        -------
+        Corpus
+
+        Raises
+        ------
+        CorpusError
+            One line naming the file and what is wrong with it (missing, not a corpus file,
+            damaged, arrays of the wrong kind, violated invariants).  Nothing is unpickled.
+        """
+        with read_npz(path, CorpusError, "corpus") as data:
+            _check_corpus_file(data)
+            arrays = {
+                "offsets": data.numbers("offsets", integer=True, ndim=1),
+                "tokens": data.numbers("tokens", integer=True, ndim=1),
+                **{name: data.strings(name) for name in ("vocab", "names", "split")},
+                "dropped": (data.numbers("dropped", integer=True, ndim=1)
+                            if "dropped" in data.files else None),
+                "meta": data.json_object("meta"),
+            }
+        tokens = arrays["tokens"]
+        if tokens.size and (tokens.min() < 0 or tokens.max() >= arrays["vocab"].shape[0]):
+            raise CorpusError(f"{path}: token ids must lie in [0, {arrays['vocab'].shape[0]}); "
+                              f"found range [{tokens.min()}, {tokens.max()}]")
         try:
-            with np.load(path, allow_pickle=False) as data:
-                missing = {"offsets", "tokens", "vocab", "names", "split", "meta"} - set(data.files)
-                if missing:
-                    raise CorpusError(f"{path}: not a corpus file, missing {sorted(missing)}")
-                version = int(data["format_version"]) if "format_version" in data.files else 0
-                if version != FORMAT_VERSION:
-                    raise CorpusError(
-                        f"{path}: corpus format version {version}, expected {FORMAT_VERSION}"
-                    )
-                arrays = {k: data[k] for k in ("offsets", "tokens", "vocab", "names", "split")}
-                arrays["dropped"] = data["dropped"] if "dropped" in data.files else None
-                meta = json.loads(str(data["meta"]))
-        except (OSError, ValueError) as exc:
-            if isinstance(exc, CorpusError):
-                raise
-            raise CorpusError(f"{path}: cannot read corpus file ({exc})") from exc
-        try:
-            return cls(meta=meta, **arrays)
+            return cls(**arrays)
         except CorpusError as exc:
             raise CorpusError(f"{path}: {exc}") from None
 
@@ -418,6 +432,18 @@ class Corpus(Sequence):
             "mean_length": float(lengths.mean()) if len(self) else float("nan"),
             "sd_length": float(lengths.std(ddof=1)) if len(self) > 1 else float("nan"),
         }
+
+
+def _check_corpus_file(data: NpzMembers) -> None:
+    """Refuse a file that is not a corpus file of this format version."""
+    missing = {"offsets", "tokens", "vocab", "names", "split", "meta"} - data.files
+    if missing:
+        if {"family", "phi"} <= data.files:
+            raise data.fail("not a corpus file: it is a topiceval model file (family, phi)")
+        raise data.fail(f"not a corpus file, missing {', '.join(sorted(missing))}")
+    version = data.scalar("format_version", integer=True) if "format_version" in data.files else 0
+    if version != FORMAT_VERSION:
+        raise data.fail(f"corpus format version {version}, expected {FORMAT_VERSION}")
 
 
 def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Counter) -> dict:
@@ -435,11 +461,15 @@ def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Count
 
 
 def reject_count_matrix(docs) -> None:
-    """Refuse a (D, V) count matrix where token sequences are expected.
+    """Refuse a (D, V) count matrix, or anything that is not a sequence of documents, where
+    token sequences are expected.
 
     A dense 2-D array would otherwise be read as D documents of V "token ids" (its counts), a
     silent wrong answer; a scipy.sparse matrix cannot be iterated as documents at all.
     """
+    if docs is None or isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
+        raise ValueError(f"docs must be a sequence of documents (token sequences) or a Corpus, "
+                         f"got {type(docs).__name__}")
     if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
         raise ValueError(
             f"docs is a 2-D array of shape {docs.shape}, which looks like a (D, V) count matrix; "

@@ -19,6 +19,8 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
         mat = sp.csr_matrix(counts, copy=True)
     else:
         arr = np.asarray(counts)
+        if arr.dtype.kind not in "biuf":
+            raise ValueError(f"counts must be a numeric (D, V) matrix, got dtype {arr.dtype}")
         if arr.ndim != 2:
             raise ValueError(f"counts must be a 2-D (D, V) matrix, got shape {arr.shape}")
         mat = sp.csr_matrix(arr)

@@ -234,7 +234,7 @@ def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndar
 # ---------------------------------------------------------------------------- the front door
 def evaluate(model, docs, method: str | None = None, *, runs: int | None = None, seed: int = 0,
              oov: str = "drop", empty: str = "error", threads: int | None = None,
-             progress: bool = False, **settings) -> Evaluation:
+             progress: bool = False, work_limit="default", **settings) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
 
     Parameters
@@ -265,6 +265,10 @@ def evaluate(model, docs, method: str | None = None, *, runs: int | None = None,
         numba threads (default: all).
     progress : bool
         Show a progress bar (and a note while kernels compile on first use) on standard error.
+    work_limit : float, None or "default"
+        The most work one (document, run) may take (``topiceval.limits.DEFAULT_WORK_LIMIT``:
+        a few minutes of one core); checked for every document before anything runs, with the
+        cheaper setting that would fit in the message.  ``None`` lifts it.
     **settings
         Estimator settings (e.g. ``particles=50`` for ``lr``); unknown names raise.
 
@@ -301,22 +305,16 @@ def evaluate(model, docs, method: str | None = None, *, runs: int | None = None,
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
             "error is optimistic (benchmarks/README.md)")
-    predicted = backend.predict(method, corpus, todo, resolved, model) * runs
-    logp_runs = np.full((len(corpus), runs), np.nan)
-    work = np.zeros((len(corpus), runs), np.int64)
-    seconds = 0.0
+    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit) * runs
+
+    def call(block, warmup=False):
+        return backend.run(method, corpus, block, model, resolved, 1 if warmup else runs, seed,
+                           warmup=warmup, work_limit=work_limit)
+
     with numba_threads(threads):
-        if todo.size:
-            with _compile_note(progress):
-                backend.run(method, corpus, todo[:1], model, resolved, 1, seed, warmup=True)
-            blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
-            with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
-                for block in blocks:
-                    out, sites, secs = backend.run(method, corpus, block, model, resolved, runs,
-                                                   seed)
-                    logp_runs[block], work[block] = out, sites
-                    seconds += secs
-                    bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
+        logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
+                                                 runs=runs, progress=progress,
+                                                 units=WORK_UNITS[family])
     return Evaluation(
         family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
         names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
@@ -363,6 +361,33 @@ def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str)
 def _listing(docs: np.ndarray, dropped: np.ndarray, limit: int = 5) -> str:
     shown = ", ".join(f"{d} ({dropped[d]} word(s) dropped)" for d in docs[:limit])
     return shown + (f" and {docs.size - limit} more" if docs.size > limit else "")
+
+
+def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
+                  progress: bool, units: str):
+    """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
+
+    With ``progress``, the documents go in about ``PROGRESS_CHUNKS`` blocks of equal predicted
+    work (``predicted``: per document, all runs) under a progress bar, after a one-token warm-up
+    call (``call(block, warmup=True)``) that prints a note if the kernels are being compiled.
+    Results do not depend on the blocking (streams are keyed by document position).  Returns
+    logp and work (n_docs, R), NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    """
+    logp = np.full((n_docs, runs), np.nan)
+    work = np.zeros((n_docs, runs), np.int64)
+    seconds = 0.0
+    if not todo.size:
+        return logp, work, seconds
+    with _compile_note(progress):
+        call(todo[:1], warmup=True)
+    blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
+    with _progress_bar(progress, int(predicted.sum()), units) as bar:
+        for block in blocks:
+            out, sites, secs = call(block)
+            logp[block], work[block] = out, sites
+            seconds += secs
+            bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
+    return logp, work, seconds
 
 
 def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.ndarray]:
@@ -423,6 +448,7 @@ def as_model_corpus(model, docs, *, oov: str = "drop") -> Corpus:
         if family == "lda":
             reject_count_matrix(docs)
         return Corpus.from_counts(docs).align(_words_or_ids(model))
+    reject_count_matrix(docs)  # for LDA; GaP-FA matrices were taken above
     docs = list(docs)
     if not docs:
         raise ValueError("docs is empty: pass at least one document")
@@ -479,24 +505,20 @@ class _LDA:
                                          settings)
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model):
-        from topiceval.estimators.lda import registry
+    def predict(method, corpus, todo, settings, model, runs, work_limit):
+        from topiceval.estimators import lda
 
-        cost = registry.ESTIMATE[method].cost
-        if method == "exact":
-            from topiceval.estimators.lda.exact import work
-            return np.array([work(int(n), model.n_topics) for n in corpus.lengths[todo]],
-                            dtype=np.int64)
-        return np.array([cost(int(n), int(n), settings) for n in corpus.lengths[todo]],
-                        dtype=np.int64)
+        return lda.check_limits(method, corpus.subset(todo), model.phi, runs=runs,
+                                work_limit=work_limit, **settings)
 
     @staticmethod
-    def run(method, corpus, block, model, settings, runs, seed, warmup=False):
+    def run(method, corpus, block, model, settings, runs, seed, warmup=False,
+            work_limit="default"):
         from topiceval.estimators import lda
 
         docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
         res = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=runs, seed=seed,
-                                doc_keys=block, **settings)
+                                doc_keys=block, work_limit=work_limit, **settings)
         return res.logp, res.site_updates, res.seconds
 
 
@@ -510,19 +532,20 @@ class _GAPFA:
         return registry.resolve_settings(method, settings)
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model):
-        from topiceval.estimators.gapfa import registry
+    def predict(method, corpus, todo, settings, model, runs, work_limit):
+        from topiceval.estimators import gapfa
 
-        return registry.predicted_work(method, corpus.subset(todo).counts(), model.n_topics,
-                                       settings)
+        return gapfa.check_limits(method, corpus.subset(todo).counts(), model.n_topics,
+                                  work_limit=work_limit, **settings)
 
     @staticmethod
-    def run(method, corpus, block, model, settings, runs, seed, warmup=False):
+    def run(method, corpus, block, model, settings, runs, seed, warmup=False,
+            work_limit="default"):
         from topiceval.estimators import gapfa
 
         counts = corpus.subset(block).counts()
         if warmup:
             counts = sp.csr_matrix(counts.shape, dtype=np.int64)
         res = gapfa.estimate_runs(method, counts, model.phi, model.p, model.r, runs=runs,
-                                  seed=seed, doc_keys=block, **settings)
+                                  seed=seed, doc_keys=block, work_limit=work_limit, **settings)
         return res.logp, res.work, res.seconds

@@ -1,41 +1,210 @@
-"""Atomic file output: a killed job never leaves a half-written file that looks finished."""
+"""File output and input that fail cleanly.
+
+Output is atomic: a killed job never leaves a half-written file that looks finished.  Every
+writer goes through ``temporary_beside`` (usually via ``atomic_path``): the bytes go to a
+temporary ``.<name>.<token>.part`` beside the target, which gets the permissions an ordinary
+``open()`` would give (``0o666 & ~umask``) and is moved onto the target only when complete.
+Temporaries left by a killed writer are removed the next time the same target is written.
+
+Input: ``read_npz`` opens a ``.npz`` file and turns every way it can be damaged (missing, a
+directory, empty, truncated, another format, members of the wrong kind) into one error naming
+the file and the problem.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
+import re
+import secrets
 import sys
-import tempfile
+import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: stale temporaries are never removed
+    fcntl = None
+
 if TYPE_CHECKING:
     import pandas as pd
+
+TEMPORARY_SUFFIX = ".part"
+# A temporary's token has no dot, so the target a temporary belongs to is unambiguous:
+# ``.<target>.<token>.part`` (the token of earlier versions, from ``tempfile.mkstemp``, too).
+_TOKEN = r"[A-Za-z0-9_]+"
+
+
+# ---------------------------------------------------------------------------------- output
+def temporary_pattern(target: str | os.PathLike) -> re.Pattern:
+    """The names of ``target``'s temporaries, and of no other target's.
+
+    Parameters
+    ----------
+    target
+        The file being written.
+
+    Returns
+    -------
+    re.Pattern
+        Matches ``.<name>.<token>.part`` where ``<name>`` is the target's file name and the
+        token has no dot.
+    """
+    name = re.escape(Path(target).name)
+    return re.compile(rf"\.{name}\.{_TOKEN}{re.escape(TEMPORARY_SUFFIX)}")
+
+
+def _try_lock(fd: int, *, wait: bool) -> bool:
+    """Lock ``fd`` exclusively; False when another process holds it or locks are unsupported."""
+    if fcntl is None:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except OSError:  # BlockingIOError: a live writer; others: no locks on this file system
+        return False
+    return True
+
+
+def _same_file(path: Path, fd: int) -> bool:
+    """Whether ``path`` still names the file open as ``fd``."""
+    try:
+        here = path.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    there = os.fstat(fd)
+    return (here.st_dev, here.st_ino) == (there.st_dev, there.st_ino)
+
+
+def _open_existing(path: Path) -> int | None:
+    """A descriptor of ``path`` (read-write if allowed, for locks over NFS), or None."""
+    for flags in (os.O_RDWR, os.O_RDONLY):
+        try:
+            return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0))
+        except PermissionError:
+            continue
+        except OSError:
+            return None
+    return None
+
+
+def remove_stale_temporaries(target: str | os.PathLike) -> list[Path]:
+    """Remove the temporaries of ``target`` that no running writer holds.
+
+    A writer holds an exclusive lock on its temporary until it is moved into place, and the
+    lock dies with the process, so a temporary nobody has locked was left by a killed writer.
+
+    Parameters
+    ----------
+    target
+        The file about to be written.
+
+    Returns
+    -------
+    list of Path
+        The temporaries removed.
+    """
+    target = Path(target)
+    pattern = temporary_pattern(target)
+    removed = []
+    try:
+        with os.scandir(target.parent) as scan:
+            paths = [Path(e.path) for e in scan
+                     if pattern.fullmatch(e.name) and e.is_file(follow_symlinks=False)]
+    except OSError:
+        return removed
+    for path in paths:
+        fd = _open_existing(path)
+        if fd is None:
+            continue
+        try:
+            if _try_lock(fd, wait=False) and _same_file(path, fd):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _create_locked(target: Path) -> tuple[Path, int]:
+    """Create and lock a fresh temporary for ``target``; mode ``0o666 & ~umask``."""
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}{TEMPORARY_SUFFIX}"
+        try:
+            fd = os.open(tmp, flags, 0o666)
+        except FileExistsError:
+            continue
+        _try_lock(fd, wait=True)
+        if _same_file(tmp, fd):  # else a cleaner removed it before the lock was taken
+            return tmp, fd
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def temporary_beside(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a fresh, empty temporary file beside ``path``; remove it on exit if still there.
+
+    Stale temporaries of ``path`` (left by a killed writer) are removed first and parent
+    directories are created.  The temporary is locked while the block runs, so that other
+    writers of ``path`` leave it alone, and has the permissions ``open(..., "w")`` would give.
+
+    Parameters
+    ----------
+    path
+        The target the temporary is for; the caller moves the temporary onto it.
+
+    Yields
+    ------
+    Path
+        The temporary, ``.<name>.<token>.part`` in the target's directory.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(target)
+    tmp, fd = _create_locked(target)
+    try:
+        yield tmp
+    finally:
+        try:
+            tmp.unlink(missing_ok=True)
+        finally:
+            os.close(fd)
 
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds.
 
-    The temporary file lives in the same directory (so ``os.replace`` is atomic) and is removed
-    when the block raises.  Parent directories are created.
+    The temporary file lives in the same directory (so ``os.replace`` is atomic), has the
+    permissions of an ordinary ``open()`` (``0o666 & ~umask``) and is removed when the block
+    raises.  Temporaries of ``path`` left by a killed writer are removed first.  Parent
+    directories are created.
+
+    Parameters
+    ----------
+    path
+        The file to write.
+
+    Yields
+    ------
+    Path
+        Where to write the contents.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.replace(tmp_path, target)
-    except BaseException:
-        tmp_path.unlink(missing_ok=True)
-        raise
+    with temporary_beside(target) as tmp:
+        yield tmp
+        os.replace(tmp, target)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
@@ -56,3 +225,200 @@ def sha256_file(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def check_outputs_differ(inputs: dict[str, object], outputs: dict[str, object]) -> None:
+    """Refuse to write an output onto an input, or two outputs onto one file.
+
+    Parameters
+    ----------
+    inputs, outputs
+        Option name -> path (a path, a list of paths, or None); ``"-"`` (standard output) and
+        None are skipped.  Paths are compared after resolving symbolic links.
+
+    Raises
+    ------
+    ValueError
+        Naming both options and the file.
+    """
+    seen: dict[Path, str] = {}
+    for role, table in (("input", inputs), ("output", outputs)):
+        for option, value in table.items():
+            for item in value if isinstance(value, list | tuple) else [value]:
+                if item is None or str(item) == "-":
+                    continue
+                key = Path(item).resolve()
+                if role == "output" and key in seen:
+                    raise ValueError(
+                        f"{option} {item} is the same file as {seen[key]}; refusing to "
+                        "overwrite it (choose another output path)"
+                    )
+                seen.setdefault(key, f"{option} {item}")
+
+
+# ---------------------------------------------------------------------------------- input
+_KINDS = {
+    "U": "strings", "S": "byte strings", "b": "booleans", "i": "integers",
+    "u": "integers", "f": "floating-point numbers", "c": "complex numbers",
+    "O": "Python objects", "V": "structured records", "M": "dates", "m": "time spans",
+}
+
+
+_JSON_TYPES = {list: "array", str: "string", int: "number", float: "number", bool: "boolean",
+               type(None): "null"}
+
+
+def _holds(array: np.ndarray, *, shape: bool = False) -> str:
+    """What an array holds, in words: ``"strings (dtype <U5)"``, with its shape if asked."""
+    where = f", shape {array.shape}" if shape else ""
+    return f"{_KINDS.get(array.dtype.kind, 'values')} (dtype {array.dtype}{where})"
+
+
+class NpzMembers:
+    """The arrays of an open ``.npz`` file, read with checks; errors name the file.
+
+    Parameters
+    ----------
+    path
+        The file (for messages).
+    data
+        The open ``numpy.lib.npyio.NpzFile``.
+    error
+        The exception class to raise (a ``ValueError`` subclass).
+    kind
+        What the file should be, for messages: ``"model"``, ``"corpus"``.
+    """
+
+    def __init__(self, path, data, error: type[ValueError], kind: str) -> None:
+        self.path, self._data, self._error, self.kind = path, data, error, kind
+        self.files = frozenset(data.files)
+
+    def fail(self, problem: str) -> ValueError:
+        """The error to raise: ``<path>: <problem>``."""
+        return self._error(f"{self.path}: {problem}")
+
+    def array(self, name: str) -> np.ndarray:
+        """Member ``name``, read; a damaged member raises the file's error."""
+        if name not in self.files:
+            raise self.fail(f"not a complete {self.kind} file: it has no {name!r} array")
+        try:
+            value = self._data[name]
+        except ValueError as exc:
+            if "pickle" in str(exc).lower() or "object arrays" in str(exc).lower():
+                raise self.fail(f"array {name!r} holds Python objects; {self.kind} files hold "
+                                "only numbers and strings") from None
+            raise self.fail(f"cannot read {self.kind} file: array {name!r} is damaged "
+                            f"({exc})") from None
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
+            raise self.fail(f"cannot read {self.kind} file: array {name!r} is damaged or "
+                            f"truncated ({exc or type(exc).__name__})") from None
+        if not isinstance(value, np.ndarray):  # numpy hands back a non-.npy member's bytes
+            raise self.fail(f"cannot read {self.kind} file: array {name!r} is damaged (the "
+                            "member is not in .npy format)")
+        return value
+
+    def numbers(self, name: str, *, integer: bool = False, ndim: int | None = None) -> np.ndarray:
+        """Member ``name``, which must hold integers (``integer``) or real numbers."""
+        arr = self.array(name)
+        allowed = "iu" if integer else "iuf"
+        if arr.dtype.kind not in allowed:
+            wanted = "integers" if integer else "numbers"
+            raise self.fail(f"{name} must hold {wanted}, found {_holds(arr)}")
+        if ndim is not None and arr.ndim != ndim:
+            raise self.fail(f"{name} must be a {ndim}-D array, found shape {arr.shape}")
+        return arr
+
+    def strings(self, name: str) -> np.ndarray:
+        """Member ``name``, which must hold (unicode) strings."""
+        arr = self.array(name)
+        if arr.dtype.kind != "U":
+            raise self.fail(f"{name} must hold strings, found {_holds(arr)}")
+        return arr
+
+    def scalar(self, name: str, *, integer: bool = False) -> int | float:
+        """Member ``name`` as one number (a 0-d array)."""
+        arr = self.numbers(name, integer=integer)
+        if arr.shape != ():
+            raise self.fail(f"{name} must be a single number, found an array of shape "
+                            f"{arr.shape}")
+        return int(arr) if integer else float(arr)
+
+    def text(self, name: str) -> str:
+        """Member ``name`` as one string (a 0-d string array)."""
+        arr = self.array(name)
+        if arr.dtype.kind != "U" or arr.shape != ():
+            raise self.fail(f"{name} must be a single string, found {_holds(arr, shape=True)}")
+        return str(arr)
+
+    def json_object(self, name: str) -> dict:
+        """Member ``name``: a JSON text holding an object."""
+        text = self.text(name)
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            raise self.fail(f"{name} is not valid JSON ({exc})") from None
+        if not isinstance(value, dict):
+            raise self.fail(f"{name} must be a JSON object, found a JSON "
+                            f"{_JSON_TYPES.get(type(value), type(value).__name__)}")
+        return value
+
+
+def _sniff(head: bytes, kind: str) -> str | None:
+    """Why a file starting with ``head`` cannot be a ``.npz`` file; None if it may be one."""
+    if not head:
+        return f"cannot read {kind} file: it is empty (0 bytes)"
+    if head.startswith(b"\x93NUMPY"):
+        return (f"cannot read {kind} file: it is a single .npy array, not a .npz archive of "
+                f"the {kind}'s arrays")
+    if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return (f"cannot read {kind} file: not a .npz archive (it does not start with a zip "
+                "header; a text file or another format renamed .npz?)")
+    return None
+
+
+def _describe_os_error(exc: OSError) -> str:
+    """``No such file or directory`` rather than ``[Errno 2] No such file ...: 'x'``."""
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def read_npz(path: str | os.PathLike, error: type[ValueError], kind: str) -> Iterator[NpzMembers]:
+    """Open a ``.npz`` file (never unpickling); every failure raises ``error`` naming ``path``.
+
+    Parameters
+    ----------
+    path
+        The file.
+    error
+        The ``ValueError`` subclass to raise (``ModelError``, ``CorpusError``).
+    kind
+        What the file should be, for messages.
+
+    Yields
+    ------
+    NpzMembers
+        Checked access to the arrays.
+    """
+    if Path(path).is_dir():
+        raise error(f"{path}: cannot read {kind} file: it is a directory")
+    try:
+        handle = open(path, "rb")
+    except OSError as exc:
+        raise error(f"{path}: cannot read {kind} file: {_describe_os_error(exc)}") from None
+    with handle:
+        problem = _sniff(handle.read(8), kind)
+        if problem is not None:
+            raise error(f"{path}: {problem}")
+        handle.seek(0)
+        try:
+            data = np.load(handle, allow_pickle=False)
+        except zipfile.BadZipFile as exc:
+            raise error(f"{path}: cannot read {kind} file: damaged or truncated .npz archive "
+                        f"(no readable zip directory at its end: {exc})") from None
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            raise error(f"{path}: cannot read {kind} file: damaged or truncated .npz archive "
+                        f"({exc or type(exc).__name__})") from None
+        if not isinstance(data, np.lib.npyio.NpzFile):  # pragma: no cover - sniffed above
+            raise error(f"{path}: cannot read {kind} file: not a .npz archive")
+        with data:
+            yield NpzMembers(path, data, error, kind)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from topiceval.io import atomic_path
+from topiceval.io import NpzMembers, atomic_path, read_npz
 
 FORMAT_VERSION = 1
 PHI_SUM_TOL = 1e-6
@@ -31,14 +31,24 @@ class ModelError(ValueError):
     """A model file or model arrays violate the format."""
 
 
+def _float_array(values, name: str) -> np.ndarray:
+    """``values`` as a contiguous float64 array; a ValueError naming ``name`` if it is not
+    numeric (strings, None, objects)."""
+    arr = np.asarray(values) if values is not None else None
+    if arr is None or arr.dtype.kind not in "biuf":
+        kind = "None" if arr is None else f"dtype {arr.dtype}"
+        raise ValueError(f"{name} must be an array of numbers, got {kind}")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
 def check_lda_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
     """Validate LDA point estimates; return float64 contiguous copies.
 
     ``phi``: (T, V), every entry > 0 and finite, rows summing to 1 within 1e-6.
     ``alpha_m``: (T,) (or (D, T) for document-dependent priors), every entry > 0 and finite.
     """
-    phi = np.ascontiguousarray(phi, dtype=np.float64)
-    alpha_m = np.ascontiguousarray(alpha_m, dtype=np.float64)
+    phi = _float_array(phi, "phi")
+    alpha_m = _float_array(alpha_m, "alpha_m")
     if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
         raise ValueError(f"phi must be a non-empty (T, V) matrix, got shape {phi.shape}")
     if not np.all(np.isfinite(phi)):
@@ -61,9 +71,9 @@ def check_lda_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
 
 def check_gapfa_params(phi, p, r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate GaP-FA point estimates: phi (T, V) >= 0, p (T,) in (0, 1), r (T,) > 0."""
-    phi = np.ascontiguousarray(phi, dtype=np.float64)
-    p = np.ascontiguousarray(p, dtype=np.float64).reshape(-1)
-    r = np.ascontiguousarray(r, dtype=np.float64).reshape(-1)
+    phi = _float_array(phi, "phi")
+    p = _float_array(p, "p").reshape(-1)
+    r = _float_array(r, "r").reshape(-1)
     if phi.ndim != 2 or phi.shape[0] < 1 or phi.shape[1] < 1:
         raise ValueError(f"phi must be a non-empty (T, V) matrix, got shape {phi.shape}")
     if not np.all(np.isfinite(phi)) or np.any(phi < 0):
@@ -166,30 +176,54 @@ def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
         np.savez_compressed(handle, **payload)
 
 
+FAMILY_ARRAYS = {"lda": ("phi", "alpha_m"), "gapfa": ("phi", "p", "r")}
+CORPUS_ARRAYS = frozenset({"offsets", "tokens", "split"})
+
+
 def load_model(path: str | os.PathLike) -> LDAModel | GaPModel:
-    """Read and validate a model file; errors name the file and the problem."""
+    """Read and validate a model file.
+
+    Parameters
+    ----------
+    path
+        A ``.npz`` file written by ``save_model``.
+
+    Returns
+    -------
+    LDAModel or GaPModel
+
+    Raises
+    ------
+    ModelError
+        One line naming the file and what is wrong with it (missing, not a model file,
+        damaged, arrays of the wrong kind, invalid values).  Nothing is ever unpickled.
+    """
+    with read_npz(path, ModelError, "model") as data:
+        family = _model_family(data)
+        meta = data.json_object("meta")
+        vocab = data.strings("vocab") if "vocab" in data.files else None
+        arrays = [data.numbers(name) for name in FAMILY_ARRAYS[family]]
+        beta = data.scalar("beta") if family == "lda" and "beta" in data.files else None
     try:
-        with np.load(path, allow_pickle=False) as data:
-            files = set(data.files)
-            if "family" not in files or "meta" not in files:
-                raise ModelError(f"{path}: not a topiceval model file")
-            version = int(data["format_version"]) if "format_version" in files else 0
-            if version != FORMAT_VERSION:
-                raise ModelError(
-                    f"{path}: model format version {version}, expected {FORMAT_VERSION}"
-                )
-            family = str(data["family"])
-            meta = json.loads(str(data["meta"]))
-            vocab = data["vocab"] if "vocab" in files else None
-            if family == "lda":
-                beta = float(data["beta"]) if "beta" in files else None
-                return LDAModel(data["phi"], data["alpha_m"], beta, vocab, meta)
-            if family == "gapfa":
-                return GaPModel(data["phi"], data["p"], data["r"], vocab, meta)
-            raise ModelError(f"{path}: unknown model family {family!r}")
-    except ModelError:
-        raise
-    except (OSError, KeyError) as exc:
-        raise ModelError(f"{path}: cannot read model file ({exc})") from exc
+        if family == "lda":
+            return LDAModel(*arrays, beta, vocab, meta)
+        return GaPModel(*arrays, vocab, meta)
     except ValueError as exc:
         raise ModelError(f"{path}: {exc}") from None
+
+
+def _model_family(data: NpzMembers) -> str:
+    """The model family a file holds, after checking it is a model file of this version."""
+    if "family" not in data.files or "meta" not in data.files:
+        if CORPUS_ARRAYS <= data.files:
+            raise data.fail("not a topiceval model file: it is a corpus file (offsets, "
+                            "tokens, split)")
+        held = ", ".join(sorted(data.files)) or "no arrays"
+        raise data.fail(f"not a topiceval model file: it holds {held}, without family and meta")
+    version = data.scalar("format_version", integer=True) if "format_version" in data.files else 0
+    if version != FORMAT_VERSION:
+        raise data.fail(f"model format version {version}, expected {FORMAT_VERSION}")
+    family = data.text("family")
+    if family not in FAMILY_ARRAYS:
+        raise data.fail(f"unknown model family {family!r} (expected lda or gapfa)")
+    return family

@@ -94,9 +94,10 @@ def _checked_words(words, n_columns: int | None, what: str) -> np.ndarray:
         raise VocabularyError(f"{what} must be a 1-D list of words, got shape {arr.shape}")
     bad = [i for i, w in enumerate(arr) if not isinstance(w, (str, np.str_))]
     if bad:
+        value = arr[bad[0]]
+        shown = value.item() if isinstance(value, np.generic) else value  # 3, not np.int64(3)
         raise VocabularyError(
-            f"{what} must hold strings; entry {bad[0]} is {arr[bad[0]]!r} "
-            f"({type(arr[bad[0]]).__name__})"
+            f"{what} must hold strings; entry {bad[0]} is {shown!r} ({type(value).__name__})"
         )
     if n_columns is not None and arr.shape[0] != n_columns:
         raise VocabularyError(
@@ -199,7 +200,7 @@ def remap_ids(tokens: np.ndarray, source: np.ndarray, target: np.ndarray, oov: s
     if missing.size and oov == "error":
         raise VocabularyError(
             f"{missing.size} word(s) of the documents are not in the model's vocabulary "
-            f"(e.g. {missing[0]!r}); pass oov='drop' to leave them out"
+            f"(e.g. {str(missing[0])!r}); pass oov='drop' to leave them out"
         )
     return new[keep], keep
 

@@ -42,3 +42,25 @@ def settings_from(args: argparse.Namespace) -> dict:
     if args.resample is not None:
         out["resample"] = args.resample
     return out
+
+
+def work_limit(text: str):
+    """``--work-limit``: a positive number of work units, ``none`` or ``default``."""
+    if text.lower() in ("none", "default"):
+        return None if text.lower() == "none" else "default"
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none', got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text!r}")
+    return value
+
+
+def add_limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--work-limit", type=work_limit, default="default", metavar="UNITS",
+        help="the most work one document and run may take (LDA: Gibbs site updates, default "
+             "1e10; GaP-FA: topic-word site updates, default 1e11; a few minutes of one core); "
+             "a larger call is refused before it starts, naming the setting that would fit; "
+             "'none' lifts the limit")

@@ -24,6 +24,7 @@ import json
 import numpy as np
 import pandas as pd
 
+from topiceval.commands._settings import add_limit_option
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
@@ -52,6 +53,7 @@ def register(subparsers) -> None:
                         help="compare P(w^b | w^a) (document completion, ratio-AIS only)")
     parser.add_argument("--completion-split", type=int, metavar="N1",
                         help="observed tokens per document (default floor(N / 2))")
+    add_limit_option(parser)
     parser.add_argument("--oov", choices=("drop", "error"), default="drop",
                         help="words of the corpus missing from the models' vocabulary: drop and "
                              "report them (default) or stop with an error")
@@ -97,14 +99,15 @@ def run(args: argparse.Namespace) -> int:
             res = lda.compare(corpus, model_a, model_b, samples=args.samples,
                               temperatures=args.temperatures, seed=args.seed,
                               completion=args.completion, reciprocal=args.reciprocal,
-                              **settings)
+                              work_limit=args.work_limit, **settings)
             frames.append(_rows("ratio_ais", corpus, res.log_ratio, res.reverse,
                                 res.reciprocal_gap, res.suspect, res.site_updates, res.seconds))
         if args.method in ("standard", "both"):
             log_ratio, cost = lda.compare_standard(corpus, model_a, model_b,
                                                    samples=args.samples,
                                                    temperatures=args.temperatures,
-                                                   seed=args.seed, return_cost=True)
+                                                   seed=args.seed, return_cost=True,
+                                                   work_limit=args.work_limit)
             nan = np.full(log_ratio.shape, np.nan)
             frames.append(_rows("standard", corpus, log_ratio, nan, nan,
                                 np.zeros(log_ratio.shape, bool), np.nan, cost.seconds))

@@ -27,7 +27,7 @@ import sys
 import numpy as np
 import pandas as pd
 
-from topiceval.commands._settings import add_setting_options, settings_from
+from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
@@ -48,6 +48,7 @@ def register(subparsers) -> None:
     parser.add_argument("--completion-split", type=int, metavar="N1",
                         help="observed tokens per document (default floor(N / 2))")
     add_setting_options(parser)
+    add_limit_option(parser)
     parser.add_argument("--oov", choices=("drop", "error"), default="drop",
                         help="words of the corpus missing from the model's vocabulary: drop and "
                              "report them (default) or stop with an error")
@@ -55,6 +56,8 @@ def register(subparsers) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
     parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar on standard error")
     parser.set_defaults(func=run)
 
 
@@ -99,32 +102,55 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     from topiceval.estimators import lda
     from topiceval.estimators.lda import registry
 
-    if args.complete:
-        if args.completion_split is not None:
-            settings["split"] = args.completion_split
-        result = lda.complete_runs(args.method, corpus, model.phi, model.alpha_m,
-                                   runs=args.runs, seed=args.seed, **settings)
-        settings.pop("split", None)
-    else:
-        if args.completion_split is not None:
-            raise ValueError("--completion-split needs --complete")
-        result = lda.estimate_runs(args.method, corpus, model.phi, model.alpha_m,
-                                   runs=args.runs, seed=args.seed, **settings)
+    if args.completion_split is not None and not args.complete:
+        raise ValueError("--completion-split needs --complete")
+    split = {"split": args.completion_split} if args.completion_split is not None else {}
+    runner = lda.complete_runs if args.complete else lda.estimate_runs
+    predicted = lda.check_limits(args.method, corpus, model.phi, runs=args.runs,
+                                 completion=args.complete, work_limit=args.work_limit,
+                                 **split, **settings)
+
+    def call(block, warmup=False):
+        docs = [corpus[int(d)][:2] if warmup else corpus[int(d)] for d in block]
+        res = runner(args.method, docs, model.phi, model.alpha_m, runs=1 if warmup else args.runs,
+                     seed=args.seed, doc_keys=block, work_limit=args.work_limit,
+                     **({} if warmup else split), **settings)
+        return res.logp, res.site_updates, res.seconds
+
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "Gibbs site updates")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = registry.resolve_settings(table[args.method], settings)
-    return _rows("lda", args, corpus, result.logp, result.site_updates,
-                 result.seconds / args.runs), resolved
+    return _rows("lda", args, corpus, logp, work, seconds / args.runs), resolved
 
 
 def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     from topiceval.estimators import gapfa
+    from topiceval.estimators.gapfa import registry
 
     if args.complete or args.completion_split is not None:
         raise ValueError("document completion (--complete) is only implemented for LDA")
-    result = gapfa.estimate_runs(args.method, corpus.counts(), model.phi, model.p, model.r,
-                                 runs=args.runs, seed=args.seed, **settings)
-    return _rows("gapfa", args, corpus, result.logp, result.work,
-                 result.seconds / args.runs), result.settings
+    counts = corpus.counts()
+    predicted = gapfa.check_limits(args.method, counts, model.n_topics,
+                                   work_limit=args.work_limit, **settings)
+
+    def call(block, warmup=False):
+        res = gapfa.estimate_runs(args.method, counts[block], model.phi, model.p, model.r,
+                                  runs=1 if warmup else args.runs, seed=args.seed,
+                                  doc_keys=block, work_limit=args.work_limit, **settings)
+        return res.logp, res.work, res.seconds
+
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "topic-word site updates")
+    resolved = registry.resolve_settings(args.method, settings)
+    return _rows("gapfa", args, corpus, logp, work, seconds / args.runs), resolved
+
+
+def _blocks(call, corpus, predicted, args, units):
+    """The documents in blocks under a progress bar (``evaluation.run_in_blocks``)."""
+    from topiceval.evaluation import run_in_blocks
+
+    return run_in_blocks(call, np.arange(len(corpus)), predicted * args.runs,
+                         n_docs=len(corpus), runs=args.runs, progress=not args.no_progress,
+                         units=units)
 
 
 def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:

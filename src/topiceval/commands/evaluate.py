@@ -21,7 +21,7 @@ from pathlib import Path
 
 import regex
 
-from topiceval.commands._settings import add_setting_options, settings_from
+from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
@@ -57,6 +57,7 @@ def register(subparsers) -> None:
                         help="estimator (default: topiceval.evaluation.DEFAULTS for the model "
                              "family, chosen by benchmark)")
     add_setting_options(parser)
+    add_limit_option(parser)
     parser.add_argument("--runs", type=int, default=None,
                         help="independent runs per document, for the standard error "
                              "(default: topiceval.evaluation.DEFAULT_RUNS for the family)")
@@ -77,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     docs = read_documents(args, model)
     result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed, oov=args.oov,
                       empty="skip" if args.skip_empty else "error", threads=args.threads,
-                      progress=not args.no_progress, **settings_from(args))
+                      progress=not args.no_progress, work_limit=args.work_limit,
+                      **settings_from(args))
     print(result.summary(), file=sys.stderr)
     write_csv_atomic(args.out, result.to_frame())
     return 0

@@ -13,11 +13,16 @@ is then checked in two ways before it is moved into place:
 All files of one call are staged as temporary files beside their destinations and moved into
 place only after every file has passed; on any failure the temporaries are removed and a
 ``DownloadError`` names the file, the expected and the actual checksum.  Files already present
-and valid are kept; files present but invalid are removed before being fetched again.
+and valid are kept; files present but invalid are removed before being fetched again, as are
+temporaries a killed fetch left beside them.  A ``path`` that would leave ``dest_dir`` (or the
+mirror) is refused before anything is written.  Archives are never unpacked by member name:
+a member is only ever copied to its ``SourceFile.path``, so hostile member names (``../x``,
+absolute paths, links) cannot place files anywhere.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import logging
@@ -25,7 +30,6 @@ import os
 import re
 import shutil
 import tarfile
-import tempfile
 import urllib.error
 import urllib.request
 import zipfile
@@ -33,8 +37,8 @@ import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from topiceval.data.sources import SourceFile
-from topiceval.io import sha256_file
+from topiceval.data.sources import SourceFile, check_relative_path
+from topiceval.io import sha256_file, temporary_beside
 
 _LOG = logging.getLogger(__name__)
 _CHUNK = 1 << 20
@@ -169,15 +173,20 @@ def _extract_member(archive: Path, member: str, target: Path) -> None:
 
 
 def _stage(
-    spec: SourceFile, tmp: Path, mirror: Path | None, timeout: float, archives: dict[str, Path]
+    spec: SourceFile,
+    tmp: Path,
+    mirror: Path | None,
+    timeout: float,
+    archives: dict[str, Path],
+    stack: contextlib.ExitStack,
 ) -> str:
     """Put the file's bytes into ``tmp``; return a description of where they came from.
 
-    Archives downloaded for their members are kept in ``archives`` (URL -> temporary file) so
-    that one call downloads each archive once; the caller removes them.
+    Archives downloaded for their members are kept in ``archives`` (URL -> temporary file,
+    removed when ``stack`` closes) so that one call downloads each archive once.
     """
     if mirror is not None:
-        src = mirror / spec.path
+        src = inside(mirror, spec)
         if not src.is_file():
             raise DownloadError(
                 f"{spec.path}: missing from mirror ({src} does not exist); "
@@ -189,9 +198,8 @@ def _stage(
         _download(spec, tmp, timeout)
         return spec.url
     if spec.url not in archives:
-        fd, name = tempfile.mkstemp(prefix=".archive.", suffix=".part", dir=tmp.parent)
-        os.close(fd)
-        archives[spec.url] = Path(name)
+        archive = tmp.parent / f"{Path(spec.path).name}.archive"
+        archives[spec.url] = stack.enter_context(temporary_beside(archive))
         _download(spec, archives[spec.url], timeout)
     try:
         _extract_member(archives[spec.url], spec.member, tmp)
@@ -203,6 +211,19 @@ def _stage(
     return f"{spec.url} (member {spec.member})"
 
 
+def inside(root: Path, spec: SourceFile) -> Path:
+    """``root / spec.path``, refusing a path that would leave ``root`` (``DownloadError``).
+
+    ``parse_sources`` and the config schema already refuse such paths; this check covers
+    ``SourceFile`` records built directly, so that no download lands outside ``dest_dir``.
+    """
+    try:
+        check_relative_path(spec.path, f"source file (url {spec.url})")
+    except ValueError as exc:
+        raise DownloadError(str(exc)) from None
+    return root / spec.path
+
+
 def fetch(
     files: Iterable[SourceFile],
     dest_dir: str | os.PathLike,
@@ -210,18 +231,23 @@ def fetch(
     timeout: float = 120.0,
     log: logging.Logger | None = None,
 ) -> list[Path]:
-    """Fetch and verify ``files`` into ``dest_dir`` (all or nothing); return their paths."""
+    """Fetch and verify ``files`` into ``dest_dir`` (all or nothing); return their paths.
+
+    Each file is staged in a temporary beside its target (``topiceval.io.temporary_beside``:
+    ordinary permissions, temporaries of a killed fetch removed) and moved into place only once
+    every file has passed.
+    """
     log = log or _LOG
     dest_dir = Path(dest_dir)
     mirror = Path(mirror) if mirror is not None else None
     if mirror is not None and not mirror.is_dir():
         raise DownloadError(f"data mirror {mirror} is not a directory")
     files = list(files)
-    staged: list[tuple[Path, Path]] = []
+    targets = [inside(dest_dir, spec) for spec in files]  # all checked before anything is written
     archives: dict[str, Path] = {}
-    try:
-        for spec in files:
-            target = dest_dir / spec.path
+    with contextlib.ExitStack() as stack:  # removes every temporary left on any exit
+        staged: list[tuple[Path, Path]] = []
+        for spec, target in zip(files, targets, strict=True):
             if target.is_file():
                 try:
                     verify_file(spec, target)
@@ -230,23 +256,11 @@ def fetch(
                 except DownloadError as exc:
                     log.warning("%s; removing it and fetching again", exc)
                     target.unlink()
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(
-                prefix=f".{target.name}.", suffix=".part", dir=target.parent
-            )
-            os.close(fd)
-            tmp = Path(name)
+            tmp = stack.enter_context(temporary_beside(target))
             staged.append((tmp, target))
-            origin = _stage(spec, tmp, mirror, timeout, archives)
+            origin = _stage(spec, tmp, mirror, timeout, archives, stack)
             digest = verify_file(spec, tmp, origin)
             log.info("%s: fetched from %s, sha256 %s", spec.path, origin, digest)
         for tmp, target in staged:
             os.replace(tmp, target)
-    except BaseException:
-        for tmp, _ in staged:
-            tmp.unlink(missing_ok=True)
-        raise
-    finally:
-        for archive in archives.values():
-            archive.unlink(missing_ok=True)
-    return [dest_dir / spec.path for spec in files]
+    return targets

@@ -247,6 +247,30 @@ class SourceFile:
 _FILE_KEYS = {"path", "url", "sha256", "member", "content_sha256", "content_pattern"}
 
 
+def check_relative_path(path: object, where: str) -> str:
+    """``path`` if it is a safe mirror-relative path, else ``ValueError`` naming ``where``.
+
+    A file's ``path`` is joined to the data mirror (read) and to the download directory
+    (written), so it must stay inside both: relative, ``/``-separated, with no empty, ``.`` or
+    ``..`` segment and no backslash or NUL.  The config schema has the same rule (a pattern on
+    ``sources.*.files[].path``); this is the same check for records that bypass the schema.
+    """
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"{where}: 'path' must be a non-empty string, got {path!r}")
+    segments = path.split("/")
+    if (
+        path.startswith("/")
+        or "\\" in path
+        or "\0" in path
+        or any(seg in ("", ".", "..") for seg in segments)
+    ):
+        raise ValueError(
+            f"{where}: path {path!r} must be relative and stay inside the mirror and the "
+            "download directory (no leading '/', no '', '.' or '..' segment, no backslash)"
+        )
+    return path
+
+
 def _parse_file(source: str, i: int, entry: dict) -> SourceFile:
     where = f"source {source!r} file {i}"
     if not isinstance(entry, dict):
@@ -257,9 +281,7 @@ def _parse_file(source: str, i: int, entry: dict) -> SourceFile:
     for key in ("path", "url"):
         if not isinstance(entry.get(key), str) or not entry[key]:
             raise ValueError(f"{where}: {key!r} must be a non-empty string")
-    path = entry["path"]
-    if path.startswith("/") or ".." in path.split("/"):
-        raise ValueError(f"{where}: path {path!r} must be relative and stay inside the mirror")
+    path = check_relative_path(entry["path"], where)
     digests = {}
     for key in ("sha256", "content_sha256"):
         values = entry.get(key, [])

@@ -27,6 +27,9 @@ Workflow layer (``workflow/rules/capdevila2018.smk``; each rule script calls one
 
 A shard's rows depend only on (seed, panel, repeat) for F2 and on (seed, collection, document,
 repeat) for F3, never on the blocking (``shard_blocks``), so a cluster may cut the work finer.
+The curves run with ``work_limit=None``: the papers' budgets exceed the interactive limit per
+document (S = 10,000 at T = 100 on NIPS-length documents), and the workflow predicts and budgets
+their cost itself (``benchmarks/cluster_walltime.py``, the SLURM profile).
 """
 
 from __future__ import annotations
@@ -225,7 +228,7 @@ def accuracy_curves(
         for k in range(first_repeat, first_repeat + repeats):
             curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
                                          checkpoints=checks, seed=_repeat_seed(seed, k),
-                                         threads=threads, **extra)
+                                         threads=threads, work_limit=None, **extra)
             for i, s in enumerate(checks):
                 rows.append({
                     "collection": collection, "method": method, "repeat": k,
@@ -373,7 +376,7 @@ def loglik_documents(
                 curve = gapfa.estimate_curve(base, row, model.phi, model.p, model.r,
                                              checkpoints=checks,
                                              seed=_document_seed(seed, k, pos),
-                                             threads=threads, **extra)
+                                             threads=threads, work_limit=None, **extra)
                 frames.append(pd.DataFrame({
                     "collection": collection, "method": method, "repeat": k, "doc": int(pos),
                     "samples": checks, "logp": curve[0]}))

@@ -155,8 +155,10 @@ def fit_gibbs(corpus_or_docs, n_topics: int, *, sweeps: int = 1000, alpha_m=None
         MALLET starts the optimisation from α = 5 (pass ``alpha_m=5 / T`` to match it, as
         :func:`topiceval.lda.seed002_synthetic_set` does).
     threads : B, the number of blocks of the parallel sampler (sampler module docstring);
-        B = 1 is the exact serial chain.  None = all numba threads.  A given B gives bit-identical
-        models whatever the machine.
+        B = 1 (the default) is the exact serial chain.  A given B gives bit-identical models
+        whatever the machine, but different B give different (equally valid) chains: None means
+        "all numba threads", so the same call then trains a different model on a machine with
+        another core count.  Pass an integer for a reproducible model.
     seed : base of every random stream.
     record_every : record (1.7) every this many sweeps (and after sweep 0 and the last sweep).
     save_states : None (estimates of the final state) or {"start": s0, "lag": L >= 10}: average

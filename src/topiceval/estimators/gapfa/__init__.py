@@ -46,14 +46,16 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from topiceval import limits
+from topiceval.counts import as_count_matrix
 from topiceval.estimators.gapfa import exact, registry
 from topiceval.estimators.gapfa._data import Docs, prepare
 from topiceval.estimators.gapfa.registry import predicted_work
 from topiceval.estimators.lda.inputs import check_keys
 from topiceval.threads import numba_threads
 
-__all__ = ["METHODS", "Cost", "Runs", "estimate", "estimate_curve", "estimate_runs",
-           "predicted_work"]
+__all__ = ["METHODS", "Cost", "Runs", "check_limits", "estimate", "estimate_curve",
+           "estimate_runs", "predicted_work"]
 
 METHODS = tuple(registry.METHODS)
 _KEY_LIMIT = 2**63
@@ -105,7 +107,7 @@ def _integer(name, value, minimum) -> int:
 
 
 def estimate(method, counts, phi, p, r, *, seed=0, doc_keys=None, threads=None,
-             **settings) -> np.ndarray:
+             work_limit="default", **settings) -> np.ndarray:
     """log p-hat(y_d) for every document: run 0 of ``estimate_runs``.
 
     Parameters
@@ -129,12 +131,12 @@ def estimate(method, counts, phi, p, r, *, seed=0, doc_keys=None, threads=None,
         (D,) natural-log estimates.
     """
     runs = estimate_runs(method, counts, phi, p, r, runs=1, seed=seed, doc_keys=doc_keys,
-                         threads=threads, **settings)
+                         threads=threads, work_limit=work_limit, **settings)
     return runs.logp[:, 0].copy()
 
 
 def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc_keys=None,
-                  threads=None, **settings) -> Runs:
+                  threads=None, work_limit="default", **settings) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
     Parameters
@@ -172,7 +174,8 @@ def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc
     spec = registry.get(method)
     resolved = registry.resolve_settings(method, settings)
     checks = np.array([resolved["samples"]], dtype=np.int64) if spec.sampled else None
-    values, work, seconds = _execute(method, counts, phi, p, r, resolved, checks, runs=runs,
+    values, work, seconds = _execute(method, counts, phi, p, r, resolved, checks,
+                                     work_limit=work_limit, runs=runs,
                                      seed=seed, first_run=first_run, doc_keys=doc_keys,
                                      threads=threads)
     logp = np.ascontiguousarray(values[:, :, 0])
@@ -181,7 +184,7 @@ def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc
 
 
 def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, doc_keys=None,
-                   threads=None, **settings) -> np.ndarray:
+                   threads=None, work_limit="default", **settings) -> np.ndarray:
     """Running estimates after each of ``checkpoints`` samples, from one run (run 0).
 
     Parameters
@@ -223,7 +226,8 @@ def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, doc_keys=N
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = registry.resolve_settings(method, {**settings, "samples": int(checks[-1])})
-    values, _, _ = _execute(method, counts, phi, p, r, resolved, checks, runs=1, seed=seed,
+    values, _, _ = _execute(method, counts, phi, p, r, resolved, checks, work_limit=work_limit,
+                            runs=1, seed=seed,
                             first_run=0, doc_keys=doc_keys, threads=threads)
     return values[:, 0, :]
 
@@ -239,8 +243,41 @@ def _one_task_per_chunk():
         numba.set_parallel_chunksize(previous)
 
 
-def _execute(method, counts, phi, p, r, resolved, checks, *, runs, seed, first_run, doc_keys,
-             threads):
+def check_limits(method, counts, n_topics, *, work_limit="default", **settings) -> np.ndarray:
+    """The predicted work of one run of ``method`` on every document, (D,) int64
+    (``registry.predicted_work``); raises ``limits.WorkLimitError`` if a (document, run) of a
+    sampling method is over ``work_limit`` (what ``estimate_runs`` checks before running)."""
+    resolved = registry.resolve_settings(method, settings)
+    mat = as_count_matrix(counts)
+    docs = Docs(mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
+                mat.data.astype(np.int64))
+    work = registry.work(method, docs, n_topics, resolved)
+    if registry.get(method).sampled:
+        _check_work(method, docs, n_topics, resolved, work, work_limit)
+    return work
+
+
+def _check_work(method, docs, n_topics, resolved, work, work_limit) -> None:
+    """Refuse, before anything runs, a call in which one (document, run) would exceed the
+    work limit (``limits.DEFAULT_WORK_LIMIT["gapfa"]`` topic-word site updates by default)."""
+    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["gapfa"])
+
+    def fitting(d: int) -> str:
+        one, two = (registry.work(method, docs, n_topics, {**resolved, "samples": k})[d]
+                    for k in (1, 2))
+        largest = int((limit - (one - (two - one))) // max(two - one, 1))
+        if largest >= 1:
+            return f"use samples <= {largest:,} (now {resolved['samples']:,})"
+        return "even samples = 1 is over it: lower gibbs or inner_samples"
+
+    lengths = np.diff(docs.offsets)  # distinct words, the size the cost grows with
+    limits.check_work(work.astype(np.float64), limit, method=method,
+                      units="topic-word site updates", lengths=lengths, fitting=fitting,
+                      size_unit="distinct words")
+
+
+def _execute(method, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
+             doc_keys, threads):
     """Validate, then run ``runs`` runs; return values (D, R, K), work (D,) and seconds.
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
@@ -264,6 +301,8 @@ def _execute(method, counts, phi, p, r, resolved, checks, *, runs, seed, first_r
         codes, _ = exact.choose_algorithms(docs, n_topics, resolved["algorithm"],
                                            float(resolved["max_terms"]))
     work = registry.work(method, docs, n_topics, resolved)
+    if spec.sampled:
+        _check_work(method, docs, n_topics, resolved, work, work_limit)
     with numba_threads(threads), _one_task_per_chunk():
         if spec.sampled:
             kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}

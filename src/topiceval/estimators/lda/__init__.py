@@ -37,6 +37,7 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from topiceval import limits
 from topiceval.estimators.lda import exact as _exact
 from topiceval.estimators.lda import registry, tasks
 from topiceval.estimators.lda.inputs import (
@@ -96,24 +97,28 @@ def complete(method, docs, phi, alpha_m, *, seed=0, return_cost=False, **setting
 
 
 def estimate_runs(
-    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None, **settings
+    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None,
+    work_limit="default", **settings
 ) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
     ``doc_keys`` (default 0..D-1) replaces the positions that key the documents' random streams,
     so a block of a larger document list can be evaluated alone with the same results.
+    ``work_limit``: the most site updates one (document, run) may take (default
+    ``limits.DEFAULT_WORK_LIMIT["lda"]``; ``None``: no limit); a call over it, or whose working
+    arrays would not fit in memory, is refused before anything runs.
     """
     return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
-                first_run, doc_keys, None, settings)
+                first_run, doc_keys, None, work_limit, settings)
 
 
 def complete_runs(
     method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None, split=None,
-    **settings,
+    work_limit="default", **settings,
 ) -> Runs:
     """Like ``estimate_runs`` for document completion (``split``: N1, default floor(N / 2))."""
     return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs, seed,
-                first_run, doc_keys, split, settings)
+                first_run, doc_keys, split, work_limit, settings)
 
 
 def _index(name, value, minimum):
@@ -125,7 +130,7 @@ def _index(name, value, minimum):
 
 
 def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
-         settings) -> Runs:
+         work_limit, settings) -> Runs:
     m = registry.lookup(method, table, what)
     settings = registry.resolve_settings(m, settings)
     phi, alpha_m = check_params(phi, alpha_m)
@@ -136,6 +141,7 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     seed = _index("seed", seed, 0)
     runs = _index("runs", runs, 1)
     first_run = _index("first_run", first_run, 0)
+    _check_limits(m, docs, n1, phi.shape[0], settings, runs, work_limit)
     shape = (len(docs), runs)
     out, alt = np.empty(shape), np.empty(shape)
     sites = np.zeros(shape, np.int64)
@@ -154,6 +160,46 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
     return Runs(method, out, sites, seconds, forms)
+
+
+def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
+                 work_limit="default", **settings) -> np.ndarray:
+    """The predicted site updates of one run of ``method`` on every document, (D,) int64;
+    raises ``limits.WorkLimitError`` if a (document, run) is over ``work_limit`` or the call's
+    working arrays would not fit in memory (what ``estimate_runs`` / ``complete_runs`` check
+    before running).  ``exact`` reports the work of its recursion (limited by ``max_work``)."""
+    table, what = (registry.COMPLETE, "complete") if completion else (registry.ESTIMATE,
+                                                                       "estimate")
+    m = registry.lookup(method, table, what)
+    settings = registry.resolve_settings(m, settings)
+    n_topics, n_types = np.shape(phi)
+    docs = check_documents(docs, n_types, min_length=2 if completion else 1)
+    n1 = completion_split(docs, split) if completion else None
+    return _check_limits(m, docs, n1, n_topics, settings, _index("runs", runs, 1), work_limit)
+
+
+def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit) -> np.ndarray:
+    """Predicted work per document (one run); refuse over the work limit or memory."""
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
+    if m.code == 0:
+        for d, n in enumerate(lengths):
+            _exact.check_size(int(n), n_topics, settings["max_work"], what=f"document {d}")
+        return np.array([_exact.work(int(n), n_topics) for n in lengths], np.int64)
+    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"])
+    observed = lengths if n1 is None else n1
+    work = np.array([m.cost(int(n), int(k), settings) for n, k in zip(lengths, observed,
+                                                                       strict=True)], np.float64)
+    limits.check_work(
+        work, limit, method=m.name, units="site updates", lengths=lengths,
+        fitting=lambda d: registry.fitting_budget(m, int(lengths[d]), int(observed[d]),
+                                                  settings, limit))
+    per_task = np.array([registry.task_memory(m, int(n), n_topics, settings) for n in lengths],
+                        np.float64)
+    if m.code in (tasks.AIS, tasks.AIS_DC):  # the runs of a document share one task
+        per_task *= runs
+    limits.check_memory(per_task, numba.get_num_threads() if runs * len(docs) > 1 else 1,
+                        method=m.name, setting=m.budget or "the settings")
+    return work.astype(np.int64)
 
 
 def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
@@ -184,9 +230,7 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
 
 
 def _run_exact(docs, phi, alpha_m, n1, max_work, out, sites):
-    n_topics = phi.shape[0]
-    for d, doc in enumerate(docs):
-        _exact.check_size(doc.shape[0], n_topics, max_work, what=f"document {d}")
+    n_topics = phi.shape[0]  # sizes were checked against max_work by _check_limits
     for d, doc in enumerate(docs):
         prefix = _exact.prefix_log_probs(doc, phi, alpha_m, max_work=max_work)
         out[d, :] = prefix[-1] if n1 is None else prefix[-1] - prefix[n1[d] - 1]
@@ -199,6 +243,7 @@ __all__ = [
     "Comparison",
     "Cost",
     "Runs",
+    "check_limits",
     "compare",
     "compare_standard",
     "complete",

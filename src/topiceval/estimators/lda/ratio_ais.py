@@ -81,6 +81,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import logsumexp
 
+from topiceval import limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
 from topiceval.estimators.lda.ais import schedule
@@ -105,7 +106,7 @@ KEY_BASE = 21  # stream keys 21..24 (the single-model estimators use 1..12)
 FULL_FORWARD, FULL_REVERSE, PART_FORWARD, PART_REVERSE = range(4)
 STARTS = ("gibbs", "exact")
 DEFAULTS = {"burnin": 100, "threshold": 1.0, "split": None, "start": "gibbs", "doc_keys": None,
-            "return_cost": False, "max_work": exact.DEFAULT_MAX_WORK}
+            "return_cost": False, "max_work": exact.DEFAULT_MAX_WORK, "work_limit": "default"}
 TASKS_PER_THREAD = 4
 
 
@@ -350,6 +351,7 @@ def _settings(settings: dict) -> dict:
     out = {**DEFAULTS, **settings}
     out["burnin"] = _integer("burnin", out["burnin"], 0)
     out["max_work"] = _integer("max_work", out["max_work"], 1)
+    out["work_limit"] = limits.resolve_limit(out["work_limit"], limits.DEFAULT_WORK_LIMIT["lda"])
     threshold = out["threshold"]
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(
             threshold, (int, float, np.integer, np.floating)) or not threshold > 0:
@@ -522,8 +524,9 @@ def compare(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0, comp
                                            split=s["split"], doc_keys=s["doc_keys"])
     samples = _integer("samples", samples, 1)
     seed = _integer("seed", seed, 0)
-    schedule(temperatures)  # validates
+    n_temps = schedule(temperatures).shape[0] - 1  # validates
     streams = streams_of(bool(completion), bool(reciprocal))
+    _check_limits(docs, samples, s["burnin"] + n_temps, s["work_limit"])
     logw, sites, seconds = run_log_weights(
         docs, phi, am, keys, n1, streams, samples=samples, temperatures=temperatures,
         burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"])
@@ -539,8 +542,23 @@ def compare(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0, comp
     return (result, result.cost) if s["return_cost"] else result
 
 
+def _check_limits(docs, samples: int, sweeps: int, limit) -> None:
+    """Refuse a comparison over its work limit (per document and annealing run: M samples of
+    B burn-in plus n tempered sweeps of the document's N tokens) or its memory (the (D, 4, M)
+    log weights and site counts), before anything runs."""
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.float64)
+    work = samples * sweeps * lengths
+    fits = int(limit // (sweeps * lengths.max())) if limit is not None else 0
+    limits.check_work(
+        work, limit, method="ratio-AIS", units="site updates", lengths=lengths,
+        fitting=lambda d: (f"use samples <= {fits:,} (now {samples:,})" if fits >= 1 else
+                           "even one sample is over it: use fewer temperatures or burn-in"))
+    limits.check_memory(np.array([16.0 * 4 * samples * len(docs)]), 1, method="ratio-AIS",
+                        setting="samples")
+
+
 def compare_standard(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0,
-                     doc_keys=None, return_cost=False):
+                     doc_keys=None, return_cost=False, work_limit="default"):
     """The standard method (seed 003 §4): log P-hat(w | A) - log P-hat(w | B), shape (D,).
 
     Each term is ``samples`` independent Wallach-AIS runs (§2.5, ``lda.estimate_runs("ais")``)
@@ -562,7 +580,8 @@ def compare_standard(docs, model_a, model_b, *, samples=1, temperatures=100, see
         for idx in groups:
             runs = lda.estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
                                      runs=samples, seed=seed, first_run=j * samples,
-                                     doc_keys=keys[idx], temperatures=temperatures)
+                                     doc_keys=keys[idx], temperatures=temperatures,
+                                     work_limit=work_limit)
             out[idx] += sign * (logsumexp(runs.logp, axis=1) - math.log(samples))
             sites[idx] += runs.site_updates.sum(axis=1)
             seconds += runs.seconds

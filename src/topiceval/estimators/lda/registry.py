@@ -34,6 +34,7 @@ class Method:
     defaults: dict = field(default_factory=dict)
     cost: Callable[[int, int, dict], int] | None = None
     alternative: bool = False  # report the Wallach form (2.4) of the LR kernel
+    budget: str | None = None  # the setting the cost grows with (named when over the limit)
 
 
 def _lr_cost(n, n1, s):
@@ -50,19 +51,23 @@ ESTIMATE: dict[str, Method] = {
     m.name: m
     for m in (
         # §2.1-2.3 importance sampling: prior over theta, per-token Q, iterated pseudo-counts
-        Method("is_pt", tasks.IS_PT, 1, {"samples": 1000}, lambda n, n1, s: s["samples"] * n),
-        Method("is_pzw", tasks.IS_PZW, 2, {"samples": 1000}, lambda n, n1, s: s["samples"] * n),
+        Method("is_pt", tasks.IS_PT, 1, {"samples": 1000}, lambda n, n1, s: s["samples"] * n,
+               budget="samples"),
+        Method("is_pzw", tasks.IS_PZW, 2, {"samples": 1000}, lambda n, n1, s: s["samples"] * n,
+               budget="samples"),
         Method("is_ip", tasks.IS_IP, 3, {"samples": 1000, "iterations": 20},
-               lambda n, n1, s: (s["iterations"] + s["samples"]) * n),
+               lambda n, n1, s: (s["iterations"] + s["samples"]) * n, budget="samples"),
         # §2.4 harmonic mean (biased up), §2.5 AIS, §2.6 Chib-style
         Method("hm", tasks.HM, 4, {"burnin": 1000, "samples": 1000},
-               lambda n, n1, s: (s["burnin"] + s["samples"]) * n),
-        Method("ais", tasks.AIS, 5, {"temperatures": 1000}, lambda n, n1, s: _n_temps(s) * n),
+               lambda n, n1, s: (s["burnin"] + s["samples"]) * n, budget="samples"),
+        Method("ais", tasks.AIS, 5, {"temperatures": 1000}, lambda n, n1, s: _n_temps(s) * n,
+               budget="temperatures"),
         Method("chib", tasks.CHIB, 6, {"samples": 1000, "burnin": 5, "iterations": 20},
-               lambda n, n1, s: 2 * s["samples"] * n),
+               lambda n, n1, s: 2 * s["samples"] * n, budget="samples"),
         # §2.7 left-to-right: sequential (2.5) and Algorithm 3 as printed (2.4), same particles
-        Method("lr", tasks.LR, 7, dict(_LR), _lr_cost),
-        Method("lr_wallach", tasks.LR, 7, dict(_LR), _lr_cost, alternative=True),
+        Method("lr", tasks.LR, 7, dict(_LR), _lr_cost, budget="particles"),
+        Method("lr_wallach", tasks.LR, 7, dict(_LR), _lr_cost, alternative=True,
+               budget="particles"),
         # §7.1c the exact forward recursion (work is reported instead of site updates)
         Method("exact", 0, 0, {"max_work": DEFAULT_MAX_WORK}, lambda n, n1, s: 0),
     )
@@ -73,14 +78,45 @@ COMPLETE: dict[str, Method] = {
     for m in (
         # §3.1 estimated theta, §3.2 AIS with target (3.1), §3.3 left-to-right, exact ratio
         Method("et", tasks.ET, 11, {"burnin": 500, "samples": 2000},
-               lambda n, n1, s: (s["burnin"] + s["samples"]) * n1 + s["samples"] * (n - n1)),
+               lambda n, n1, s: (s["burnin"] + s["samples"]) * n1 + s["samples"] * (n - n1),
+               budget="samples"),
         Method("ais", tasks.AIS_DC, 12, {"burnin": 500, "temperatures": 1500},
-               lambda n, n1, s: s["burnin"] * n1 + _n_temps(s) * n - n1),
-        Method("lr", tasks.LR_DC, 7, dict(_LR), _lr_cost),
-        Method("lr_wallach", tasks.LR_DC, 7, dict(_LR), _lr_cost, alternative=True),
+               lambda n, n1, s: s["burnin"] * n1 + _n_temps(s) * n - n1,
+               budget="temperatures"),
+        Method("lr", tasks.LR_DC, 7, dict(_LR), _lr_cost, budget="particles"),
+        Method("lr_wallach", tasks.LR_DC, 7, dict(_LR), _lr_cost, alternative=True,
+               budget="particles"),
         Method("exact", 0, 0, {"max_work": DEFAULT_MAX_WORK}, lambda n, n1, s: 0),
     )
 }
+
+
+def task_memory(method: Method, n: int, n_topics: int, settings: dict) -> int:
+    """Bytes of working arrays of one (document, run) task of ``n`` tokens, beyond the shared
+    tables: O(N T) per-row work arrays (is_ip's proposal tables, the largest), plus each
+    left-to-right particle's N predictive terms (lr.py, completion.py)."""
+    out = 8 * 4 * n * n_topics
+    if method.budget == "particles":
+        out += 8 * settings["particles"] * n
+    return out
+
+
+def fitting_budget(method: Method, n: int, n1: int, settings: dict, limit: float) -> str:
+    """A phrase naming the largest value of the method's budget setting whose cost on a
+    document of ``n`` tokens (``n1`` observed) stays within ``limit``.
+
+    Every Table 1 cost is affine in its budget setting, so two evaluations give the line."""
+    name = method.budget
+    if name is None or not isinstance(settings.get(name), (int, np.integer)):
+        return f"lower the settings of {method.name}"
+    one, two = (method.cost(n, n1, {**settings, name: k}) for k in (1, 2))
+    step = two - one
+    largest = int((limit - (one - step)) // step) if step > 0 else 0
+    if largest >= 1:
+        return f"use {name} <= {largest:,} (now {settings[name]:,})"
+    if method.budget == "particles" and settings.get("resample"):
+        return "even one particle is over it: use resample=False (no rejuvenation sweeps)"
+    return f"even {name} = 1 is over it"
 
 
 def lookup(method: str, table: dict[str, Method], what: str) -> Method:

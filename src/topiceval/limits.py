@@ -1,0 +1,89 @@
+"""Work and memory limits: every estimator call knows its cost before it starts.
+
+Each family's registry predicts the work of one (document, run) task from the document's size
+and the settings (LDA: Gibbs site updates, the units of seed 002 Table 1; GaP-FA: topic-word
+site updates).  Before any kernel runs, ``check_work`` refuses a call in which some task would
+exceed the limit, naming the document, the predicted work, the limit and the largest setting
+that would fit; ``check_memory`` refuses a call whose working arrays would not fit in memory
+(numba would otherwise fail deep inside the kernel with an unreadable error).
+
+Defaults: ``DEFAULT_WORK_LIMIT`` per (document, run) task, a few minutes of one core at the
+measured speeds (LDA about 4e7 site updates per second, GaP-FA about 1e8 topic-word updates per
+second, ``benchmarks/README.md``).  ``work_limit=None`` lifts the limit (the workflow does for
+the papers' own budgets, whose cost it predicts itself).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Callable
+
+import numpy as np
+
+DEFAULT_WORK_LIMIT = {"lda": 10**10, "gapfa": 10**11}
+MEMORY_FRACTION = 0.5  # of the machine's physical memory, for one call's working arrays
+
+
+class WorkLimitError(ValueError):
+    """A call would exceed its work or memory limit; nothing was run."""
+
+
+def resolve_limit(limit, default: int) -> float | None:
+    """``"default"`` -> the family default; ``None`` -> no limit; else a positive number."""
+    if isinstance(limit, str) and limit == "default":
+        return float(default)
+    if limit is None:
+        return None
+    if isinstance(limit, bool) or not isinstance(limit, numbers.Real) or not limit > 0:
+        raise ValueError(f"work_limit must be a positive number or None, got {limit!r}")
+    return float(limit)
+
+
+def check_work(work: np.ndarray, limit: float | None, *, method: str, units: str,
+               lengths: np.ndarray, fitting: Callable[[int], str],
+               size_unit: str = "tokens") -> None:
+    """Refuse at once if any task's predicted ``work`` (per document, one run) exceeds ``limit``.
+
+    ``lengths``: each document's size (in ``size_unit``) for the message; ``fitting(d)``: a
+    phrase naming the cheaper settings that would fit for document d.
+    """
+    if limit is None or work.size == 0:
+        return
+    d = int(np.argmax(work))
+    if work[d] <= limit:
+        return
+    over = int(np.count_nonzero(work > limit))
+    others = "" if over == 1 else f"; {over} documents are over it"
+    raise WorkLimitError(
+        f"{method}: document {d} ({int(lengths[d]):,} {size_unit}) needs "
+        f"{float(work[d]):.3g} {units} per run, above the limit of {limit:.3g} per document and "
+        f"run (a few minutes of one core){others}: {fitting(d)}, or split the document, or "
+        "pass a larger work_limit (work_limit=None lifts it)"
+    )
+
+
+def physical_memory() -> int:
+    """Bytes of physical memory (0 if the platform does not say)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - non-POSIX
+        return 0
+
+
+def check_memory(bytes_per_task: np.ndarray, threads: int, *, method: str,
+                 setting: str) -> None:
+    """Refuse a call whose concurrent tasks' working arrays would exceed ``MEMORY_FRACTION`` of
+    physical memory (``threads`` tasks run at once)."""
+    total = physical_memory()
+    if not total or bytes_per_task.size == 0:
+        return
+    worst = float(np.max(bytes_per_task))
+    peak = worst * min(threads, bytes_per_task.size)
+    if peak > MEMORY_FRACTION * total:
+        raise WorkLimitError(
+            f"{method}: the working arrays would need {peak / 2**30:,.1f} GiB "
+            f"({worst / 2**30:,.2f} GiB per task x {min(threads, bytes_per_task.size)} threads), "
+            f"more than {MEMORY_FRACTION:.0%} of this machine's {total / 2**30:,.1f} GiB; "
+            f"lower {setting} or the number of threads"
+        )

@@ -1,0 +1,263 @@
+"""Bad input to the Python API and the command line: a clear error naming the argument.
+
+Table-driven: every case builds one hostile-but-fair call and states the exception type and a
+piece of its message that names the offending argument (or file).  ``pytest.raises`` checks the
+exact type, so a case cannot pass by an unrelated error, and nothing here catches everything.
+Damaged files are covered in ``test_bad_inputs_files.py``, the workflow in
+``test_bad_inputs_workflow.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import topiceval
+from topiceval import cli
+from topiceval.corpus import Corpus
+from topiceval.estimators import gapfa, lda
+from topiceval.gapfa import fit_gapfa
+from topiceval.lda import fit_gibbs, fit_vem
+from topiceval.limits import WorkLimitError
+from topiceval.models import GaPModel, LDAModel, save_model
+from topiceval.vocabulary import VocabularyError
+
+PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])
+AM = np.array([0.2, 0.2])
+DOCS = [np.array([0, 2, 1, 1]), np.array([1, 0])]
+WORDS = ["a", "b", "c"]
+MODEL = LDAModel(PHI, AM, vocab=WORDS)
+GAP = GaPModel(PHI, np.full(2, 0.5), np.ones(2), vocab=WORDS)
+COUNTS = np.array([[2, 0, 1], [0, 3, 1]])
+LONG = [np.zeros(200_000, np.int64)]
+
+
+def est(method="lr", docs=DOCS, phi=PHI, am=AM, **kw):
+    return lambda: lda.estimate(method, docs, phi, am, **kw)
+
+
+def gap(method="l2r", counts=COUNTS, phi=PHI, p=GAP.p, r=GAP.r, **kw):
+    return lambda: gapfa.estimate(method, counts, phi, p, r, **kw)
+
+
+CASES = [
+    # ---------------------------------------------------------------- LDA estimators: documents
+    ("docs None", est(docs=None), ValueError, "docs must be a sequence"),
+    ("docs an int", est(docs=7), ValueError, "got int"),
+    ("docs a string", est(docs="a b"), ValueError, "docs must be a sequence"),
+    ("docs empty list", est(docs=[]), ValueError, "docs is empty"),
+    ("one flat array", est(docs=np.array([0, 1, 2])), ValueError, "not one array"),
+    ("dense count matrix", est(docs=COUNTS), ValueError, "Corpus.from_counts"),
+    ("sparse count matrix", est(docs=sp.csr_matrix(COUNTS)), ValueError, "Corpus.from_counts"),
+    ("document of words", est(docs=[["a", "b"]]), ValueError, "integer token ids"),
+    ("document a string", est(docs=["a b"]), ValueError, "Corpus.from_tokens"),
+    ("float token ids", est(docs=[np.array([0.0, 1.0])]), ValueError, "integer token ids"),
+    ("nested document", est(docs=[[[0, 1]]]), ValueError, "shape (1, 2)"),
+    ("empty document", est(docs=[np.array([0]), np.array([], int)]), ValueError,
+     "document 1 is empty"),
+    ("token id out of range", est(docs=[np.array([0, 3])]), ValueError, "token id 3"),
+    ("negative token id", est(docs=[np.array([-1])]), ValueError, "token id -1"),
+    # ---------------------------------------------------------------- LDA estimators: model
+    ("phi None", est(phi=None), ValueError, "phi must be an array of numbers"),
+    ("phi of strings", est(phi=np.array([["x"] * 3] * 2)), ValueError, "phi must be an array"),
+    ("phi 1-D", est(phi=np.array([0.5, 0.5])), ValueError, "(T, V) matrix"),
+    ("phi with zero", est(phi=np.array([[1.0, 0.0, 0.0], [0.5, 0.25, 0.25]])), ValueError,
+     "strictly positive"),
+    ("phi rows not normalised", est(phi=PHI * 2), ValueError, "rows must sum to 1"),
+    ("phi NaN", est(phi=np.where(PHI == 0.85, np.nan, PHI)), ValueError, "NaN"),
+    ("alpha_m None", est(am=None), ValueError, "alpha_m must be an array of numbers"),
+    ("alpha_m wrong length", est(am=np.ones(3)), ValueError, "alpha_m must have shape"),
+    ("alpha_m zero", est(am=np.array([0.2, 0.0])), ValueError, "strictly positive"),
+    ("alpha_m strings", est(am=np.array(["x", "y"])), ValueError, "alpha_m must be an array"),
+    # ---------------------------------------------------------------- LDA estimators: settings
+    ("unknown method", est(method="nope"), ValueError, "unknown estimate method 'nope'"),
+    ("method None", est(method=None), ValueError, "unknown estimate method None"),
+    ("unknown setting", est(method="chib", particles=3), ValueError,
+     "unknown setting(s) particles"),
+    ("particles float", est(particles=2.5), ValueError, "setting particles must be an integer"),
+    ("particles zero", est(particles=0), ValueError, "particles must be >= 1"),
+    ("particles bool", est(particles=True), ValueError, "particles must be an integer"),
+    ("resample not bool", est(resample="yes"), ValueError, "resample must be True or False"),
+    ("temperatures zero", est(method="ais", temperatures=0), ValueError, "temperatures"),
+    ("seed negative", est(seed=-1), ValueError, "seed must be an integer"),
+    ("seed too large", est(seed=2**63), ValueError, "seed must be an integer"),
+    ("seed float", est(seed=1.5), ValueError, "seed must be an integer"),
+    ("runs zero", lambda: lda.estimate_runs("lr", DOCS, PHI, AM, runs=0), ValueError,
+     "runs must be an integer"),
+    ("doc_keys repeated", lambda: lda.estimate_runs("lr", DOCS, PHI, AM, doc_keys=[1, 1]),
+     ValueError, "doc_keys must be distinct"),
+    ("doc_keys wrong length", lambda: lda.estimate_runs("lr", DOCS, PHI, AM, doc_keys=[1]),
+     ValueError, "doc_keys must be 2 integers"),
+    ("completion split too large", lambda: lda.complete("lr", DOCS, PHI, AM, split=4),
+     ValueError, "split of document 0 is 4"),
+    ("completion on one token", lambda: lda.complete("lr", [np.array([0])], PHI, AM),
+     ValueError, "document completion needs at least 2"),
+    ("exact over max_work", est(method="exact", docs=[np.zeros(20_000, np.int64)]), ValueError,
+     "more than max_work"),
+    # ---------------------------------------------------------------- work and memory limits
+    ("lr on a 200,000-token document", est(docs=LONG), WorkLimitError,
+     "needs 4e+11 site updates per run"),
+    ("chib samples too many", est(method="chib", docs=LONG, samples=10**5), WorkLimitError,
+     "use samples <= 25,000"),
+    ("particles 10**9", est(docs=[np.zeros(1000, np.int64)], particles=10**9, resample=False),
+     WorkLimitError, "use particles <= 10,000,000"),
+    ("particles beyond memory", est(docs=[np.zeros(1000, np.int64)], particles=10**7,
+                                    resample=False, work_limit=None),
+     WorkLimitError, "of this machine's"),
+    ("work_limit negative", est(work_limit=-1), ValueError, "work_limit must be a positive"),
+    ("work_limit a string", est(work_limit="big"), ValueError, "work_limit must be a positive"),
+    ("GaP-FA samples too many", gap(method="ds", samples=10**12), WorkLimitError,
+     "topic-word site updates per run"),
+    ("ratio-AIS samples too many",
+     lambda: lda.compare(LONG, (PHI, AM), (PHI[::-1], AM), samples=1000), WorkLimitError,
+     "ratio-AIS: document 0"),
+    # ---------------------------------------------------------------- compare
+    ("compare models of different T",
+     lambda: lda.compare(DOCS, (PHI, AM), (np.full((3, 3), 1 / 3), np.ones(3))), ValueError,
+     "same topics count"),
+    ("compare a model that is not a pair", lambda: lda.compare(DOCS, PHI, (PHI, AM)),
+     ValueError, "model_a must be a pair"),
+    ("compare models over other words",
+     lambda: lda.compare(DOCS, MODEL, LDAModel(PHI, AM, vocab=["a", "b", "z"])), ValueError,
+     "different word lists"),
+    ("compare unknown setting", lambda: lda.compare(DOCS, (PHI, AM), (PHI, AM), nope=1),
+     ValueError, "unknown setting(s) nope for compare"),
+    ("compare threshold negative",
+     lambda: lda.compare(DOCS, (PHI, AM), (PHI, AM), threshold=-1), ValueError,
+     "threshold must be a positive"),
+    # ---------------------------------------------------------------- GaP-FA estimators
+    ("counts None", gap(counts=None), ValueError, "counts must be a numeric"),
+    ("counts of strings", gap(counts=np.array([["1", "0", "2"]])), ValueError,
+     "counts must be a numeric"),
+    ("counts negative", gap(counts=-COUNTS), ValueError, "counts must be non-negative"),
+    ("counts fractional", gap(counts=COUNTS * 0.5), ValueError, "counts must be integers"),
+    ("counts wrong width", gap(counts=np.ones((2, 4), int)), ValueError, "4 columns"),
+    ("p outside (0, 1)", gap(p=np.array([0.5, 1.0])), ValueError, "p must lie in (0, 1)"),
+    ("r negative", gap(r=np.array([1.0, -1.0])), ValueError, "r must be finite and strictly"),
+    ("r strings", gap(r=np.array(["a", "b"])), ValueError, "r must be an array of numbers"),
+    ("GaP-FA unknown method", gap(method="lr"), ValueError, "unknown GaP-FA method 'lr'"),
+    ("GaP-FA unknown setting", gap(particles=3), ValueError, "unknown setting(s)"),
+    ("GaP-FA gibbs zero", gap(gibbs=0), ValueError, "gibbs must be >= 1"),
+    ("GaP-FA samples float", gap(samples=2.5), ValueError, "samples must be an integer"),
+    ("GaP-FA proposal unknown", gap(proposal="mine"), ValueError, "unknown L2R proposal"),
+    ("GaP-FA runs zero", lambda: gapfa.estimate_runs("ds", COUNTS, PHI, np.full(2, 0.5),
+                                                     np.ones(2), runs=0), ValueError, "runs"),
+    # ---------------------------------------------------------------- the front door
+    ("evaluate a bare array model", lambda: topiceval.evaluate(PHI, DOCS), ValueError,
+     "topiceval.adapters"),
+    ("evaluate docs None", lambda: topiceval.evaluate(MODEL, None), ValueError,
+     "docs must be a sequence"),
+    ("evaluate LDA on counts", lambda: topiceval.evaluate(MODEL, COUNTS), ValueError,
+     "Corpus.from_counts"),
+    ("evaluate unknown words refused", lambda: topiceval.evaluate(MODEL, [["a", "q"]],
+                                                                   oov="error"),
+     VocabularyError, "'q', which is not in the vocabulary"),
+    ("evaluate oov policy unknown", lambda: topiceval.evaluate(MODEL, DOCS, oov="keep"),
+     ValueError, "oov must be one of"),
+    ("evaluate empty after dropping", lambda: topiceval.evaluate(MODEL, [["q"]]), ValueError,
+     "no token in the model's vocabulary"),
+    ("evaluate runs bool", lambda: topiceval.evaluate(MODEL, DOCS, runs=True), ValueError,
+     "runs must be a positive integer"),
+    ("evaluate words but model without vocab",
+     lambda: topiceval.evaluate(LDAModel(PHI, AM), [["a"]]), VocabularyError,
+     "model has no vocabulary"),
+    ("evaluate GaP-FA counts of the wrong width",
+     lambda: topiceval.evaluate(GAP, np.ones((1, 4), int)), VocabularyError, "column ids"),
+    # ---------------------------------------------------------------- corpora from user data
+    ("from_tokens a string document", lambda: Corpus.from_tokens(["a b"], WORDS), ValueError,
+     "document 0 is a string"),
+    ("from_tokens duplicate vocabulary", lambda: Corpus.from_tokens([["a"]], ["a", "a"]),
+     VocabularyError, "lists the word 'a' twice"),
+    ("from_tokens vocabulary a set", lambda: Corpus.from_tokens([["a"]], {"a", "b"}),
+     VocabularyError, "got set"),
+    ("from_texts analyzer not callable", lambda: Corpus.from_texts(["a"], "split", WORDS),
+     ValueError, "analyzer must be callable"),
+    ("from_texts a text not a string", lambda: Corpus.from_texts([3], None, WORDS), ValueError,
+     "text 0 is int"),
+    ("from_counts vocabulary too short", lambda: Corpus.from_counts(COUNTS, ["a"]),
+     VocabularyError, "3 columns but the vocabulary has 1"),
+    ("from_counts seed negative", lambda: Corpus.from_counts(COUNTS, WORDS, seed=-2),
+     ValueError, "seed must be a non-negative"),
+    # ---------------------------------------------------------------- trainers
+    ("fit_gibbs docs None", lambda: fit_gibbs(None, 2), ValueError, "docs must be a sequence"),
+    ("fit_gibbs count matrix", lambda: fit_gibbs(COUNTS, 2), ValueError, "Corpus.from_counts"),
+    ("fit_gibbs zero topics", lambda: fit_gibbs(DOCS, 0), ValueError, "n_topics"),
+    ("fit_gibbs negative beta", lambda: fit_gibbs(DOCS, 2, beta=-1.0), ValueError, "beta"),
+    ("fit_gibbs threads zero", lambda: fit_gibbs(DOCS, 2, threads=0), ValueError, "threads"),
+    ("fit_vem count matrix", lambda: fit_vem(COUNTS, 2), ValueError, "Corpus.from_counts"),
+    ("fit_gapfa strings", lambda: fit_gapfa(np.array([["1"]]), 2), ValueError,
+     "counts must be a numeric"),
+    ("fit_gapfa negative counts", lambda: fit_gapfa(-COUNTS, 2), ValueError, "non-negative"),
+]
+
+
+@pytest.mark.parametrize(("case", "call", "error", "message"), CASES,
+                         ids=[case[0] for case in CASES])
+def test_bad_input_names_the_problem(case, call, error, message):
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - the exact type is asserted below
+        call()
+    assert type(caught.value) is error, f"{case}: {type(caught.value).__name__}: {caught.value}"
+    assert message in str(caught.value), f"{case}: {caught.value}"
+
+
+def test_the_battery_is_large_enough():
+    assert len(CASES) >= 80
+
+
+# ------------------------------------------------------------------------------- command line
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cli")
+    save_model(root / "m.npz", MODEL)
+    save_model(root / "g.npz", GAP)
+    Corpus.from_documents(DOCS, WORDS, split=["test", "train"]).save(root / "c.npz")
+    (root / "docs.txt").write_text("a b c\nb b\n")
+    (root / "unknown.txt").write_text("a zz\n")
+    return root
+
+
+CLI_CASES = [
+    ("estimate unknown method", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                 "nope"], "unknown estimate method 'nope'"),
+    ("estimate unknown split", ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr",
+                                "--split", "dev"], "no documents with split 'dev'"),
+    ("estimate runs zero", ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr",
+                            "--runs", "0"], "--runs must be >= 1"),
+    ("estimate family mismatch", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                  "lr", "--family", "gapfa"], "does not match"),
+    ("estimate completion on GaP-FA", ["estimate", "--model", "{g}", "--docs", "{c}",
+                                       "--method", "l2r", "--complete"], "only implemented"),
+    ("estimate over the work limit", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                      "chib", "--work-limit", "10"], "above the limit of 10"),
+    ("evaluate missing model", ["evaluate", "--model", "{root}/none.npz", "--docs", "{t}"],
+     "none.npz"),
+    ("evaluate split of a text file", ["evaluate", "--model", "{m}", "--docs", "{t}",
+                                       "--split", "test"], "--split applies to a corpus"),
+    ("evaluate unknown word refused", ["evaluate", "--model", "{m}", "--docs", "{u}", "--oov",
+                                       "error"], "'zz', which is not in the vocabulary"),
+    ("compare GaP-FA model", ["compare", "--model-a", "{m}", "--model-b", "{g}", "--docs",
+                              "{c}"], "--model-b is a gapfa model"),
+    ("train unknown split", ["train", "lda", "--corpus", "{c}", "--topics", "2", "--trainer",
+                             "gibbs", "--split", "dev", "--out", "{root}/x.npz"],
+     "no documents with split 'dev'"),
+    ("import a pickle without trust", ["import", "--from", "sklearn", "{m}", "--out",
+                                       "{root}/x.npz", "--vocabulary", "{t}"], "--trust-pickle"),
+]
+
+
+@pytest.mark.parametrize(("case", "argv", "message"), CLI_CASES,
+                         ids=[case[0] for case in CLI_CASES])
+def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
+    paths = {"m": files / "m.npz", "g": files / "g.npz", "c": files / "c.npz",
+             "t": files / "docs.txt", "u": files / "unknown.txt", "root": files}
+    argv = [a.format(**paths) for a in argv]
+    if argv[0] not in ("train", "import"):  # those two name their output in the case
+        argv += ["--out", str(files / "out.csv")]
+    capsys.readouterr()
+    assert cli.main(argv) == 1, case
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"topiceval {argv[0]}: error:"), err
+    assert len(err.splitlines()) == 1, err
+    assert message in err, err
+    assert not (files / "out.csv").exists() and not (files / "x.npz").exists()

@@ -1,0 +1,217 @@
+"""Output files: ordinary permissions (0o666 & ~umask), and no temporaries outliving their job.
+
+Every writer of the API goes through ``topiceval.io.atomic_path`` (or, for downloads, its own
+staging beside the target); its outputs must be readable by the group and others under umask
+022, and not under umask 077.  A killed writer leaves no visible target, and its ``.part``
+temporary is removed when the target is next written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import stat
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.figure import Figure
+
+from topiceval.corpus import Corpus
+from topiceval.data.download import fetch
+from topiceval.data.sources import SourceFile
+from topiceval.io import (
+    atomic_path,
+    remove_stale_temporaries,
+    temporary_pattern,
+    write_csv_atomic,
+    write_text_atomic,
+)
+from topiceval.models import LDAModel, save_model
+from topiceval.plots.save import save_figure
+
+GROUP_OTHER_READ = stat.S_IRGRP | stat.S_IROTH
+
+
+@contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    """Run the block under ``mask``; the previous umask is restored after."""
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+# ------------------------------------------------------------------------------ writers
+def _model(path: Path) -> Path:
+    save_model(path, LDAModel(np.array([[0.5, 0.5]]), [0.1], vocab=["a", "b"]))
+    return path
+
+
+def _corpus(path: Path) -> Path:
+    Corpus.from_documents([[0, 1]], ["a", "b"]).save(path)
+    return path
+
+
+def _csv(path: Path) -> Path:
+    write_csv_atomic(path, pd.DataFrame({"x": [1, 2]}))
+    return path
+
+
+def _text(path: Path) -> Path:
+    write_text_atomic(path, "caption\n")
+    return path
+
+
+def _figure(path: Path) -> Path:
+    fig = Figure()
+    fig.add_subplot().plot([0, 1], [1, 0])
+    save_figure(fig, path.with_suffix(".svg"))
+    return path.with_suffix(".svg")
+
+
+def _download(path: Path) -> Path:
+    mirror = path.parent / "mirror"
+    mirror.mkdir(parents=True)
+    (mirror / "raw.txt").write_bytes(b"raw data\n")
+    digest = hashlib.sha256(b"raw data\n").hexdigest()
+    spec = SourceFile(path="raw.txt", url="https://example.invalid/raw.txt", sha256=(digest,))
+    (placed,) = fetch([spec], path.parent / "raw", mirror=mirror)
+    return placed
+
+
+WRITERS: dict[str, Callable[[Path], Path]] = {
+    "save_model": _model, "Corpus.save": _corpus, "write_csv_atomic": _csv,
+    "write_text_atomic": _text, "save_figure": _figure, "fetch": _download,
+}
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002], ids=["022", "077", "002"])
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_outputs_get_ordinary_permissions(tmp_path, writer, mask):
+    with umask(mask):
+        path = WRITERS[writer](tmp_path / "out" / "file.npz")
+    mode = stat.S_IMODE(path.stat().st_mode)
+    assert mode == 0o666 & ~mask, oct(mode)
+    readable = mode & GROUP_OTHER_READ == GROUP_OTHER_READ
+    assert readable == (mask != 0o077)
+    assert not list(tmp_path.rglob("*.part"))
+
+
+def test_umask_is_restored_by_the_writers(tmp_path):
+    with umask(0o027):
+        _model(tmp_path / "m.npz")
+        _download(tmp_path / "d")
+        assert os.umask(0o027) == 0o027
+
+
+# ------------------------------------------------------------------------------ leftovers
+def _parts(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".part"))
+
+
+def test_stale_temporaries_are_removed_when_the_target_is_written(tmp_path):
+    target = tmp_path / "figures" / "f1.pdf"
+    target.parent.mkdir()
+    stale = [".f1.pdf.abc123xy.part", ".f1.pdf.0123456789ab.part", ".f1.pdf.k_9z.part"]
+    others = [".f1.pdf.png.abc123xy.part", ".f1.abc123xy.part", ".f1.pdf.part",
+              "f1.pdf.abc123xy.part", ".x.f1.pdf.abc123xy.part"]
+    for name in stale + others:
+        (target.parent / name).write_bytes(b"half a figure")
+    fig = Figure()
+    fig.add_subplot().plot([0, 1])
+    save_figure(fig, target)
+    assert target.read_bytes().startswith(b"%PDF")
+    assert _parts(target.parent) == sorted(others)  # other targets' temporaries are kept
+
+
+@pytest.mark.parametrize(
+    ("name", "temporary", "matches"),
+    [
+        ("a", ".a.abc123.part", True),
+        ("a", ".a.b.abc123.part", False),
+        ("a.b", ".a.abc123.part", False),
+        ("a.b", ".a.b.abc123.part", True),
+        ("a.part", ".a.part.abc123.part", True),
+        ("a", ".a.part.abc123.part", False),
+        ("a+b[1].csv", ".a+b[1].csv.Zq_1.part", True),
+        ("a", "..a.abc123.part", False),
+    ],
+)
+def test_temporary_pattern_is_unambiguous(name, temporary, matches):
+    assert bool(temporary_pattern(Path("d") / name).fullmatch(temporary)) == matches
+
+
+WRITER = """
+import sys, time
+from topiceval.io import atomic_path
+with atomic_path(sys.argv[1]) as tmp:
+    with open(tmp, "w") as handle:
+        handle.write("the first half of the ")
+        handle.flush()
+        print(tmp, flush=True)
+        time.sleep(120)
+        handle.write("file")
+"""
+
+
+def _start_writer(target: Path) -> tuple[subprocess.Popen, Path]:
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)],
+                            stdout=subprocess.PIPE, text=True)
+    line = proc.stdout.readline().strip()
+    assert line, "the writer did not start"
+    return proc, Path(line)
+
+
+def _kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+
+
+@pytest.mark.parametrize("existing", [None, "the previous version\n"], ids=["new", "replace"])
+def test_killed_writer_leaves_no_visible_target(tmp_path, existing):
+    target = tmp_path / "results" / "table.csv"
+    if existing is not None:
+        target.parent.mkdir()
+        target.write_text(existing)
+    proc, tmp = _start_writer(target)
+    try:
+        assert tmp.parent == target.parent and tmp.is_file()
+        assert remove_stale_temporaries(target) == []  # a live writer's temporary is kept
+        assert tmp.is_file()
+    finally:
+        _kill(proc)
+    assert proc.returncode == -signal.SIGKILL
+    assert (target.read_text() if target.exists() else None) == existing
+    assert _parts(target.parent) == [tmp.name]  # what a kill leaves behind...
+    write_text_atomic(target, "complete\n")  # ...goes when the job is run again
+    assert target.read_text() == "complete\n"
+    assert _parts(target.parent) == []
+
+
+def test_concurrent_writer_of_the_same_target_is_not_disturbed(tmp_path):
+    target = tmp_path / "model.npz"
+    proc, tmp = _start_writer(target)
+    try:
+        _model(target)  # another writer of the same target, meanwhile
+        assert tmp.is_file()
+    finally:
+        _kill(proc)
+    _model(target)
+    assert _parts(tmp_path) == []
+
+
+def test_failed_block_leaves_nothing(tmp_path):
+    target = tmp_path / "x.csv"
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("partial")
+        raise RuntimeError("writer failed")
+    assert not target.exists() and _parts(tmp_path) == []
