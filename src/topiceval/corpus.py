@@ -36,7 +36,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from topiceval.counts import as_count_matrix
-from topiceval.io import NpzMembers, atomic_path, read_npz
+from topiceval.io import atomic_path
+from topiceval.npzfile import NpzMembers, read_npz
 from topiceval.vocabulary import (
     COLUMN_IDS,
     VocabularyError,

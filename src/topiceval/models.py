@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from topiceval.io import NpzMembers, atomic_path, read_npz
+from topiceval.io import atomic_path
+from topiceval.npzfile import NpzMembers, read_npz
 
 FORMAT_VERSION = 1
 PHI_SUM_TOL = 1e-6
