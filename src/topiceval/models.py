@@ -26,6 +26,10 @@ from topiceval.npzfile import NpzMembers, read_npz
 
 FORMAT_VERSION = 1
 PHI_SUM_TOL = 1e-6
+# Dirichlet pseudo-counts alpha m and GaP-FA shapes r: the range in which every estimator's
+# arithmetic is exact (tests/test_precision.py sweeps it); beyond it sums overflow and the
+# gamma draws fall off the double range
+PARAM_RANGE = (1e-301, 1e301)
 
 
 class ModelError(ValueError):
@@ -67,6 +71,13 @@ def check_lda_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
         )
     if not np.all(np.isfinite(alpha_m)) or np.any(alpha_m <= 0):
         raise ValueError("alpha_m must be finite and strictly positive")
+    sums = alpha_m.sum(axis=-1)
+    if alpha_m.min() < PARAM_RANGE[0] or alpha_m.max() > PARAM_RANGE[1] or np.any(
+            sums > 10 * PARAM_RANGE[1]):
+        raise ValueError(
+            f"alpha_m must lie in [{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}] and sum to at most "
+            f"{10 * PARAM_RANGE[1]:g} (got min {alpha_m.min():.3g}, sum {sums.max():.3g}); every "
+            "estimator has reached its alpha m -> 0 / -> inf limit long before")
     return phi, alpha_m
 
 
@@ -89,6 +100,10 @@ def check_gapfa_params(phi, p, r) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise ValueError(f"p must lie in (0, 1); got range [{p.min()}, {p.max()}]")
     if not np.all(np.isfinite(r)) or np.any(r <= 0):
         raise ValueError("r must be finite and strictly positive")
+    if r.min() < PARAM_RANGE[0] or r.max() > PARAM_RANGE[1]:
+        raise ValueError(
+            f"r must lie in [{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}] (got range [{r.min():.3g}, "
+            f"{r.max():.3g}]): beyond it r log(1 - Q) leaves the range of doubles")
     return phi, p, r
 
 

@@ -4,7 +4,7 @@ Each reference takes the same random stream as the kernel's task (``rng_state(se
 document key, run)``) and draws from it with the shared ``topiceval._numba`` functions in the
 same order, so on the same inputs it must produce the same estimate.  The arithmetic is written
 position by position from the spec (ESTIMATORS.md §2-3), with numpy cumulative sums for the
-inverse-CDF draws and scipy for log-gamma and log-sum-exp.
+inverse-CDF draws, scipy for log-sum-exp and the Pólya urn product for log P(z | alpha m).
 
 The one non-obvious shared convention is the inverse CDF of the Gibbs conditional (1.5),
 ``draw`` below: with m topics in use, the sparse layout (2 m <= T) looks the topic up first in
@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
+from reference.lda_exact import log_urn
 from topiceval import _numba as nb
 from topiceval.estimators.lda.rejuvenation import MAX_CACHED_ROWS
 
@@ -89,10 +90,9 @@ def uniform_init(n, n_topics, rng):
 
 
 def log_prior(cnt, am):
-    """log P(z | alpha m), eq. (1.1)."""
-    alpha = am.sum()
-    return (gammaln(alpha) - gammaln(cnt.sum() + alpha)
-            + np.sum(gammaln(cnt + am) - gammaln(am)))
+    """log P(z | alpha m), eq. (1.1), as the Pólya urn's product of (alpha m_t + k) / (alpha + k)
+    (``lda_exact.log_urn``: a sum of logarithms, exact for every alpha m)."""
+    return float(log_urn(np.asarray(cnt)[None, :], am)[0])
 
 
 def log_joint(doc, z, phi, am):
@@ -140,8 +140,9 @@ def iterated_q(doc, phi, am, iterations):
     """§2.3, eq. (11): synchronous updates of the per-position proposals."""
     q = (am[:, None] * phi[:, doc]).T
     q /= q.sum(axis=1, keepdims=True)
+    n = len(doc)
     for _ in range(iterations):
-        others = q.sum(axis=0)[None, :] - q
+        others = np.array([q[np.arange(n) != i].sum(axis=0) for i in range(n)])  # n' != n
         q = (am[None, :] + others) * phi[:, doc].T
         q /= q.sum(axis=1, keepdims=True)
     return q

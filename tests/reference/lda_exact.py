@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
+from scipy.special import logsumexp
 
 
 def all_states(n_tokens: int, n_topics: int) -> np.ndarray:
@@ -26,10 +26,23 @@ def log_joints(doc, phi, alpha_m, states=None) -> np.ndarray:
     if states is None:
         states = all_states(doc.size, n_topics)
     counts = (states[:, :, None] == np.arange(n_topics)).sum(axis=1)
-    alpha = alpha_m.sum()
-    log_prior = (gammaln(alpha) - gammaln(doc.size + alpha)
-                 + (gammaln(counts + alpha_m) - gammaln(alpha_m)).sum(axis=1))
-    return np.log(phi[states, doc]).sum(axis=1) + log_prior
+    return np.log(phi[states, doc]).sum(axis=1) + log_urn(counts, alpha_m)
+
+
+def log_urn(counts, alpha_m) -> np.ndarray:
+    """log P(z | alpha m) (1.1) from topic counts (S, T), as the Pólya urn's product
+
+        prod_t prod_{k < N_t} (alpha m_t + k) / prod_{k < N} (alpha + k)
+
+    (a sum of logarithms: no difference of two log-gamma values, exact for every alpha m)."""
+    counts = np.asarray(counts)
+    n_tokens = int(counts.sum(axis=1).max(initial=0))
+    steps = np.arange(n_tokens)
+    # table[t, c] = sum_{k < c} log(alpha m_t + k)
+    table = np.zeros((alpha_m.size, n_tokens + 1))
+    table[:, 1:] = np.cumsum(np.log(alpha_m[:, None] + steps[None, :]), axis=1)
+    total = np.concatenate(([0.0], np.cumsum(np.log(alpha_m.sum() + steps))))
+    return table[np.arange(alpha_m.size), counts].sum(axis=1) - total[counts.sum(axis=1)]
 
 
 def log_prob(doc, phi, alpha_m) -> float:

@@ -6,9 +6,14 @@ NB(x; r, p) is ``nbinom.pmf(x, r, 1 - p)``.
 
 Two forms of each function:
 
-* ``log_nb``, ``log_mult`` (scalar, ``@njit``) are the building blocks of the estimator kernels;
+* ``log_nb``, ``log_nb_logs`` (from log p and log(1 - p)), ``log_mult`` (scalar, ``@njit``) are
+  the building blocks of the estimator kernels;
 * ``nb_logpmf``, ``nm_logpmf``, ``nm_params`` (vectorised NumPy / scipy.special) serve Python code
   and tests.
+
+Every Gamma(x + r) / Gamma(r) is the rising factorial ``log_rising(r, x)`` (_numba.py), never a
+difference of two ``lgamma`` values (which loses all precision for r >~ 1e14), and
+log(1 - Q_t) is -log1p(p_t Phi_t / (1 - p_t)), accurate for p_t -> 0 as well.
 
 Degenerate parameters are exact, never NaN: NB(.; r, 0) is the point mass at 0 (topics whose
 p_t -> 0 are switched off, §6.7), and a zero success probability q_v with x_v = 0 contributes 1.
@@ -22,15 +27,37 @@ import numpy as np
 from numba import njit
 from scipy.special import gammaln, xlogy
 
+from topiceval._numba import log_rising, log_rising_array
+
 
 @njit(cache=True)
 def log_nb(x, r, p):
-    """log NB(x; r, p) (6.3) for an integer x >= 0, r > 0 and p in [0, 1)."""
+    """log NB(x; r, p) (6.3) for an integer x >= 0, r > 0 and p in [0, 1).
+
+    Gamma(x + r) / Gamma(r) is the rising factorial (r)_x, taken as ``log_rising(r, x)``
+    (_numba.py): lgamma(x + r) - lgamma(r) loses all precision for r >~ 1e14.
+    """
     if p == 0.0:
         return 0.0 if x == 0 else -np.inf
     out = r * math.log1p(-p)
     if x > 0:
-        out += math.lgamma(x + r) - math.lgamma(r) - math.lgamma(x + 1.0) + x * math.log(p)
+        out += log_rising(r, x) - math.lgamma(x + 1.0) + x * math.log(p)
+    return out
+
+
+@njit(cache=True)
+def log_nb_logs(x, r, log_p, log1m_p):
+    """log NB(x; r, p) (6.3) from log p and log(1 - p); log p = -inf is p = 0.
+
+    For callers that know log(1 - p) more accurately than ``log1p(-p)`` can give it: as p -> 1
+    the rounding of p is most of 1 - p, and r log(1 - p) is huge for huge r (L2R's pi_tj,
+    whose complement is a ratio, estimators/gapfa/l2r.py).
+    """
+    if log_p == -np.inf:
+        return 0.0 if x == 0 else -np.inf
+    out = r * log1m_p
+    if x > 0:
+        out += log_rising(r, x) - math.lgamma(x + 1.0) + x * log_p
     return out
 
 
@@ -52,7 +79,7 @@ def nb_logpmf(x, r, p) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     r = np.asarray(r, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
-    return gammaln(x + r) - gammaln(r) - gammaln(x + 1.0) + xlogy(x, p) + r * np.log1p(-p)
+    return log_rising_array(r, x) - gammaln(x + 1.0) + xlogy(x, p) + r * np.log1p(-p)
 
 
 def nm_params(phi, p) -> tuple[np.ndarray, np.ndarray]:
@@ -64,10 +91,12 @@ def nm_params(phi, p) -> tuple[np.ndarray, np.ndarray]:
     """
     phi = np.asarray(phi, dtype=np.float64)
     p = np.asarray(p, dtype=np.float64)
-    log_norm = np.log((1.0 - p) + p * phi.sum(axis=1))
+    phi_sum = phi.sum(axis=1)
+    log_norm = np.log((1.0 - p) + p * phi_sum)
     with np.errstate(divide="ignore"):
         log_q = np.log(p)[:, None] + np.log(phi) - log_norm[:, None]
-    return log_q, np.log1p(-p) - log_norm
+    # log(1 - Q_t) = -log1p(p_t Phi_t / (1 - p_t)): log1p(-p) - log_norm cancels for tiny p
+    return log_q, -np.log1p(p * phi_sum / (1.0 - p))
 
 
 def nm_logpmf(x, r, log_q, log1m_q) -> np.ndarray:
@@ -81,8 +110,7 @@ def nm_logpmf(x, r, log_q, log1m_q) -> np.ndarray:
     terms = x * np.where(x > 0, log_q, 0.0)
     total = x.sum(axis=-1)
     return (
-        gammaln(r + total)
-        - gammaln(r)
+        log_rising_array(r, total)
         - gammaln(x + 1.0).sum(axis=-1)
         + r * np.asarray(log1m_q)
         + terms.sum(axis=-1)

@@ -20,8 +20,10 @@ dimensions, p = S/n, S ← p · Σ_k H(k)[Ψ(p + k) − Ψ(p)] / Σ_k L(k)[Ψ(S 
 over all (row, column) cells; 200 iterations (MALLET) or to convergence ("minka").
 
 Each difference Ψ(a + k) − Ψ(a) is accumulated by the recurrence between consecutive non-zero
-histogram bins, or recomputed from ``digamma`` when the gap exceeds 20 (MALLET's shortcut in
-``learnSymmetricConcentration``); both are the same quantity up to rounding.
+histogram bins, or recomputed when the gap exceeds 20 (MALLET's shortcut in
+``learnSymmetricConcentration``, which takes ``digamma(a + k) − digamma(a)``; here
+``digamma_rising(a, k)``, the same quantity without that difference's cancellation for a >> k);
+both are the same quantity up to rounding.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from topiceval._numba import digamma
+from topiceval._numba import digamma_rising
 
 FORMS = ("mallet2009", "mallet2012", "minka")
 DEFAULT_SHAPE = {"mallet2009": 1.00001, "mallet2012": 1.001, "minka": 0.0}
@@ -101,7 +103,7 @@ def _rising_sum(a, value, freq):
     for i in range(value.shape[0]):
         k = value[i]
         if k - previous > _GAP:
-            current = digamma(a + k) - digamma(a)
+            current = digamma_rising(a, k)
         else:
             for m in range(previous, k):
                 current += 1.0 / (a + m)

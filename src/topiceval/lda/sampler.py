@@ -43,13 +43,12 @@ bit-identical chains for any scheduling and any number of threads actually runni
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
-from topiceval._numba import randint, seed_into, uniform
+from topiceval._numba import log_rising, randint, seed_into, uniform
 
 TOPIC_BITS = 20
 TOPIC_MASK = (1 << TOPIC_BITS) - 1
@@ -356,31 +355,35 @@ def sweep(layout: Layout, state: State, alpha_m: np.ndarray, beta: float, seed: 
 # --------------------------------------------------------------------------- log joint
 @njit(cache=True)
 def _log_joint(ndt, wstart, wlist, wlen, nt, alpha_m, beta):
+    """(1.7) as sums of log rising factorials (``log_rising``, _numba.py):
+
+        log P(w | z, beta) = sum_t [sum_{v: N_vt > 0} log (beta)_(N_vt) - log (V beta)_(N_t)]
+        log P(z | alpha m) = sum_d [sum_{t: N_dt > 0} log (alpha m_t)_(N_dt) - log (alpha)_(N_d)]
+
+    (each log Gamma(x + n) - log Gamma(x) of (1.7) without the cancellation of two ``lgamma``
+    values, which loses all precision for x >~ 1e14).
+    """
     n_docs, n_topics = ndt.shape
     n_types = wstart.shape[0] - 1
     beta_sum = n_types * beta
-    lg_beta = math.lgamma(beta)
-    words = n_topics * math.lgamma(beta_sum)
+    words = 0.0
     for v in range(n_types):
         for j in range(wstart[v], wstart[v] + wlen[v]):
-            words += math.lgamma((wlist[j] >> TOPIC_BITS) + beta) - lg_beta
+            words += log_rising(beta, wlist[j] >> TOPIC_BITS)
     for t in range(n_topics):
-        words -= math.lgamma(nt[t] + beta_sum)
+        words -= log_rising(beta_sum, nt[t])
     alpha = 0.0
     for t in range(n_topics):
         alpha += alpha_m[t]
-    lg_alpha_m = np.empty(n_topics)
-    for t in range(n_topics):
-        lg_alpha_m[t] = math.lgamma(alpha_m[t])
-    docs = n_docs * math.lgamma(alpha)
+    docs = 0.0
     for d in range(n_docs):
         length = 0
         for t in range(n_topics):
             length += ndt[d, t]
-        docs -= math.lgamma(length + alpha)
+        docs -= log_rising(alpha, length)
         for t in range(n_topics):
             if ndt[d, t] > 0:
-                docs += math.lgamma(ndt[d, t] + alpha_m[t]) - lg_alpha_m[t]
+                docs += log_rising(alpha_m[t], ndt[d, t])
     return words + docs
 
 

@@ -59,6 +59,7 @@ __all__ = ["METHODS", "Cost", "Runs", "check_limits", "estimate", "estimate_curv
 
 METHODS = tuple(registry.METHODS)
 _KEY_LIMIT = 2**63
+DS_THETA_LIMIT = 1e300
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,19 @@ def check_limits(method, counts, n_topics, *, work_limit="default", **settings) 
     return work
 
 
+def _check_ds_range(params) -> None:
+    """DS averages p(y | theta) over prior draws theta_t ~ Ga(r_t, p_t / (1 - p_t)); refuse
+    models whose prior mean of theta_t Phi_t is beyond the double range (the draws overflow)."""
+    with np.errstate(over="ignore"):
+        scale = params.r * params.p / (1.0 - params.p) * params.phi_sum
+    if np.any(~np.isfinite(scale) | (scale > DS_THETA_LIMIT)):
+        t = int(np.argmax(np.where(np.isfinite(scale), scale, np.inf)))
+        raise ValueError(
+            f"ds: r_t p_t / (1 - p_t) Phi_t = {scale[t]:.3g} for topic {t} (the prior mean of "
+            f"theta_t Phi_t) is beyond the double range (limit {DS_THETA_LIMIT:g}); use another "
+            "method")
+
+
 def _check_work(method, docs, n_topics, resolved, work, work_limit) -> None:
     """Refuse, before anything runs, a call in which one (document, run) would exceed the
     work limit (``limits.DEFAULT_WORK_LIMIT["gapfa"]`` topic-word site updates by default)."""
@@ -293,6 +307,8 @@ def _execute(method, counts, phi, p, r, resolved, checks, *, work_limit, runs, s
             f"must be <= 2**63, got ({first_run} + {runs}) * {resolved['samples']}"
         )
     docs, params = prepare(counts, phi, p, r)
+    if method == "ds":
+        _check_ds_range(params)
     n_docs = docs.offsets.shape[0] - 1
     keys = check_keys(doc_keys, n_docs)
     n_topics = params.p.shape[0]

@@ -100,7 +100,8 @@ def log_likelihood(counts, phiw, log_phiw, log_theta, phi_sum, log_fact, theta):
     scale = scaled_theta(log_theta, theta)
     out = -log_fact
     for t in range(n_topics):
-        out -= math.exp(log_theta[t]) * phi_sum[t]
+        if phi_sum[t] > 0.0:  # theta_t may overflow (p_t -> 1): never inf * 0
+            out -= math.exp(log_theta[t]) * phi_sum[t]
     for j in range(n_words):
         lam = 0.0
         for t in range(n_topics):

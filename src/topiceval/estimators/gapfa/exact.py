@@ -32,7 +32,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import gammaln
 
-from topiceval._numba import lse_add, lse_value
+from topiceval._numba import log_rising, log_rising_array, lse_add, lse_value
 from topiceval.counts import as_count_matrix
 
 ALGORITHMS = ("auto", "enumerate", "dp")
@@ -44,7 +44,8 @@ _ENUMERATE, _DP = 0, 1
 def _log_enum(indptr, data, n_topics: int) -> np.ndarray:
     """log prod_v C(y_v + T - 1, T - 1) per document of a CSR (indptr, data)."""
     lens = np.diff(indptr)
-    terms = gammaln(data + n_topics) - gammaln(data + 1.0) - gammaln(n_topics)
+    # C(y + T - 1, T - 1) = (y + 1)_(T-1) / (T - 1)!
+    terms = log_rising_array(data + 1.0, n_topics - 1) - gammaln(n_topics)
     out = np.zeros(lens.size)
     np.add.at(out, np.repeat(np.arange(lens.size), lens), terms)
     return out
@@ -94,9 +95,9 @@ def costs(docs, n_topics: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     lens = np.diff(docs.offsets)
     total = np.zeros(lens.size)
     np.add.at(total, np.repeat(np.arange(lens.size), lens), docs.counts.astype(np.float64))
-    # sum_{n=1}^{Y} C(n + T - 1, T - 1) = C(Y + T, T) - 1
-    log_dp_sum = gammaln(total + t + 1.0) - gammaln(total + 1.0) - gammaln(t + 1.0)
-    log_states = gammaln(total + t) - gammaln(total + 1.0) - gammaln(t)
+    # sum_{n=1}^{Y} C(n + T - 1, T - 1) = C(Y + T, T) - 1; C(Y + k, k) = (Y + 1)_k / k!
+    log_dp_sum = log_rising_array(total + 1.0, t) - gammaln(t + 1.0)
+    log_states = log_rising_array(total + 1.0, t - 1) - gammaln(t)
     with np.errstate(over="ignore"):
         enum = np.round(np.exp(log_enum))
         dp = t * (np.round(np.exp(log_dp_sum)) - 1.0)
@@ -164,7 +165,15 @@ def _reset(a, y):
 
 @njit(cache=True)
 def _document_terms(words, counts, params):
-    """log q (J, T), lgamma(r_t + X) table (T, Y + 1) and the constant of (6.8)."""
+    """log q (J, T), the rising-factorial table (T, Y + 1) and the constant of (6.8).
+
+    Notes
+    -----
+    In (6.8) Gamma(r_t + X_t) / Gamma(r_t) is kept together as ``lg[t, X] = log (r_t)_X``
+    (``log_rising``, _numba.py; lgamma(r_t + X) - lgamma(r_t) loses all precision for
+    r_t >~ 1e14), and r_t log(1 - Q_t) = -r_t log1p(p_t Phi_t / (1 - p_t)) (log(1 - p_t) -
+    log(1 - p_t + p_t Phi_t) cancels for tiny p_t), so ``const`` = sum_t r_t log(1 - Q_t).
+    """
     n_words = words.shape[0]
     n_topics = params.p.shape[0]
     total = 0
@@ -173,8 +182,9 @@ def _document_terms(words, counts, params):
     log_norm = np.empty(n_topics)
     const = 0.0
     for t in range(n_topics):
-        log_norm[t] = math.log((1.0 - params.p[t]) + params.p[t] * params.phi_sum[t])
-        const += -math.lgamma(params.r[t]) + params.r[t] * (params.log1m_p[t] - log_norm[t])
+        p = params.p[t]
+        log_norm[t] = math.log((1.0 - p) + p * params.phi_sum[t])
+        const -= params.r[t] * math.log1p(p * params.phi_sum[t] / (1.0 - p))
     log_q = np.empty((n_words, n_topics))
     for j in range(n_words):
         for t in range(n_topics):
@@ -182,7 +192,7 @@ def _document_terms(words, counts, params):
     lg = np.empty((n_topics, total + 1))
     for t in range(n_topics):
         for x in range(total + 1):
-            lg[t, x] = math.lgamma(params.r[t] + x)
+            lg[t, x] = log_rising(params.r[t], x)
     return log_q, lg, const
 
 

@@ -32,6 +32,11 @@ sweeping j = 1..J with ``gibbs`` rejuvenation iterations on its own left rows, a
 b ~ rho (paper), weight *= prod_t NB(b_t; a_t, pi_tj) / Mult(b; y_j, rho), x_j = b, finally
 weight *= (6.18); estimate LSE_r log weight_r - log R.  Unbiased in p (§8.1).
 
+Precision: the NB pmfs take log(1 - pi_tj) = -log1p(p_t phi_tj / (1 - p_t + p_t F_t(j)))
+(``prefix_log1m_pi``) and the zero block log[(1 - p + p F) / (1 - p + p Phi)] =
+-log1p(p (Phi - F) / (1 - p + p F)): the direct forms cancel as p_t -> 1 and p_t -> 0
+respectively, and both are multiplied by a_t >= r_t (up to 1e300).
+
 Streams: L2R and L2R-E one per (document, run) task, keyed (seed, KEY or KEY_EXACT, document
 key, run); l2r_seq one per particle: with R = ``samples`` particles per run, particle q of run
 i is keyed (seed, KEY_SEQ, document key, i R + q), so run 0 uses the streams 0..R-1 and the runs
@@ -53,7 +58,7 @@ from topiceval.estimators.gapfa._kernels import (
     sample_theta,
 )
 from topiceval.gapfa._draws import multinomial_into
-from topiceval.gapfa.pmf import log_mult, log_nb
+from topiceval.gapfa.pmf import log_mult, log_nb_logs
 
 KEY = 403
 KEY_EXACT = 404
@@ -84,7 +89,9 @@ def prefix_terms(phiw, params):
             log_left_scale[j + 1, t] = params.log_p[t] - math.log(denom)
             pi[j, t] = p * phiw[j, t] / denom
             log_pi[j, t] = math.log(pi[j, t]) if pi[j, t] > 0.0 else -np.inf
-        log_zero[t] = math.log((1.0 - p) + p * f) - math.log((1.0 - p) + p * params.phi_sum[t])
+        # log[(1 - p + p F) / (1 - p + p Phi)] = -log1p(p (Phi - F) / (1 - p + p F)): the
+        # difference of the two logarithms cancels for tiny p (and r log_zero is huge for huge r)
+        log_zero[t] = -math.log1p(p * max(params.phi_sum[t] - f, 0.0) / ((1.0 - p) + p * f))
     return log_left_scale, pi, log_pi, log_zero
 
 
@@ -105,34 +112,55 @@ def proposal(mode, log_phi_j, a, log_left_scale_j, log_pi_j, log_rho, rho):
         rho[t] = math.exp(log_rho[t])
 
 
-@njit(cache=True, inline="always")
-def log_nb_product(b, a, pi_j):
-    """sum_t log NB(b_t; a_t, pi_tj): log of one summand of (6.15)."""
-    out = 0.0
-    for t in range(b.shape[0]):
-        out += log_nb(b[t], a[t], pi_j[t])
+@njit(cache=True)
+def prefix_log1m_pi(phiw, params):
+    """log(1 - pi_tj) (J, T) of (6.14), without cancellation.
+
+    With F(j+1) = F(j) + phi_tj, 1 - pi_tj = (1 - p_t + p_t F_t(j)) / (1 - p_t + p_t F_t(j+1)),
+    so log(1 - pi_tj) = -log1p(p_t phi_tj / (1 - p_t + p_t F_t(j))).  ``log1p(-pi_tj)`` loses
+    all precision as pi_tj -> 1 (p_t -> 1: at p = 1 - 1e-15 the rounding of pi is ~10% of
+    1 - pi), and NB(b; a_t, pi_tj) multiplies it by a_t >= r_t.
+    """
+    n_words, n_topics = phiw.shape
+    out = np.empty((n_words, n_topics))
+    for t in range(n_topics):
+        p = params.p[t]
+        f = 0.0
+        for j in range(n_words):
+            out[j, t] = -math.log1p(p * phiw[j, t] / ((1.0 - p) + p * f))
+            f += phiw[j, t]
     return out
 
 
 @njit(cache=True, inline="always")
-def is_conditional(rng, y, a, pi_j, log_rho, rho, n_inner, cumulative, b):
+def log_nb_product(b, a, log_pi_j, log1m_pi_j):
+    """sum_t log NB(b_t; a_t, pi_tj): log of one summand of (6.15)."""
+    out = 0.0
+    for t in range(b.shape[0]):
+        out += log_nb_logs(b[t], a[t], log_pi_j[t], log1m_pi_j[t])
+    return out
+
+
+@njit(cache=True, inline="always")
+def is_conditional_logs(rng, y, a, log_pi_j, log1m_pi_j, log_rho, rho, n_inner, cumulative, b):
     """(6.17): log of the S'-sample importance estimate of (6.15); ``b`` keeps the last draw."""
     m, s = -np.inf, 0.0
     for _ in range(n_inner):
         multinomial_into(rng, y, rho, cumulative, b)
-        m, s = lse_add(m, s, log_nb_product(b, a, pi_j) - log_mult(b, y, log_rho))
+        m, s = lse_add(m, s, log_nb_product(b, a, log_pi_j, log1m_pi_j)
+                       - log_mult(b, y, log_rho))
     return lse_value(m, s) - math.log(n_inner)
 
 
 @njit(cache=True)
-def exact_conditional(y, a, pi_j, conv, term, nxt):
+def exact_conditional_logs(y, a, log_pi_j, log1m_pi_j, conv, term, nxt):
     """log (6.15) by successive truncated convolutions of the T NB pmfs (O(T y^2))."""
     n_topics = a.shape[0]
     for k in range(y + 1):
-        conv[k] = log_nb(k, a[0], pi_j[0])
+        conv[k] = log_nb_logs(k, a[0], log_pi_j[0], log1m_pi_j[0])
     for t in range(1, n_topics):
         for b in range(y + 1):
-            term[b] = log_nb(b, a[t], pi_j[t])
+            term[b] = log_nb_logs(b, a[t], log_pi_j[t], log1m_pi_j[t])
         for k in range(y + 1):
             m, s = -np.inf, 0.0
             for b in range(k + 1):
@@ -144,11 +172,38 @@ def exact_conditional(y, a, pi_j, conv, term, nxt):
 
 
 @njit(cache=True)
+def _logs_of(pi_j):
+    log_pi = np.empty(pi_j.shape[0])
+    log1m_pi = np.empty(pi_j.shape[0])
+    for t in range(pi_j.shape[0]):
+        log_pi[t] = math.log(pi_j[t]) if pi_j[t] > 0.0 else -np.inf
+        log1m_pi[t] = math.log1p(-pi_j[t])
+    return log_pi, log1m_pi
+
+
+@njit(cache=True)
+def is_conditional(rng, y, a, pi_j, log_rho, rho, n_inner, cumulative, b):
+    """``is_conditional_logs`` from pi_j itself (log(1 - pi) as log1p(-pi): for callers that
+    only have pi; the kernels pass ``prefix_log1m_pi``)."""
+    log_pi, log1m_pi = _logs_of(pi_j)
+    return is_conditional_logs(rng, y, a, log_pi, log1m_pi, log_rho, rho, n_inner, cumulative,
+                               b)
+
+
+@njit(cache=True)
+def exact_conditional(y, a, pi_j, conv, term, nxt):
+    """``exact_conditional_logs`` from pi_j itself (see ``is_conditional``)."""
+    log_pi, log1m_pi = _logs_of(pi_j)
+    return exact_conditional_logs(y, a, log_pi, log1m_pi, conv, term, nxt)
+
+
+@njit(cache=True)
 def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, checkpoints,
                  out_row):
     """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples."""
     n_words, n_topics = phiw.shape
-    log_left_scale, pi, log_pi, log_zero = prefix_terms(phiw, params)
+    log_left_scale, _, log_pi, log_zero = prefix_terms(phiw, params)
+    log1m_pi = prefix_log1m_pi(phiw, params)
     ymax = 0
     for j in range(n_words):
         ymax = max(ymax, counts[j])
@@ -182,10 +237,11 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                 proposal(mode, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
                 if mode == EXACT:
                     multinomial_into(rng, counts[j], rho, cumulative, x[j])
-                    log_c = exact_conditional(counts[j], a, pi[j], conv, term, nxt)
+                    log_c = exact_conditional_logs(counts[j], a, log_pi[j], log1m_pi[j], conv,
+                                                   term, nxt)
                 else:
-                    log_c = is_conditional(rng, counts[j], a, pi[j], log_rho, rho, n_inner,
-                                           cumulative, x[j])
+                    log_c = is_conditional_logs(rng, counts[j], a, log_pi[j], log1m_pi[j],
+                                                log_rho, rho, n_inner, cumulative, x[j])
             else:
                 log_c = 0.0
                 for t in range(n_topics):
@@ -213,9 +269,9 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
 
 
 @njit(cache=True)
-def seq_particle(rng, counts, phiw, log_phiw, params, terms, n_gibbs, x, work):
+def seq_particle(rng, counts, phiw, log_phiw, params, terms, log1m_pi, n_gibbs, x, work):
     """Log weight of one particle of the unbiased sequential variant."""
-    log_left_scale, pi, log_pi, log_zero = terms
+    log_left_scale, _, log_pi, log_zero = terms
     x_sum, a, log_theta, log_rho, rho, cumulative, rows_work = work
     n_words, n_topics = log_phiw.shape
     log_w = 0.0
@@ -229,7 +285,8 @@ def seq_particle(rng, counts, phiw, log_phiw, params, terms, n_gibbs, x, work):
             a[t] = params.r[t] + x_sum[t]
         proposal(PAPER, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
         multinomial_into(rng, counts[j], rho, cumulative, x[j])
-        log_w += log_nb_product(x[j], a, pi[j]) - log_mult(x[j], counts[j], log_rho)
+        log_w += (log_nb_product(x[j], a, log_pi[j], log1m_pi[j])
+                  - log_mult(x[j], counts[j], log_rho))
         for t in range(n_topics):
             x_sum[t] += x[j, t]
     for t in range(n_topics):
@@ -250,6 +307,7 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         terms = prefix_terms(phiw, params)
+        log1m_pi = prefix_log1m_pi(phiw, params)
         x = np.zeros((hi - lo, n_topics), dtype=np.int64)
         work = (np.zeros(n_topics, dtype=np.int64), np.empty(n_topics), np.empty(n_topics),
                 np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
@@ -260,7 +318,7 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
         for q in range(n_particles):
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
             m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phiw, log_phiw, params, terms,
-                                              n_gibbs, x, work))
+                                              log1m_pi, n_gibbs, x, work))
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 

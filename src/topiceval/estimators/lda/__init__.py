@@ -46,6 +46,7 @@ from topiceval.estimators.lda.inputs import (
     check_documents,
     check_keys,
     check_params,
+    check_prior_weights,
     completion_split,
 )
 from topiceval.estimators.lda.ratio_ais import Comparison, compare, compare_standard
@@ -136,6 +137,7 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     phi, alpha_m = check_params(phi, alpha_m)
     completion = table is registry.COMPLETE
     docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
+    check_prior_weights(docs, phi, alpha_m)
     keys = check_keys(doc_keys, len(docs))
     n1 = completion_split(docs, split) if completion else None
     seed = _index("seed", seed, 0)

@@ -70,7 +70,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from topiceval._numba import lse_value, randint, uniform
+from topiceval._numba import log_rising, lse_value, randint, uniform
 
 SWEEP, EXTEND, EVAL = 0, 1, 2
 
@@ -342,11 +342,22 @@ def evaluate(ch, pw, cq, rows, am, lo, hi, rng):
 
 @njit(cache=True)
 def log_prior(cnt, am, alpha, n_tokens):
-    """log P(z | alpha m) from the topic counts, eq. (1.1)."""
-    s = math.lgamma(alpha) - math.lgamma(n_tokens + alpha)
+    """log P(z | alpha m) from the topic counts, eq. (1.1).
+
+    Notes
+    -----
+    (1.1) is Gamma(alpha) / Gamma(N + alpha) prod_t Gamma(N_t + alpha m_t) / Gamma(alpha m_t),
+    a product of rising factorials, so
+
+        log P(z | alpha m) = sum_{t: N_t > 0} log (alpha m_t)_(N_t) - log (alpha)_N
+
+    with ``log_rising`` (_numba.py): the difference of two ``lgamma`` values it replaces lost
+    all precision for alpha m_t >~ 1e14 (positive log probabilities at 1e15).
+    """
+    s = -log_rising(alpha, n_tokens)
     for t in range(am.shape[0]):
         if cnt[t] > 0:
-            s += math.lgamma(cnt[t] + am[t]) - math.lgamma(am[t])
+            s += log_rising(am[t], cnt[t])
     return s
 
 

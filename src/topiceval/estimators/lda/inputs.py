@@ -102,6 +102,23 @@ def check_documents(docs, n_types: int, *, min_length: int = 1) -> list[np.ndarr
     return out
 
 
+def check_prior_weights(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> None:
+    """Refuse prior weights alpha m_t phi_(v|t) below the smallest normal double for a word of
+    the documents: the samplers draw from weights proportional to them (the prior bucket of
+    ``build_tables``, IS-PZW's proposal) and subnormal weights lose their precision."""
+    used = np.unique(np.concatenate(docs))
+    am = alpha_m.reshape(-1, alpha_m.shape[-1]).min(axis=0)
+    weights = am[:, None] * phi[:, used]
+    if weights.min() < np.finfo(np.float64).tiny:
+        t, j = np.unravel_index(int(np.argmin(weights)), weights.shape)
+        v = int(used[j])
+        d = next(i for i, doc in enumerate(docs) if np.any(doc == v))
+        raise ValueError(
+            f"alpha_m[{t}] * phi[{t}, {v}] = {weights[t, j]:.3g} (word {v} of document {d}) is "
+            "below the smallest normal double 2.2e-308: the samplers draw from weights "
+            "proportional to alpha m_t phi_(v|t) and would lose their precision; rescale alpha_m")
+
+
 def check_keys(keys, n_docs: int, name: str = "doc_keys") -> np.ndarray:
     """Non-negative distinct integer keys, one per document (default 0..D-1)."""
     if keys is None:

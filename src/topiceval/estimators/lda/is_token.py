@@ -68,20 +68,27 @@ def iterated_proposal(tab, d, iterations):
         for t in range(n_topics):
             q[r, t] = tab.am[t] * tab.pw[r0 + r, t] / z
     q_new = np.empty_like(q)
-    expected = np.empty(n_topics)
+    before = np.empty(n_topics)
+    after = np.zeros((n_rows + 1, n_topics))  # after[r, t] = sum_{r' >= r} count_r' q[r', t]
     for _ in range(iterations):
-        expected[:] = 0.0
-        for r in range(n_rows):
+        for r in range(n_rows - 1, -1, -1):
             for t in range(n_topics):
-                expected[t] += tab.row_count[r0 + r] * q[r, t]
+                after[r, t] = after[r + 1, t] + tab.row_count[r0 + r] * q[r, t]
+        before[:] = 0.0
         for r in range(n_rows):
+            c = tab.row_count[r0 + r]
             z = 0.0
             for t in range(n_topics):
-                v = (tab.am[t] + expected[t] - q[r, t]) * tab.pw[r0 + r, t]
+                # sum_{n' != n} Q_prev[n', t] as a sum of non-negative terms (the other rows,
+                # then the row's other positions): alpha m_t + expected_t - Q_prev[n, t] lost
+                # alpha m_t << 1e-16 entirely (0 / 0 for a one-token document)
+                others = before[t] + after[r + 1, t] + (c - 1) * q[r, t]
+                v = (tab.am[t] + others) * tab.pw[r0 + r, t]
                 q_new[r, t] = v
                 z += v
             for t in range(n_topics):
                 q_new[r, t] /= z
+                before[t] += c * q[r, t]
         q, q_new = q_new, q
     return q
 

@@ -98,6 +98,7 @@ from topiceval.estimators.lda.inputs import (
     build_tables,
     check_documents,
     check_keys,
+    check_prior_weights,
     completion_split,
 )
 from topiceval.models import check_lda_params
@@ -398,6 +399,8 @@ def check_inputs(docs, model_a, model_b, *, completion=False, split=None, doc_ke
             f"model_a has phi of shape {phi_a.shape} and model_b {phi_b.shape}; ratio-AIS needs "
             "the same topics count T (one space of assignments z) and the same vocabulary V")
     docs = check_documents(docs, phi_a.shape[1], min_length=2 if completion else 1)
+    check_prior_weights(docs, phi_a, am_a)
+    check_prior_weights(docs, phi_b, am_b)
     am = np.stack([_per_document(am_a, len(docs), "model_a"),
                    _per_document(am_b, len(docs), "model_b")])
     keys = check_keys(doc_keys, len(docs))
