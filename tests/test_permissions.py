@@ -215,3 +215,22 @@ def test_failed_block_leaves_nothing(tmp_path):
         tmp.write_text("partial")
         raise RuntimeError("writer failed")
     assert not target.exists() and _parts(tmp_path) == []
+
+
+def test_a_device_or_pipe_target_is_written_in_place_not_replaced(tmp_path):
+    """``--out /dev/null`` must not turn /dev/null into a regular file: a target that is not a
+    regular file is written in place (shown here on a named pipe, which is safe to test)."""
+    import threading
+
+    from topiceval.io import write_text_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    write_text_atomic(fifo, "through the pipe")
+    reader.join(timeout=10)
+    assert received == ["through the pipe"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

@@ -178,6 +178,10 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     raises.  Temporaries of ``path`` left by a killed writer are removed first.  Parent
     directories are created.
 
+    A target that exists and is not a regular file or directory (``/dev/null``,
+    ``/dev/stdout``, a named pipe) is written in place: replacing it would turn a device into a
+    regular file.
+
     Parameters
     ----------
     path
@@ -189,6 +193,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         Where to write the contents.
     """
     target = Path(path)
+    if target.exists() and not (target.is_file() or target.is_dir()):
+        yield target
+        return
     with temporary_beside(target) as tmp:
         yield tmp
         os.replace(tmp, target)
