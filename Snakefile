@@ -4,6 +4,7 @@
 #   snakemake --cores N --configfile config/quick.yaml    # minutes-scale run on small subsets
 #   snakemake --cores N --configfile config/paper.yaml    # the papers' own sizes (cluster)
 #   ... --config data_mirror=../shared/data               # read the corpora from a local mirror
+#   snakemake --report report.html [the run's options]    # every figure and table, with captions
 #
 # config/quick.yaml and config/paper.yaml are overlays on config/config.yaml.
 
@@ -16,6 +17,10 @@ configfile: "config/config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
+
+
+# `snakemake --report report.html` with the run's options: every figure and table with its caption
+report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"

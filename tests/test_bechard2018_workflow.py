@@ -62,7 +62,7 @@ def test_plan_of_the_shipped_configs(overlay):
     assert plan.tables == {"T1": ("vem", 12, cfg["seeds"][0]),
                            "T2": ("gibbs", 12, cfg["seeds"][0])}
     assert set(plan.settings) == set(b.DEFAULTS)
-    if overlay == "paper.yaml":  # the paper's sizes (ESTIMATORS.md §9.1)
+    if overlay == "paper.yaml":  # the paper's sizes (docs/methods/experiments.md#bechard2018)
         assert plan.settings["gibbs_sweeps"] == 1000 and plan.settings["sklearn_max_iter"] == 10
         assert sorted({t for _, t, _ in plan.runs}) == list(b.PAPER_TOPICS)
 
@@ -217,7 +217,7 @@ def test_topic_table_job(corpus_file, tmp_path, table, trainer):
         assert set(by_label.loc[label, "words"].split()) == set(b.PAPER_TABLES["T2"][label])
     assert by_label.loc["SPACE", "overlap"] == (5 if table == "T2" else 2)  # T1: space, nasa
     caption = (tmp_path / "t.caption.md").read_text()
-    assert caption.startswith(f"Seed 001 Table {table[1]} lists top-5 words")
+    assert caption.startswith(f"Béchard & Gervet, Table {table[1]}, lists the top-5 words")
     assert caption.count("\n| ") == 1 + len(matches)  # header and one line per label
     assert "Paper words absent from our vocabulary" in caption
     with pytest.raises(ValueError, match="unknown paper table"):

@@ -200,12 +200,13 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
 
     ex.corpus_table_job(cropped, out / "T1.csv", out / "T1.caption.md")
     assert pd.read_csv(out / "T1.csv")["collection"].tolist() == ["AP", "Twitter"]
-    assert (out / "T1.caption.md").read_text().startswith("Paper: Collections ordered")
+    assert "\nPaper: Collections ordered" in (out / "T1.caption.md").read_text()
 
     for figure, table in [("F1", "F1.csv"), ("F2", "F2.csv"), ("F3", "F3.csv")]:
         plots.FIGURE_JOBS[figure](out / table, out / f"{figure}.png", out / f"{figure}.md")
         assert (out / f"{figure}.png").stat().st_size > 5000
-        assert (out / f"{figure}.md").read_text().startswith("Paper: ")
+        assert (out / f"{figure}.md").read_text().startswith(f"{ex.PAPER}, Figure {figure[1]}")
+        assert "\nPaper: " in (out / f"{figure}.md").read_text()
     caption = (out / "F2.md").read_text()
     assert "with the reference code's proposal" in caption and "depends on the proposal" in caption
     assert not list(out.glob("*.part")) and not list(out.glob(".*"))

@@ -11,7 +11,7 @@ from topiceval.estimators.lda import exact
 TOY_PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])
 TOY_AM = np.array([0.2, 0.2])
 TOY_DOC = np.array([0, 2, 1, 1, 1, 0])
-TOY_LOGP = -7.624223232547419  # ESTIMATORS.md §8.5
+TOY_LOGP = -7.624223232547419  # docs/methods/validation.md#toy-document
 
 
 def random_problem(n_topics, n_types, n_tokens, seed):

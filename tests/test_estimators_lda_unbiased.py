@@ -1,9 +1,10 @@
 """Unbiased estimators match the exact probability in expectation; biased ones show their bias.
 
-Rule (ESTIMATORS.md §8.1): M independent replicates of P-hat / P on a tiny document with exact P;
-|mean - 1| <= 4 standard errors.  Replicates are M copies of the document in one call: copies
-at different positions get independent random streams.  Problems are tiny (T = 2-3, N = 4-8)
-with light-tailed weights, so a few ten thousand replicates give a tight check.
+Rule (docs/methods/validation.md#unbiasedness): M independent replicates of P-hat / P on a tiny
+document with exact P; |mean - 1| <= 4 standard errors.  Replicates are M copies of the document
+in one call: copies at different positions get independent random streams.  Problems are tiny
+(T = 2-3, N = 4-8) with light-tailed weights, so a few ten thousand replicates give a tight
+check.
 """
 
 import numpy as np
@@ -79,12 +80,12 @@ def test_unbiased_in_probability(method, settings, problem):
 
 
 def test_harmonic_mean_overestimates():
-    """§8.5 toy: E[P-hat / P] is about 15 for B = S = 5 (the spec's prototype: 15.3 ± 0.2)."""
+    """§8.5 toy: E[P-hat / P] is about 15 for B = S = 5 (the toy's reference: 15.3 ± 0.2)."""
     truth = brute.log_prob(TOY_DOC, TOY_PHI, TOY_AM)
     logp = replicate("hm", "toy", burnin=5, samples=5)
     mean, se = ratios(logp, truth)
     assert mean - 4 * se > 10.0
-    assert np.mean(logp - truth) > 1.0  # the spec's prototype: +1.48
+    assert np.mean(logp - truth) > 1.0  # the toy's reference: +1.48
 
 
 def test_harmonic_mean_identity_holds_under_exact_posterior_draws():

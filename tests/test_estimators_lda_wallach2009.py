@@ -9,6 +9,7 @@ import pytest
 from scipy.special import logsumexp
 
 from topiceval import cli
+from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.experiments import wallach2009 as w
@@ -100,7 +101,7 @@ def test_exact_setting(data, tmp_path):
     assert summary[summary["setting"] == "Exact"]["boot_sd"].iloc[0] == 0.0
     text = w.caption_f1(summary)
     assert "toy, error against the exact value (nats): CS 2 " in text
-    assert "mean of 3 runs per document" in text
+    assert "the mean of 3 runs in probability space" in text
 
 
 def test_aggregate_and_bootstrap():
@@ -228,13 +229,16 @@ def test_estimate_command(tmp_path, data, capsys):
     assert code == 0
     frame = pd.read_csv(out, dtype={"name": str})
     assert list(frame.columns) == ["family", "method", "target", "doc", "name", "tokens", "run",
-                                   "logp", "work", "seconds", "seed", "settings"]
+                                   "logp_nats", "work", "seconds", "seed", "settings"]
+    assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["estimate"]]
     test_docs = docs[0::2]
     expected = lda.estimate_runs("lr", test_docs, phi, am, runs=2, seed=4, particles=3,
                                  resample=False)
-    np.testing.assert_array_equal(frame["logp"].to_numpy().reshape(3, 2), expected.logp)
+    np.testing.assert_array_equal(frame["logp_nats"].to_numpy().reshape(3, 2), expected.logp)
     assert frame["name"].tolist() == ["0", "0", "2", "2", "4", "4"]
     assert json.loads(frame["settings"].iloc[0]) == {"particles": 3, "resample": False}
+    # seconds: the kernel time shared equally by the rows (every row the same, >= 0)
+    assert frame["seconds"].nunique() == 1 and frame["seconds"].iloc[0] >= 0
     np.testing.assert_array_equal(frame["work"].to_numpy().reshape(3, 2), expected.site_updates)
     # without --out, the same CSV goes to standard output
     capsys.readouterr()
@@ -248,7 +252,7 @@ def test_estimate_command(tmp_path, data, capsys):
                      "5", "--burnin", "2", "--completion-split", "3", "--out", str(out)])
     frame = pd.read_csv(out)
     np.testing.assert_array_equal(
-        frame["logp"], lda.complete("et", docs, phi, am, samples=5, burnin=2, split=3))
+        frame["logp_nats"], lda.complete("et", docs, phi, am, samples=5, burnin=2, split=3))
     assert set(frame["target"]) == {"complete"}
 
 
@@ -276,7 +280,7 @@ def test_estimate_command_errors_and_gapfa_dispatch(tmp_path, data, monkeypatch,
     frame = pd.read_csv(tmp_path / "o.csv")
     counts = Corpus.load(tmp_path / "d.npz").counts()
     expected = gapfa.estimate_runs("l2r", counts, phi, gap.p, gap.r, runs=2, samples=7, gibbs=2)
-    np.testing.assert_array_equal(frame["logp"].to_numpy().reshape(6, 2), expected.logp)
+    np.testing.assert_array_equal(frame["logp_nats"].to_numpy().reshape(6, 2), expected.logp)
     np.testing.assert_array_equal(frame["work"].to_numpy().reshape(6, 2), expected.work)
     assert json.loads(frame["settings"].iloc[0]) == expected.settings
     # the same words in another column order give the same estimates
@@ -287,5 +291,5 @@ def test_estimate_command_errors_and_gapfa_dispatch(tmp_path, data, monkeypatch,
     assert cli.main(base + ["--method", "l2r", "--samples", "7", "--gibbs", "2", "--runs",
                             "2"]) == 0
     again = pd.read_csv(tmp_path / "o.csv")
-    np.testing.assert_array_equal(again["logp"], frame["logp"])
+    np.testing.assert_array_equal(again["logp_nats"], frame["logp_nats"])
     assert set(frame["family"]) == {"gapfa"}

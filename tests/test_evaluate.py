@@ -1,6 +1,7 @@
 """topiceval.evaluate and `topiceval evaluate`: the front door for LDA and GaP-FA models."""
 
 import io
+import json
 
 import numpy as np
 import pandas as pd
@@ -10,6 +11,7 @@ from scipy.special import logsumexp
 
 import topiceval
 from topiceval import cli
+from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import gapfa, lda
 from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, combine_runs
@@ -227,6 +229,12 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
     frame = pd.read_csv(out)
     expected = topiceval.evaluate(model, docs, runs=3, seed=4)
     np.testing.assert_array_equal(frame["logp_nats"], expected.logp)
+    # the columns of the table in topiceval.commands, with seconds, seed and resolved settings
+    assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["evaluate"]]
+    assert frame["seconds"].nunique() == 1 and frame["seconds"].iloc[0] >= 0
+    assert frame["seed"].eq(4).all()
+    assert json.loads(frame["settings"].iloc[0]) == expected.settings
+    assert set(DEFAULTS["lda"][1]) <= set(expected.settings)
     assert frame["name"].tolist()[3:5] == ["line 5", "line 6"]
     assert frame["oov_tokens_dropped"].tolist() == [0, 0, 0, 1, 0, 0]
     mallet = "\n".join(f"doc{i}\tX\t{line}" for i, line in enumerate(lines))
@@ -248,6 +256,9 @@ def test_evaluate_command_errors(tmp_path, model, capsys):
     assert cli.main(base + ["--docs", str(tmp_path / "oov.txt")]) == 1
     assert "no token in the model's vocabulary" in capsys.readouterr().err
     assert cli.main(base + ["--docs", str(tmp_path / "oov.txt"), "--skip-empty"]) == 0
+    skipped = pd.read_csv(tmp_path / "o.csv")
+    assert skipped["logp_nats"].isna().tolist() == [True, False]
+    assert skipped["seconds"].iloc[0] == 0  # no kernel time for a skipped document
     assert not (tmp_path / "missing.csv").exists()
 
 

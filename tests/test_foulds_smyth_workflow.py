@@ -126,7 +126,7 @@ def test_shard_job_checks_its_inputs(toy_files, tmp_path):
                           perturbation=good)
     save_model(tmp_path / "gap.npz", GaPModel(np.full((3, 12), 1 / 12), np.full(3, 0.5),
                                               np.ones(3)))
-    with pytest.raises(ValueError, match="a gapfa model; seed 003 compares LDA models"):
+    with pytest.raises(ValueError, match="a gapfa model; Foulds & Smyth compare LDA models"):
         fs.evaluate_shard(tasks, toy_files / "c.npz", tmp_path / "gap.npz", *args,
                           perturbation=good)
     with pytest.raises(ValueError, match=r"unknown perturbation setting\(s\) \['scale'\]"):

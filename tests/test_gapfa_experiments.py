@@ -66,7 +66,8 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
     final = ex.final_accuracy(summary)
     assert np.all(final["samples"] == 20)
     caption = ex.caption_f2(summary)
-    assert caption.startswith("Paper: L2R-E has the lowest KL") and "S = 20" in caption
+    assert caption.startswith(f"{ex.PAPER}, Figure 2") and "S = 20" in caption
+    assert "\nPaper: L2R-E has the lowest KL" in caption
     lengths = {"AP": 20.0, "WS": 5.0}
     table = ex.kl_vs_length(summary, lengths)
     assert list(table["collection"].unique()) == ["WS", "AP"]
@@ -93,7 +94,8 @@ def test_loglik_curves_caption_and_figure(tmp_path):
     assert len(curves) == 3 * 2 and np.all(curves["n_docs"] == 4)
     assert np.all(np.isfinite(curves["loglik"]))
     caption = ex.caption_f3(curves)
-    assert caption.startswith("Paper: L2R converges faster") and "Reuters" in caption
+    assert caption.startswith(f"{ex.PAPER}, Figure 3") and "Reuters" in caption
+    assert "\nPaper: L2R converges faster" in caption
     plots.plot_loglik(curves, tmp_path / "f3.png")
     assert (tmp_path / "f3.png").stat().st_size > 1000
 

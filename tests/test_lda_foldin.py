@@ -1,4 +1,4 @@
-"""Query sampling and fixed-Φ fold-in (ESTIMATORS.md §1.5) against the slow reference."""
+"""Query sampling and fixed-Φ fold-in (docs/methods/lda.md#fold-in) against the slow reference."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,7 @@
-"""Hyper-parameter optimisation (ESTIMATORS.md §1.3) against MALLET's loops and on Dir-Mult data."""
+"""Hyper-parameter optimisation against MALLET's loops and on Dir-Mult data.
+
+Described in docs/methods/lda.md#hyperparameter-optimisation.
+"""
 
 import numpy as np
 import pytest

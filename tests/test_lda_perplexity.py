@@ -1,4 +1,4 @@
-"""Perplexity definitions (ESTIMATORS.md §1.6) and top words."""
+"""Perplexity definitions (docs/methods/lda.md#perplexity) and top words."""
 
 import numpy as np
 import pytest

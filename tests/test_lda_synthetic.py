@@ -1,4 +1,4 @@
-"""Synthetic LDA corpora (ESTIMATORS.md §1.1) and the seed-002 synthetic sets (§9.2)."""
+"""Synthetic LDA corpora (docs/methods/lda.md#model) and the seed-002 synthetic sets (§9.2)."""
 
 import numpy as np
 import pytest

@@ -31,6 +31,7 @@ def test_train_gibbs_with_optimisation(corpus_file, tmp_path):
     assert model.meta["optimize"]["form"] == "mallet2012" and model.meta["split"] == "train"
     assert model.meta["D"] == 25 and model.meta["saved_states"] == 2
     assert list(pd.read_csv(trace)["sweep"]) == [0, 3, 6, 9, 12]
+    assert list(pd.read_csv(trace).columns) == ["sweep", "log_joint_nats"]
 
 
 def test_train_vem(corpus_file, tmp_path):
@@ -39,6 +40,17 @@ def test_train_vem(corpus_file, tmp_path):
                  "vem", "--variant", "full", "--max-iter", "4", "--out", str(out)]) == 0
     model = load_model(out)
     assert model.meta["variant"] == "full" and model.beta is None and model.meta["D"] == 30
+    # the default variant, Béchard & Gervet's Algorithm 1, under its paper's name or its old one
+    trace = tmp_path / "elbo.csv"
+    models = []
+    for variant in ("bechard2018", "seed001"):
+        assert main(["train", "lda", "--corpus", str(corpus_file), "--topics", "2", "--trainer",
+                     "vem", "--variant", variant, "--max-iter", "3", "--trace", str(trace),
+                     "--out", str(out)]) == 0
+        models.append(load_model(out))
+    assert models[0].meta["variant"] == "seed001"
+    np.testing.assert_array_equal(models[0].phi, models[1].phi)
+    assert list(pd.read_csv(trace).columns) == ["iteration", "elbo_nats"]
 
 
 def test_train_gapfa(corpus_file, tmp_path):

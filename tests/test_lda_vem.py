@@ -1,4 +1,7 @@
-"""Variational EM (ESTIMATORS.md §1.4): kernel vs NumPy reference, monotone ELBO, bound, fold-in."""
+"""Variational EM: kernel vs NumPy reference, monotone ELBO, bound, fold-in.
+
+Described in docs/methods/lda.md#variational-em.
+"""
 
 import numpy as np
 import pytest

@@ -1,4 +1,7 @@
-"""Perturbation of Phi and m towards random parameters (ESTIMATORS.md §4)."""
+"""Perturbation of Phi and m towards random parameters.
+
+Described in docs/methods/lda-estimators.md#perturbation-study.
+"""
 
 import numpy as np
 import pytest

@@ -1,4 +1,7 @@
-"""Ratio-AIS (seed 003, ESTIMATORS.md §5): kernel vs reference, API, determinism, errors, CLI."""
+"""Ratio-AIS: kernel vs reference, API, determinism, errors, CLI.
+
+Described in docs/methods/lda-estimators.md#ratio-ais.
+"""
 
 import json
 
@@ -9,6 +12,7 @@ from scipy.special import logsumexp
 
 from reference import lda_ratio_ais_ref as ref
 from topiceval import cli
+from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import ratio_ais
@@ -244,31 +248,41 @@ def test_compare_command(saved):
             "--temperatures", "6", "--seed", "3"]
     assert cli.main(base + ["--split", "test", "--method", "both", "--burnin", "4"]) == 0
     frame = pd.read_csv(out, dtype={"name": str})
-    assert list(frame.columns) == ["method", "doc", "name", "tokens", "log_ratio", "reverse",
-                                   "reciprocal_gap", "suspect", "site_updates", "seconds",
-                                   "samples", "temperatures", "seed", "settings"]
+    assert list(frame.columns) == ["method", "doc", "name", "tokens", "log_ratio_nats",
+                                   "reverse_nats", "reciprocal_gap_nats", "suspect",
+                                   "site_updates", "seconds", "samples", "temperatures", "seed",
+                                   "settings"]
+    assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["compare"]]
     test_docs = [docs[0], docs[2]]
     expected = lda.compare(test_docs, model_a, model_b, samples=2, temperatures=6, seed=3,
                            burnin=4)
     ratio = frame[frame["method"] == "ratio_ais"]
-    np.testing.assert_array_equal(ratio["log_ratio"], expected.log_ratio)
-    np.testing.assert_array_equal(ratio["reciprocal_gap"], expected.reciprocal_gap)
+    np.testing.assert_array_equal(ratio["log_ratio_nats"], expected.log_ratio)
+    np.testing.assert_array_equal(ratio["reciprocal_gap_nats"], expected.reciprocal_gap)
     np.testing.assert_array_equal(ratio["suspect"], expected.suspect)
     assert ratio["name"].tolist() == ["0", "2"]
     std = frame[frame["method"] == "standard"]
     np.testing.assert_array_equal(
-        std["log_ratio"], lda.compare_standard(test_docs, model_a, model_b, samples=2,
+        std["log_ratio_nats"], lda.compare_standard(test_docs, model_a, model_b, samples=2,
                                                temperatures=6, seed=3))
-    assert std["reverse"].isna().all()
-    assert json.loads(frame["settings"].iloc[0]) == {"burnin": 4, "completion": False,
-                                                     "reciprocal": True}
+    assert std["reverse_nats"].isna().all()
+    # the resolved settings, defaults included, per method
+    assert json.loads(ratio["settings"].iloc[0]) == {
+        "burnin": 4, "completion": False, "reciprocal": True, "samples": 2, "start": "gibbs",
+        "temperatures": 6, "threshold": 1.0}
+    assert json.loads(std["settings"].iloc[0]) == {"completion": False, "samples": 2,
+                                                   "temperatures": 6}
+    # seconds: each method's kernel time shared equally by its rows
+    for part in (ratio, std):
+        assert part["seconds"].nunique() == 1 and part["seconds"].iloc[0] >= 0
     assert cli.main(base + ["--completion", "--completion-split", "2", "--no-reciprocal"]) == 0
     frame = pd.read_csv(out)
     np.testing.assert_array_equal(
-        frame["log_ratio"], lda.compare(docs, model_a, model_b, samples=2, temperatures=6,
+        frame["log_ratio_nats"], lda.compare(docs, model_a, model_b, samples=2, temperatures=6,
                                         seed=3, completion=True, split=2,
                                         reciprocal=False).log_ratio)
-    assert frame["reverse"].isna().all()
+    assert frame["reverse_nats"].isna().all()
+    assert json.loads(frame["settings"].iloc[0])["split"] == 2
 
 
 def test_compare_command_errors(saved, capsys):

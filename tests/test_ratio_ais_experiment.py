@@ -128,7 +128,8 @@ def test_summary_shares_intervals_and_captions(tmp_path):
     assert ("ratio-AIS prefers the unperturbed topics on 95%, the standard method on 50% "
             "(agrees" in text)
     assert "on 95% of the documents, the cheap standard one on 50% (agrees" in text
-    assert "budgets (samples x temperatures): cheap = 1 x 100; expensive = 1 x 1000" in text
+    assert ("budgets (importance samples x annealing temperatures): cheap = 1 x 100; "
+            "expensive = 1 x 1000") in text
     worse = fs.f1_summary(fake_rows({("standard", "cheap"): good,
                                      ("ratio_ais", "cheap"): -good}))
     assert "DISAGREES" in fs.caption_f1(worse)

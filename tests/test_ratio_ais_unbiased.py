@@ -1,4 +1,5 @@
-"""Ratio-AIS against exact ratios (ESTIMATORS.md §5, §7.1(d), §8.1-8.3).
+"""Ratio-AIS against exact ratios (docs/methods/lda-estimators.md#ratio-ais,
+docs/methods/validation.md).
 
 Rule (§8.1): M importance samples of R-hat / R on a tiny document pair with exact R; |mean - 1|
 <= 4 standard errors.  Exact unbiasedness needs exact posterior starts (``start="exact"``); the

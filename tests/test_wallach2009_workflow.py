@@ -213,7 +213,7 @@ def test_shard_checks_its_inputs(toy_files, tmp_path):
         w.evaluate_shard(records, [toy_files / "synth-docs.npz"], [tmp_path / "small.npz"],
                          tmp_path / "r.csv", tmp_path / "t.csv")
     assert not (tmp_path / "r.csv").exists()
-    with pytest.raises(ValueError, match="unknown seed-002 figure 'f4'"):
+    with pytest.raises(ValueError, match="unknown wallach2009 figure 'f4'"):
         w.summarise_figure("f4", [], [], tmp_path / "x.csv", tmp_path / "y.csv")
 
 
@@ -229,9 +229,10 @@ def test_figure_and_cost_files(toy_files, tmp_path):
             plots.figure_files(figure, tmp_path / f"table-{figure}.csv", out,
                                tmp_path / f"{figure}.md", synthetic=("synth",))
             assert out.read_bytes() == first  # no creation date in the file
-        assert (tmp_path / f"{figure}.md").read_text().startswith(f"Figure 002-{figure.upper()}")
+        assert (tmp_path / f"{figure}.md").read_text().startswith(
+            f"{w.PAPER}, Figure {figure[1]}:")
     assert "synth, error against the exact value" in (tmp_path / "f1.md").read_text()
-    with pytest.raises(ValueError, match="unknown seed-002 figure"):
+    with pytest.raises(ValueError, match="unknown wallach2009 figure"):
         plots.figure_files("t1", tmp_path / "table-f1.csv", tmp_path / "x.png", tmp_path / "x.md")
     w.cost_files(toy_files / "synth-docs.npz", toy_files / "synth.npz", tmp_path / "t1.csv",
                  tmp_path / "t1w.csv", tmp_path / "t1.md", repeats=1)
@@ -239,4 +240,4 @@ def test_figure_and_cost_files(toy_files, tmp_path):
     assert costs["N"].eq(12).all() and costs["T"].eq(3).all()
     assert pd.read_csv(tmp_path / "t1w.csv")["workload"].tolist() == ["CS S=1000", "LR R=20",
                                                                       "total"]
-    assert "Table 002-T1" in (tmp_path / "t1.md").read_text()
+    assert f"{w.PAPER}, Table 1" in (tmp_path / "t1.md").read_text()

@@ -4,8 +4,8 @@ Every stochastic kernel in topiceval draws its random numbers from a small xoshi
 state (four ``uint64`` words) owned by one *task*: one (document, run) pair of an estimator,
 one block of documents in a training sweep, and so on.  The state of a task is derived from
 ``(seed, key0, key1, key2)`` by a splitmix64 hash, so a task's random numbers depend only on
-its key and never on which thread runs it or in which order (ESTIMATORS.md, Appendix A:
-"RNG reproducibility").  No global seed is ever set.
+its key and never on which thread runs it or in which order
+(docs/methods/implementation.md#random-streams).  No global seed is ever set.
 
 Conventions
 -----------
@@ -511,7 +511,8 @@ def log_rising_array(a, n) -> np.ndarray:
     """``log_rising`` elementwise over broadcast arrays (for NumPy-level code and tests)."""
     a, n = np.broadcast_arrays(np.asarray(a, dtype=np.float64), np.asarray(n, dtype=np.float64))
     out = np.empty(a.shape)
-    _log_rising_flat(np.ascontiguousarray(a).reshape(-1), np.ascontiguousarray(n).reshape(-1),
+    # copies: broadcast views are read-only, which numba's typing warns about
+    _log_rising_flat(np.array(a, order="C").reshape(-1), np.array(n, order="C").reshape(-1),
                      out.reshape(-1))
     return out[()] if out.ndim == 0 else out
 

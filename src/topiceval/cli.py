@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="topiceval",
         description="Evaluate topic models by the probability they give to held-out documents.",
+        epilog="'topiceval COMMAND --help' describes a command's options and the columns of "
+               "its output table.",
     )
     parser.add_argument("--version", action="version", version=f"topiceval {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

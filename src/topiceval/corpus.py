@@ -31,6 +31,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -46,6 +47,9 @@ from topiceval.vocabulary import (
     remap_ids,
     vocabulary_words,
 )
+
+if TYPE_CHECKING:
+    from topiceval._types import CountMatrix, VocabularyLike
 
 FORMAT_VERSION = 1
 
@@ -110,7 +114,7 @@ class Corpus(Sequence):
     def from_tokens(
         cls,
         token_lists: Iterable[Sequence[str]],
-        vocabulary,
+        vocabulary: VocabularyLike,
         *,
         oov: str = "drop",
         names: Sequence[str] | None = None,
@@ -120,21 +124,34 @@ class Corpus(Sequence):
 
         Parameters
         ----------
-        token_lists
+        token_lists : iterable of sequences of str
             One list of word strings per document, in reading order (the left-to-right
             estimators use this order).
-        vocabulary
-            The word list token ids will index: a sequence of words, a fitted scikit-learn
-            vectorizer, or a model or corpus with a ``vocab`` (usually the model to evaluate).
-        oov
-            ``"drop"`` (default; MALLET's behaviour) leaves words outside the vocabulary out and
-            counts them per document in ``dropped`` (summary in ``meta["oov"]``); ``"error"``
-            raises ``VocabularyError`` at the first such word.
-        names, split
-            Document names (default "0", "1", ...) and split label(s) (default ``"test"``).
+        vocabulary : sequence of str, vectorizer, mapping, LDAModel, GaPModel or Corpus
+            The word list token ids will index: a sequence of words in column order, a fitted
+            scikit-learn vectorizer, a word <-> column mapping, or a model or corpus with a
+            ``vocab`` (usually the model to evaluate).
+        oov : {"drop", "error"}, default "drop"
+            ``"drop"`` (MALLET's behaviour) leaves words outside the vocabulary out and counts
+            them per document in ``dropped`` (summary in ``meta["oov"]``); ``"error"`` raises
+            ``VocabularyError`` at the first such word.
+        names : sequence of str, optional
+            Document names (default "0", "1", ...).
+        split : str or sequence of str, default "test"
+            Split label of every document, or one per document.
 
-        A document whose words are all out of vocabulary is kept, empty, so positions match the
-        input; the estimators refuse empty documents and ``topiceval.evaluate`` reports them.
+        Returns
+        -------
+        Corpus
+            Token ids into ``vocabulary``'s word list, in reading order, with the
+            out-of-vocabulary tokens dropped per document in ``dropped``.  A document whose
+            words are all out of vocabulary is kept, empty, so positions match the input; the
+            estimators refuse empty documents and ``topiceval.evaluate`` reports them.
+
+        Raises
+        ------
+        VocabularyError
+            For an unusable word list, or an out-of-vocabulary word with ``oov="error"``.
         """
         words = vocabulary_words(vocabulary)
         docs, dropped, missing = map_tokens(token_lists, words, check_oov(oov))
@@ -147,7 +164,7 @@ class Corpus(Sequence):
         cls,
         texts: Iterable[str],
         analyzer: Callable[[str], Sequence[str]] | None,
-        vocabulary,
+        vocabulary: VocabularyLike,
         *,
         oov: str = "drop",
         names: Sequence[str] | None = None,
@@ -155,11 +172,27 @@ class Corpus(Sequence):
     ) -> Corpus:
         """A corpus of raw texts, tokenised by ``analyzer`` with the token order kept.
 
-        ``analyzer`` maps a text to its list of word strings, e.g. the
-        ``build_analyzer()`` of the scikit-learn vectorizer the model's vocabulary came from
-        (so that lowercasing, the token pattern and stop words match training); ``None`` splits
-        on whitespace.  ``vocabulary``, ``oov``, ``names`` and ``split`` are as in
-        ``from_tokens``.
+        Parameters
+        ----------
+        texts : iterable of str
+            One string per document.
+        analyzer : callable or None
+            Maps a text to its list of word strings, e.g. the ``build_analyzer()`` of the
+            scikit-learn vectorizer the model's vocabulary came from (so that lowercasing, the
+            token pattern and stop words match training); ``None`` splits on whitespace.
+        vocabulary : sequence of str, vectorizer, mapping, LDAModel, GaPModel or Corpus
+            The word list token ids will index, as in ``from_tokens``.
+        oov : {"drop", "error"}, default "drop"
+            Words outside the vocabulary: dropped and counted, or refused.
+        names : sequence of str, optional
+            Document names (default "0", "1", ...).
+        split : str or sequence of str, default "test"
+            Split label(s).
+
+        Returns
+        -------
+        Corpus
+            As ``from_tokens`` on the analysed texts (``meta["source"] = "texts"``).
         """
         if analyzer is None:
             analyzer = str.split
@@ -177,8 +210,8 @@ class Corpus(Sequence):
     @classmethod
     def from_counts(
         cls,
-        counts,
-        vocabulary=None,
+        counts: CountMatrix,
+        vocabulary: VocabularyLike | None = None,
         *,
         seed: int = 0,
         names: Sequence[str] | None = None,
@@ -188,9 +221,32 @@ class Corpus(Sequence):
 
         Bag-of-words rows have no token order, so each row is expanded into a token sequence in
         a random order drawn from ``numpy.random.default_rng([seed, d])`` for document d, and
-        ``meta["ordered"]`` is ``False``.  ``vocabulary`` names the V columns (a word list or a
-        fitted vectorizer); without it the columns are taken as ids of the model's vocabulary
-        (``meta["vocab"] = "column ids"``), the one case where only sizes can be checked.
+        ``meta["ordered"]`` is ``False``.
+
+        Parameters
+        ----------
+        counts : array_like or scipy.sparse matrix, shape (D, V)
+            Non-negative integer counts, one row per document.
+        vocabulary : sequence of str, vectorizer or mapping, optional
+            The words of the V columns (e.g. the fitted vectorizer that made ``counts``).
+            Without it the columns are taken as ids of the model's vocabulary
+            (``meta["vocab"] = "column ids"``), the one case where only sizes can be checked.
+        seed : int, default 0
+            Seed of the token order of each expanded row (non-negative).
+        names : sequence of str, optional
+            Document names (default "0", "1", ...).
+        split : str or sequence of str, default "test"
+            Split label(s).
+
+        Returns
+        -------
+        Corpus
+            One document per row, its tokens in a seeded random order.
+
+        Raises
+        ------
+        VocabularyError
+            If ``vocabulary`` does not name exactly V columns.
         """
         mat = as_count_matrix(counts)
         if vocabulary is None:
@@ -220,13 +276,30 @@ class Corpus(Sequence):
         """False when the vocabulary is only column numbers (``from_counts`` without words)."""
         return self.meta.get("vocab") != COLUMN_IDS
 
-    def align(self, vocabulary, *, oov: str = "drop") -> Corpus:
+    def align(self, vocabulary: VocabularyLike, *, oov: str = "drop") -> Corpus:
         """This corpus with its token ids re-indexed onto ``vocabulary``, word by word.
 
-        ``vocabulary``: a word list, fitted vectorizer, model or corpus.  Tokens whose word is
-        not in it are dropped and counted per document (``oov="drop"``) or refused
-        (``oov="error"``).  The same word list returns the corpus unchanged.  A corpus without
-        words (``has_words`` False) is taken as ids of ``vocabulary`` and must have its size.
+        Parameters
+        ----------
+        vocabulary : sequence of str, vectorizer, mapping, LDAModel, GaPModel or Corpus
+            The target word list, usually the model to evaluate.
+        oov : {"drop", "error"}, default "drop"
+            Tokens whose word is not in ``vocabulary``: dropped and counted per document in
+            ``dropped`` (added to any earlier count; summary in ``meta["oov"]``), or refused.
+
+        Returns
+        -------
+        Corpus
+            The same documents, in the same order, as ids into ``vocabulary``; the corpus itself
+            when the word lists are equal.  A corpus without words (``has_words`` False, from
+            ``from_counts`` without a vocabulary) is taken as ids of ``vocabulary`` and must have
+            its size.
+
+        Raises
+        ------
+        VocabularyError
+            For an out-of-vocabulary word with ``oov="error"``, or a size mismatch of a corpus
+            without words.
         """
         words = vocabulary_words(vocabulary)
         check_oov(oov)

@@ -42,6 +42,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -52,6 +53,9 @@ from topiceval.corpus import Corpus, reject_count_matrix
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
 from topiceval.vocabulary import VocabularyError, check_oov
+
+if TYPE_CHECKING:
+    from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
 
 # method, settings and runs used when ``method`` is None, chosen by benchmarks/default_method.py
 # (benchmarks/README.md, "Default method of topiceval.evaluate"): the cheapest setting whose error
@@ -66,7 +70,8 @@ EMPTY_POLICIES = ("error", "skip")
 COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
 PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
 
-# what each method's number is, for the summary (ESTIMATORS.md §2, §3, §6; benchmarks/README.md)
+# what each method's number is, for the summary (docs/methods/lda-estimators.md,
+# docs/methods/gapfa.md; benchmarks/README.md)
 NATURE = {
     ("lda", "exact"): "exact (forward recursion)",
     ("lda", "lr"): "unbiased for P(w) (sequential left-to-right); its log reads low, by several "
@@ -232,49 +237,72 @@ def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndar
 
 
 # ---------------------------------------------------------------------------- the front door
-def evaluate(model, docs, method: str | None = None, *, runs: int | None = None, seed: int = 0,
+def evaluate(model: LDAModel | GaPModel,
+             docs: Corpus | WordDocuments | TokenDocuments | CountMatrix,
+             method: str | None = None, *, runs: int | None = None, seed: int = 0,
              oov: str = "drop", empty: str = "error", threads: int | None = None,
-             progress: bool = False, work_limit="default", **settings) -> Evaluation:
+             progress: bool = False, work_limit: WorkLimit = "default",
+             **settings: Any) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
 
     Parameters
     ----------
     model : LDAModel or GaPModel
         The model (``topiceval.models.load_model``, a trainer, or ``topiceval.adapters``).
-    docs
-        A ``Corpus``; lists of word strings; token-id arrays (ids of the model's columns); or,
-        for GaP-FA, a (D, V) count matrix whose columns are the model's.  Words are matched to
-        the model's vocabulary by word.
+        Its ``vocab`` (word list), when present, is what documents with words are matched to.
+    docs : Corpus, list of lists of str, list of token-id arrays, or (D, V) count matrix
+        The held-out documents: a ``Corpus``; lists of word strings (matched to the model's
+        vocabulary by word); token-id arrays (ids of the model's columns); or, for GaP-FA only,
+        a (D, V) count matrix whose columns are the model's.  Reading order matters only for
+        the left-to-right methods.
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
-        ``hm``, ``exact``).  Default: ``DEFAULTS[family]`` with its settings.
+        ``hm``, ``exact``; docs/methods/lda-estimators.md, docs/methods/gapfa.md).  Default
+        ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
+        passes for LDA, L2R with 300 samples for GaP-FA (chosen by benchmarks/default_method.py).
     runs : int, optional
-        Independent runs per document (default ``DEFAULT_RUNS[family]``; >= 2 for a standard
-        error).
-    seed : int
+        Independent runs per document, averaged in probability (default
+        ``DEFAULT_RUNS[family]``: 8 for LDA, 4 for GaP-FA; at least 2 for a standard error).
+    seed : int, default 0
         Seed of every random stream; the same seed gives bit-identical results for any number
         of threads.
-    oov : {"drop", "error"}
-        Words not in the model's vocabulary: left out and counted (default, as MALLET does) or
-        refused.
-    empty : {"error", "skip"}
-        LDA documents with no token left to score: refused (default) or skipped (NaN estimate,
-        left out of the totals, listed in the notes).
+    oov : {"drop", "error"}, default "drop"
+        Words not in the model's vocabulary: left out and counted (as MALLET does) or refused.
+    empty : {"error", "skip"}, default "error"
+        LDA documents with no token left to score: refused, or skipped (NaN estimate, left out
+        of the totals, listed in the notes).  A GaP-FA document with no counts is scored (the
+        probability of an all-zero count vector).
     threads : int, optional
-        numba threads (default: all).
-    progress : bool
+        numba threads (default: all); results do not depend on it.
+    progress : bool, default False
         Show a progress bar (and a note while kernels compile on first use) on standard error.
     work_limit : float, None or "default"
-        The most work one (document, run) may take (``topiceval.limits.DEFAULT_WORK_LIMIT``:
-        a few minutes of one core); checked for every document before anything runs, with the
-        cheaper setting that would fit in the message.  ``None`` lifts it.
+        The most work one (document, run) may take, in Gibbs site updates (LDA, default 1e10)
+        or topic-word site updates (GaP-FA, default 1e11): a few minutes of one core
+        (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked for every document before anything
+        runs, with the cheaper setting that would fit in the message.  ``None`` lifts it.
     **settings
-        Estimator settings (e.g. ``particles=50`` for ``lr``); unknown names raise.
+        Estimator settings, e.g. ``particles=50`` for ``lr`` or ``samples=2000`` for ``chib``
+        (``topiceval.estimators.lda.estimate`` and ``topiceval.estimators.gapfa.estimate``
+        list them); unknown names raise ``ValueError``.
 
     Returns
     -------
     Evaluation
+        Per document ``logp`` and ``stderr`` (nats: natural logs of the ordered-token
+        probability for LDA, of the count vector's probability for GaP-FA), ``tokens`` scored
+        and out-of-vocabulary tokens ``dropped``; ``total``, ``total_stderr``,
+        ``nats_per_token`` and ``perplexity`` over the scored documents; ``work`` and
+        ``seconds``; ``notes``; ``summary()`` and ``to_frame()``.
+
+    Raises
+    ------
+    ValueError
+        For a model of another kind, documents that cannot be matched to the model, empty
+        LDA documents with ``empty="error"``, or an unknown method or setting.
+    topiceval.limits.WorkLimitError
+        If a document would exceed ``work_limit``.
     """
     family = _family(model)
     oov = check_oov(oov)

@@ -1,11 +1,11 @@
 """Work and memory limits: every estimator call knows its cost before it starts.
 
-Each family's registry predicts the work of one (document, run) task from the document's size
-and the settings (LDA: Gibbs site updates, the units of seed 002 Table 1; GaP-FA: topic-word
+Each family's registry predicts the work of one (document, run) task from the document's size and
+the settings (LDA: Gibbs site updates, the units of Wallach et al. 2009 Table 1; GaP-FA: topic-word
 site updates).  Before any kernel runs, ``check_work`` refuses a call in which some task would
-exceed the limit, naming the document, the predicted work, the limit and the largest setting
-that would fit; ``check_memory`` refuses a call whose working arrays would not fit in memory
-(numba would otherwise fail deep inside the kernel with an unreadable error).
+exceed the limit, naming the document, the predicted work, the limit and the largest setting that
+would fit; ``check_memory`` refuses a call whose working arrays would not fit in memory (numba would
+otherwise fail deep inside the kernel with an unreadable error).
 
 Defaults: ``DEFAULT_WORK_LIMIT`` per (document, run) task, a few minutes of one core at the
 measured speeds (LDA about 4e7 site updates per second, GaP-FA about 1e8 topic-word updates per

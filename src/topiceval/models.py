@@ -4,9 +4,9 @@ Two families:
 
 * ``LDAModel``: topics ``phi`` (T x V, rows on the simplex, strictly positive), Dirichlet
   pseudo-counts ``alpha_m`` (T,) = alpha * m, and the symmetric word pseudo-count ``beta``
-  (beta * u_v, per word; ``None`` for models without a topic prior, e.g. seed 001's VEM).
+  (beta * u_v, per word; ``None`` for models without a topic prior, e.g. Béchard & Gervet's VEM).
 * ``GaPModel``: beta-gamma Poisson factor analysis, ``phi`` (T x V, non-negative), ``p`` (T,) in
-  (0, 1), ``r`` (T,) positive (ESTIMATORS.md §6.1).
+  (0, 1), ``r`` (T,) positive (docs/methods/gapfa.md#model).
 
 A model file is one ``.npz`` (no pickles) holding the arrays, an optional vocabulary and a JSON
 metadata string (trainer, T, priors, sweeps, seed, corpus checksum, ...).  It is written
@@ -123,7 +123,10 @@ class _Topics:
 
 @dataclass(frozen=True, eq=False)
 class LDAModel(_Topics):
-    """LDA point estimates (ESTIMATORS.md §1.8): phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t."""
+    """LDA point estimates: phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t.
+
+    Described in docs/methods/lda.md#point-estimates.
+    """
 
     phi: np.ndarray
     alpha_m: np.ndarray
@@ -152,7 +155,10 @@ class LDAModel(_Topics):
 
 @dataclass(frozen=True, eq=False)
 class GaPModel(_Topics):
-    """Beta-gamma PFA point estimates (ESTIMATORS.md §6.1, §6.7)."""
+    """Beta-gamma PFA point estimates.
+
+    Described in docs/methods/gapfa.md#model and docs/methods/gapfa.md#training.
+    """
 
     phi: np.ndarray
     p: np.ndarray

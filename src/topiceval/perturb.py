@@ -1,12 +1,13 @@
-"""Perturbed LDA parameters for the sensitivity study of seed 002 §6.4 (ESTIMATORS.md §4).
+"""Perturbed LDA parameters for the sensitivity study of wallach2009 §6.4
+(docs/methods/lda-estimators.md#perturbation-study).
 
     Phi_λ = (1 - λ) Phi + λ Phi',   rows phi'_t ~ Dir(c 1_V), drawn once
     m_λ   = (1 - λ) m + λ m',       m' ~ Dir(c 1_T), drawn once; α unchanged
     λ in {0, 0.25, 0.5, 0.75}
 
 Rows stay normalised, and every entry stays positive for λ < 1.  The distribution of the
-"randomly-generated" Phi' and m' is not stated in seed 002 [G2-18]; the default c = 1 (uniform on
-the simplex) can be changed with ``concentration``.  Draws use the keyed streams of
+"randomly-generated" Phi' and m' is not stated in Wallach et al. 2009 [G2-18]; the default c = 1
+(uniform on the simplex) can be changed with ``concentration``.  Draws use the keyed streams of
 ``topiceval._numba`` (key (seed, 4, kind, row)), so Phi' and m' depend only on ``seed``.
 """
 

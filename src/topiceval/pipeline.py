@@ -4,7 +4,10 @@ Every script is a few lines: ``with rule_context(snakemake) as job:`` then one c
 package.  The context sends stdout, stderr and Python logging to the rule's log file, sets the
 numba thread count to the rule's ``threads``, and records the exception in the log when the call
 fails (Snakemake then removes the rule's outputs; the package writes outputs atomically, so a
-killed job never leaves a file that looks finished).
+killed job never leaves a file that looks finished).  When the call succeeds, it writes the
+reStructuredText twin of each Markdown caption the rule declares (outputs ``<name>`` and
+``<name>_rst``: :func:`topiceval.captions.write_rst_captions`), the captions of the Snakemake
+report.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
+from topiceval.captions import write_rst_captions
 from topiceval.threads import numba_threads
 
 LOG = logging.getLogger("topiceval")
@@ -41,6 +45,7 @@ def rule_context(snakemake) -> Iterator[object]:
                 LOG.info("rule %s: start", getattr(snakemake, "rule", "?"))
                 try:
                     yield snakemake
+                    write_rst_captions(getattr(snakemake, "output", {}))
                 except BaseException as exc:
                     traceback.print_exc(file=handle)
                     print(f"topiceval: {type(exc).__name__}: {exc}", file=sys.__stderr__)

@@ -1,4 +1,6 @@
-"""Slow, obviously correct oracles for the GaP-FA exact marginal (ESTIMATORS.md §6.3, §7.2).
+"""Slow, obviously correct oracles for the GaP-FA exact marginal.
+
+Described in docs/methods/gapfa.md#exact-marginal.
 
 * ``brute_force_log_marginal``: (6.7) literally: every x in X(y) (itertools over the weak
   compositions of each count), each summand prod_t NM(x_.t; r_t, q_t) with q over the WHOLE

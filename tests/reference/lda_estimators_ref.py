@@ -3,8 +3,9 @@
 Each reference takes the same random stream as the kernel's task (``rng_state(seed, key,
 document key, run)``) and draws from it with the shared ``topiceval._numba`` functions in the
 same order, so on the same inputs it must produce the same estimate.  The arithmetic is written
-position by position from the spec (ESTIMATORS.md §2-3), with numpy cumulative sums for the
-inverse-CDF draws, scipy for log-sum-exp and the Pólya urn product for log P(z | alpha m).
+position by position from the equations (docs/methods/lda-estimators.md), with numpy
+cumulative sums for the inverse-CDF draws, scipy for log-sum-exp and the Pólya urn product for
+log P(z | alpha m).
 
 The one non-obvious shared convention is the inverse CDF of the Gibbs conditional (1.5),
 ``draw`` below: with m topics in use, the sparse layout (2 m <= T) looks the topic up first in

@@ -1,4 +1,6 @@
-"""Brute-force LDA oracles (ESTIMATORS.md §7.1a): enumerate all T^N topic assignments.
+"""Brute-force LDA oracles: enumerate all T^N topic assignments.
+
+Described in docs/methods/lda-estimators.md#exact-recursion, (a).
 
     log P(w | Phi, alpha m) = LSE_{z in [T]^N} [ sum_n log phi_{w_n|z_n} + log P(z | alpha m) ]
 

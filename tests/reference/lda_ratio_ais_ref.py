@@ -1,6 +1,8 @@
-"""Slow NumPy reference of the ratio-AIS kernel (ESTIMATORS.md §5.2-5.3; ratio_ais.py).
+"""Slow NumPy reference of the ratio-AIS kernel (ratio_ais.py).
 
-One importance sample at a time, written position by position from the spec, drawing from the
+Described in docs/methods/lda-estimators.md#ratio-ais.
+
+One importance sample at a time, written position by position from the equations, drawing from the
 same random stream as the kernel (``rng_state(seed, 21 + stream, document key, sample)``) with
 the shared ``topiceval._numba`` functions in the same order.  The Gibbs draws of the start model
 and of the equal-prior bridge reuse the inverse-CDF convention of the single-model reference

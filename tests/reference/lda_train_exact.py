@@ -1,4 +1,6 @@
-"""Brute-force log P(w | Φ, αm) over all T^N topic assignments (ESTIMATORS.md §7.1 (a)).
+"""Brute-force log P(w | Φ, αm) over all T^N topic assignments.
+
+Described in docs/methods/lda-estimators.md#exact-recursion, (a).
 
 For tiny documents only (T^N <= ~1e6).  Probability of the ordered token sequence (1.4):
 log P(w) = LSE_z [ (1.1) + (1.2) ].

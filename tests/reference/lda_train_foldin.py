@@ -1,4 +1,4 @@
-"""Slow fold-in / query sampling (ESTIMATORS.md §1.5) with the kernels' random streams.
+"""Slow fold-in / query sampling (docs/methods/lda.md#fold-in) with the kernels' random streams.
 
 Weights are the conditionals (1.16) (query) or (1.5) (fixed Φ) computed with NumPy for all topics;
 each draw is ``categorical`` on them, so the kernels must reproduce every assignment.

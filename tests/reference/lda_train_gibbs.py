@@ -1,4 +1,6 @@
-"""Slow, obviously correct NumPy version of the sparse collapsed Gibbs sweep (ESTIMATORS.md (1.6)).
+"""Slow, obviously correct NumPy version of the sparse collapsed Gibbs sweep.
+
+The conditional (1.6) of docs/methods/lda.md#collapsed-gibbs-sampling.
 
 For every token the conditional (1.6) is computed densely from scratch; the draw maps the uniform
 through the two-bucket decomposition (N_{v|t}^- c_t, then b c_t, each in topic order), which is the

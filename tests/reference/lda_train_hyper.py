@@ -1,4 +1,6 @@
-"""MALLET's Dirichlet optimisers written out literally (ESTIMATORS.md §1.3), in plain Python.
+"""MALLET's Dirichlet optimisers written out literally, in plain Python.
+
+Described in docs/methods/lda.md#hyperparameter-optimisation.
 
 ``learn_parameters`` follows ``Dirichlet.learnParameters(parameters, observations,
 observationLengths, shape, scale, numIterations)`` with the full digamma recurrence up to each

@@ -1,4 +1,7 @@
-"""Slow LDA document generator (ESTIMATORS.md §1.1) drawing from the kernel's random streams."""
+"""Slow LDA document generator drawing from the kernel's random streams.
+
+Described in docs/methods/lda.md#model.
+"""
 
 from __future__ import annotations
 

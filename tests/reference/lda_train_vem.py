@@ -1,4 +1,4 @@
-"""Slow NumPy variational EM for LDA without a topic prior (ESTIMATORS.md §1.4).
+"""Slow NumPy variational EM for LDA without a topic prior (docs/methods/lda.md#variational-em).
 
 Every quantity is computed the textbook way: ϕ by a log-space softmax of log φ_{v|t} + Ψ(γ_t)
 (scipy digamma), γ by (1.12), the topics by (1.13) with the 1e-100 floor, and the ELBO by the full

@@ -4,9 +4,9 @@
 #                                 + bechard2018/.../perplexity.csv (train and test rows)
 #     one job per trainer (vem | gibbs | sklearn) x T x seed of the config grid
 #   perplexity rows --bechard2018_f4_tables--> tables/bechard2018-F4.csv, -F4-minimum.csv
-#   F4 table --bechard2018_f4_figure--> figures/bechard2018-F4.{FIG} and .caption.md
+#   F4 table --bechard2018_f4_figure--> figures/bechard2018-F4.{FIG} and .caption.{md,rst}
 #   VEM / Gibbs model of table_topics topics --bechard2018_topics--> tables/bechard2018-T{1,2}.csv
-#     and .caption.md
+#     and .caption.{md,rst}
 #
 # The jobs come from the config at DAG-build time (topiceval.experiments.bechard2018
 # .workflow_plan).  No wall-clock time is written to a table (the benchmark files hold it).
@@ -25,6 +25,8 @@ if (B18_PLAN.dataset, B18_PLAN.variant) not in configured_corpora():
         f"bechard2018.corpus {B18_CFG['corpus']!r} is not in config['corpora']"
     )
 
+B18_F4 = "Figure 4: perplexity against the number of topics"
+B18_T = "Tables 1 and 2: top words of six labelled topics"
 B18_path = lambda pattern, trainer, T, seed: pattern.format(
     dataset=B18_PLAN.dataset, variant=B18_PLAN.variant, trainer=trainer, T=T, seed=seed
 )
@@ -57,8 +59,22 @@ rule bechard2018_f4_tables:
     input:
         [B18_path(B18_ROWS, *run) for run in B18_PLAN.runs],
     output:
-        table=f"{RESULTS}/tables/bechard2018-F4.csv",
-        minimum=f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
+        table=in_report(
+            f"{RESULTS}/tables/bechard2018-F4.csv",
+            "bechard2018",
+            B18_F4,
+            "bechard2018-F4-table.rst",
+            item="Figure 4",
+            output="table: perplexity per run",
+        ),
+        minimum=in_report(
+            f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
+            "bechard2018",
+            B18_F4,
+            "bechard2018-F4-minimum.rst",
+            item="Figure 4",
+            output="table: minimum per trainer",
+        ),
     log:
         f"{LOGS}/bechard2018/tables/F4.log",
     conda:
@@ -71,8 +87,16 @@ rule bechard2018_f4_figure:
     input:
         f"{RESULTS}/tables/bechard2018-F4.csv",
     output:
-        figure=f"{RESULTS}/figures/bechard2018-F4.{FIG}",
+        figure=in_report(
+            f"{RESULTS}/figures/bechard2018-F4.{FIG}",
+            "bechard2018",
+            B18_F4,
+            "caption.rst",
+            item="Figure 4",
+            output="figure",
+        ),
         caption=f"{RESULTS}/figures/bechard2018-F4.caption.md",
+        caption_rst=f"{RESULTS}/figures/bechard2018-F4.caption.rst",
     log:
         f"{LOGS}/bechard2018/figures/F4.log",
     conda:
@@ -85,8 +109,16 @@ rule bechard2018_topics:
     input:
         lambda wc: B18_path(B18_MODEL, *B18_PLAN.tables[wc.table]),
     output:
-        table=f"{RESULTS}/tables/bechard2018-{{table}}.csv",
+        table=in_report(
+            f"{RESULTS}/tables/bechard2018-{{table}}.csv",
+            "bechard2018",
+            B18_T,
+            "caption.rst",
+            item=lambda wc: f"Table {wc.table[1:]}",
+            output="table",
+        ),
         caption=f"{RESULTS}/tables/bechard2018-{{table}}.caption.md",
+        caption_rst=f"{RESULTS}/tables/bechard2018-{{table}}.caption.rst",
     wildcard_constraints:
         table="|".join(B18.TABLE_TRAINERS),
     log:
@@ -103,6 +135,7 @@ if B18_CFG["enabled"]:
         f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
         f"{RESULTS}/figures/bechard2018-F4.{FIG}",
         f"{RESULTS}/figures/bechard2018-F4.caption.md",
+        f"{RESULTS}/figures/bechard2018-F4.caption.rst",
         *[f"{RESULTS}/tables/bechard2018-{t}.{ext}" for t in B18.TABLE_TRAINERS
-          for ext in ("csv", "caption.md")],
+          for ext in ("csv", "caption.md", "caption.rst")],
     )

@@ -7,8 +7,9 @@
 #   shards + cropped corpora --capdevila2018_accuracy_tables--> tables/capdevila2018-F2.csv, -F1.csv
 #   model + corpus --capdevila2018_loglik--> f3/{dataset}/docs{start}-{stop}.csv
 #   shards --capdevila2018_loglik_table--> tables/capdevila2018-F3.csv
-#   full corpora --capdevila2018_t1--> tables/capdevila2018-T1.csv and .caption.md
-#   table --capdevila2018_figure_{f1,f2,f3}--> figures/capdevila2018-F{1,2,3}.{FIG}, .caption.md
+#   full corpora --capdevila2018_t1--> tables/capdevila2018-T1.csv and .caption.{md,rst}
+#   table --capdevila2018_figure_{f1,f2,f3}--> figures/capdevila2018-F{1,2,3}.{FIG}
+#     and .caption.{md,rst}
 #
 # Shards (panel x block of repeats, collection x block of documents) are computed from the config
 # at DAG-build time; their rows do not depend on the blocking
@@ -49,6 +50,13 @@ C4_f2_params = lambda wc: {
     "methods": C4_TR["methods"],
     "settings": C4_TR["settings"],
     "seed": C4_CFG["seed"],
+}
+# the report's subcategories (topiceval.experiments.capdevila2018: 004-T1, F1, F2, F3)
+C4_EXPERIMENTS = {
+    "T1": "Table 1: the collections",
+    "F1": "Figure 1: accuracy against document length",
+    "F2": "Figure 2: accuracy on tractable documents",
+    "F3": "Figure 3: convergence of the log-likelihood on whole collections",
 }
 C4_WILDCARDS = {"dataset": "|".join(C4.DATASETS), "release": "|".join(C4.RELEASES)}
 
@@ -129,8 +137,22 @@ rule capdevila2018_accuracy_tables:
         shards=C4_f2_shards,
         cropped=[corpus_path(d, C4_CFG["cropped"]) for d in C4_TR["collections"]],
     output:
-        f2=f"{RESULTS}/tables/capdevila2018-F2.csv",
-        f1=f"{RESULTS}/tables/capdevila2018-F1.csv",
+        f2=in_report(
+            f"{RESULTS}/tables/capdevila2018-F2.csv",
+            "capdevila2018",
+            C4_EXPERIMENTS["F2"],
+            "capdevila2018-F2-table.rst",
+            item="Figure 2",
+            output="table: data behind the figure",
+        ),
+        f1=in_report(
+            f"{RESULTS}/tables/capdevila2018-F1.csv",
+            "capdevila2018",
+            C4_EXPERIMENTS["F1"],
+            "capdevila2018-F1-table.rst",
+            item="Figure 1",
+            output="table: data behind the figure",
+        ),
     params:
         collections=[C4.DATASETS[d] for d in C4_TR["collections"]],
     log:
@@ -178,7 +200,14 @@ rule capdevila2018_loglik_table:
     input:
         C4_f3_shards,
     output:
-        f"{RESULTS}/tables/capdevila2018-F3.csv",
+        in_report(
+            f"{RESULTS}/tables/capdevila2018-F3.csv",
+            "capdevila2018",
+            C4_EXPERIMENTS["F3"],
+            "capdevila2018-F3-table.rst",
+            item="Figure 3",
+            output="table: data behind the figure",
+        ),
     log:
         f"{LOGS}/capdevila2018/tables/loglik.log",
     conda:
@@ -191,8 +220,16 @@ rule capdevila2018_t1:
     input:
         [corpus_path(d, C4_CFG["corpus"]) for d in C4_T1],
     output:
-        table=f"{RESULTS}/tables/capdevila2018-T1.csv",
+        table=in_report(
+            f"{RESULTS}/tables/capdevila2018-T1.csv",
+            "capdevila2018",
+            C4_EXPERIMENTS["T1"],
+            "caption.rst",
+            item="Table 1",
+            output="table",
+        ),
         caption=f"{RESULTS}/tables/capdevila2018-T1.caption.md",
+        caption_rst=f"{RESULTS}/tables/capdevila2018-T1.caption.rst",
     params:
         collections=[C4.DATASETS[d] for d in C4_T1],
     log:
@@ -207,8 +244,16 @@ rule capdevila2018_figure:
     input:
         f"{RESULTS}/tables/capdevila2018-{{figure}}.csv",
     output:
-        figure=f"{RESULTS}/figures/capdevila2018-{{figure}}.{FIG}",
+        figure=in_report(
+            f"{RESULTS}/figures/capdevila2018-{{figure}}.{FIG}",
+            "capdevila2018",
+            lambda wc: C4_EXPERIMENTS[wc.figure],
+            "caption.rst",
+            item=lambda wc: f"Figure {wc.figure[1:]}",
+            output="figure",
+        ),
         caption=f"{RESULTS}/figures/capdevila2018-{{figure}}.caption.md",
+        caption_rst=f"{RESULTS}/figures/capdevila2018-{{figure}}.caption.rst",
     wildcard_constraints:
         figure="F1|F2|F3",
     log:
@@ -223,6 +268,8 @@ if C4_CFG["enabled"]:
     register_targets(
         f"{RESULTS}/tables/capdevila2018-T1.csv",
         f"{RESULTS}/tables/capdevila2018-T1.caption.md",
+        f"{RESULTS}/tables/capdevila2018-T1.caption.rst",
         *[f"{RESULTS}/figures/capdevila2018-{f}.{FIG}" for f in ("F1", "F2", "F3")],
-        *[f"{RESULTS}/figures/capdevila2018-{f}.caption.md" for f in ("F1", "F2", "F3")],
+        *[f"{RESULTS}/figures/capdevila2018-{f}.caption.{ext}" for f in ("F1", "F2", "F3")
+          for ext in ("md", "rst")],
     )

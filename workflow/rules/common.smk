@@ -72,3 +72,41 @@ def corpus_options(wildcards):
     if config.get("max_docs") is not None:
         options.setdefault("max_docs", config["max_docs"])
     return options
+
+
+# ----------------------------------------------------------------------------- report
+# `snakemake --report report.html` (same options as the run): every figure and table of the
+# papers is marked with report(), grouped by paper (category) and experiment (subcategory).
+# A caption is a template in workflow/report/ (reStructuredText, rendered with Jinja2 and the
+# job's `snakemake` object): a figure's includes the .caption.rst its job wrote beside it (the
+# paper's finding, ours, agreement; a rule declaring outputs `caption` and `caption_rst` gets the
+# second converted from the first by topiceval.pipeline.rule_context), a data table's describes
+# its columns.
+PAPERS = {
+    "corpora": "Corpora used by the four papers",
+    "bechard2018": "Béchard & Gervet 2018: LDA by VEM and Gibbs sampling",
+    "wallach2009": "Wallach et al. 2009: evaluation methods",
+    "foulds_smyth": "Foulds & Smyth: robust evaluation of topic models",
+    "capdevila2018": "Capdevila et al. 2018: left-to-right for Gamma-Poisson FA",
+}
+
+
+def in_report(path, paper, experiment, caption, *, output, item, **labels):
+    """``path`` marked for the report: category the paper, subcategory the experiment (a string
+    with wildcards or a function of them), caption the template workflow/report/<caption>;
+    labels (the columns listing it in the report): ``output`` (figure or table), ``item`` (the
+    figure or table of the paper it reproduces) and any further ``labels``.  Label values are
+    strings with wildcards or functions of the wildcards."""
+    labels = {"output": output, "in the paper": item, **labels}
+    if any(callable(value) for value in labels.values()):
+        fixed = labels
+        labels = lambda wildcards: {
+            key: value(wildcards) if callable(value) else value for key, value in fixed.items()
+        }
+    return report(
+        path,
+        caption=f"../report/{caption}",
+        category=PAPERS[paper],
+        subcategory=experiment,
+        labels=labels,
+    )

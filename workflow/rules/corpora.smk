@@ -1,5 +1,6 @@
 # Corpora: one preprocessing job per (dataset, variant) in config["corpora"], then the corpus
-# statistics table (next to the papers' numbers) and the document-length figure.
+# statistics table (next to the papers' numbers) and the document-length figure with its caption
+# (.caption.{md,rst}).
 
 
 rule corpus:
@@ -25,7 +26,14 @@ rule corpus_stats:
     input:
         [corpus_path(d, r) for d, r in configured_corpora()],
     output:
-        f"{RESULTS}/tables/corpus_stats.csv",
+        in_report(
+            f"{RESULTS}/tables/corpus_stats.csv",
+            "corpora",
+            "Corpus statistics",
+            "corpus_stats.rst",
+            item="the papers' corpus tables",
+            output="table",
+        ),
     log:
         f"{LOGS}/tables/corpus_stats.log",
     conda:
@@ -38,7 +46,16 @@ rule corpus_lengths_figure:
     input:
         [corpus_path(d, r) for d, r in configured_corpora()],
     output:
-        f"{RESULTS}/figures/corpus_lengths.{FIG}",
+        figure=in_report(
+            f"{RESULTS}/figures/corpus_lengths.{FIG}",
+            "corpora",
+            "Document lengths",
+            "caption.rst",
+            item="(not in the papers)",
+            output="figure",
+        ),
+        caption=f"{RESULTS}/figures/corpus_lengths.caption.md",
+        caption_rst=f"{RESULTS}/figures/corpus_lengths.caption.rst",
     log:
         f"{LOGS}/figures/corpus_lengths.log",
     conda:
@@ -48,5 +65,6 @@ rule corpus_lengths_figure:
 
 
 register_targets(
-    f"{RESULTS}/tables/corpus_stats.csv", f"{RESULTS}/figures/corpus_lengths.{FIG}"
+    f"{RESULTS}/tables/corpus_stats.csv",
+    *[f"{RESULTS}/figures/corpus_lengths.{ext}" for ext in (FIG, "caption.md", "caption.rst")],
 )

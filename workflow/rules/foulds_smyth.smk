@@ -9,7 +9,7 @@
 #   shards --foulds_smyth_summary--> foulds_smyth/{perturbation}/rows.csv,
 #     tables/foulds_smyth-{F1,X1}-{perturbation}.csv, timings/foulds_smyth-cost-{perturbation}.csv
 #   rows + tables --foulds_smyth_figures--> figures/foulds_smyth-{F1,X1}-{perturbation}.{FIG}
-#     and .caption.md
+#     and .caption.{md,rst}
 #
 # The shard grid comes from the config at DAG-build time (topiceval.experiments.foulds_smyth
 # .workflow_tasks).  Wall-clock seconds go to timings/ only.
@@ -41,6 +41,11 @@ FS_model = FS_MODEL.format(
     topics=FS_CFG["train"]["topics"],
     seed=FS_CFG["train"]["seed"],
 )
+# the report's subcategories (topiceval.experiments.foulds_smyth: 003-F1, the reciprocal check)
+FS_EXPERIMENTS = {
+    "F1": "Figure 1: ratio-AIS against the standard method",
+    "X1": "Reciprocal check: ratio-AIS in both directions",
+}
 FS_names = "|".join(re.escape(p) for p in FS_CFG["perturbations"])
 FS_shards = lambda perturbation: list(
     dict.fromkeys(FS_TASKS.loc[FS_TASKS["perturbation"] == perturbation, "shard"])
@@ -120,9 +125,33 @@ rule foulds_smyth_summary:
         ),
     output:
         rows=f"{FS_DIR}/{{perturbation}}/rows.csv",
-        f1=f"{RESULTS}/tables/foulds_smyth-F1-{{perturbation}}.csv",
-        x1=f"{RESULTS}/tables/foulds_smyth-X1-{{perturbation}}.csv",
-        cost=f"{FS_TIME}/foulds_smyth-cost-{{perturbation}}.csv",
+        f1=in_report(
+            f"{RESULTS}/tables/foulds_smyth-F1-{{perturbation}}.csv",
+            "foulds_smyth",
+            FS_EXPERIMENTS["F1"],
+            "foulds_smyth-F1-table.rst",
+            item="Figure 1",
+            perturbation="{perturbation}",
+            output="table: data behind the figure",
+        ),
+        x1=in_report(
+            f"{RESULTS}/tables/foulds_smyth-X1-{{perturbation}}.csv",
+            "foulds_smyth",
+            FS_EXPERIMENTS["X1"],
+            "foulds_smyth-X1-table.rst",
+            item="reciprocal check",
+            perturbation="{perturbation}",
+            output="table: data behind the figure",
+        ),
+        cost=in_report(
+            f"{FS_TIME}/foulds_smyth-cost-{{perturbation}}.csv",
+            "foulds_smyth",
+            FS_EXPERIMENTS["F1"],
+            "foulds_smyth-cost.rst",
+            item="Figure 1",
+            perturbation="{perturbation}",
+            output="table: cost and timing",
+        ),
     params:
         projected_docs=FS_CFG["projected_docs"],
     wildcard_constraints:
@@ -141,10 +170,28 @@ rule foulds_smyth_figures:
         f1=f"{RESULTS}/tables/foulds_smyth-F1-{{perturbation}}.csv",
         x1=f"{RESULTS}/tables/foulds_smyth-X1-{{perturbation}}.csv",
     output:
-        f1=f"{RESULTS}/figures/foulds_smyth-F1-{{perturbation}}.{FIG}",
+        f1=in_report(
+            f"{RESULTS}/figures/foulds_smyth-F1-{{perturbation}}.{FIG}",
+            "foulds_smyth",
+            FS_EXPERIMENTS["F1"],
+            "caption-f1.rst",
+            item="Figure 1",
+            perturbation="{perturbation}",
+            output="figure",
+        ),
         f1_caption=f"{RESULTS}/figures/foulds_smyth-F1-{{perturbation}}.caption.md",
-        x1=f"{RESULTS}/figures/foulds_smyth-X1-{{perturbation}}.{FIG}",
+        f1_caption_rst=f"{RESULTS}/figures/foulds_smyth-F1-{{perturbation}}.caption.rst",
+        x1=in_report(
+            f"{RESULTS}/figures/foulds_smyth-X1-{{perturbation}}.{FIG}",
+            "foulds_smyth",
+            FS_EXPERIMENTS["X1"],
+            "caption-x1.rst",
+            item="reciprocal check",
+            perturbation="{perturbation}",
+            output="figure",
+        ),
         x1_caption=f"{RESULTS}/figures/foulds_smyth-X1-{{perturbation}}.caption.md",
+        x1_caption_rst=f"{RESULTS}/figures/foulds_smyth-X1-{{perturbation}}.caption.rst",
     params:
         perturbation=lambda wc: FS_CFG["perturbations"][wc.perturbation],
         note=FS_note,
@@ -170,7 +217,7 @@ if FS_CFG["enabled"]:
             f"{RESULTS}/figures/foulds_smyth-{{figure}}-{{perturbation}}.{{ext}}",
             figure=["F1", "X1"],
             perturbation=FS_CFG["perturbations"],
-            ext=[FIG, "caption.md"],
+            ext=[FIG, "caption.md", "caption.rst"],
         ),
         *expand(
             f"{FS_TIME}/foulds_smyth-cost-{{perturbation}}.csv",

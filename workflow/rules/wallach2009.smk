@@ -6,7 +6,7 @@
 #   documents + model --wallach2009_shard--> estimates of one shard (data set x method x setting
 #     x block with shards.by: setting; coarser with dataset or figure)
 #   shards --wallach2009_summary--> tables/wallach2009-f{1,2,3}.csv (+ timings/)
-#   table --wallach2009_figure--> figures/wallach2009-f{1,2,3}.{FIG} and .caption.md
+#   table --wallach2009_figure--> figures/wallach2009-f{1,2,3}.{FIG} and .caption.{md,rst}
 #   first synthetic document + model --wallach2009_t1--> timings/wallach2009-t1*.csv, caption
 #
 # The task grid and the shard names come from the config at DAG-build time
@@ -24,6 +24,16 @@ W2_DIR = f"{RESULTS}/wallach2009"
 W2_TIME = f"{RESULTS}/timings"
 W2_MODEL = f"{RESULTS}/models/{{dataset}}/{{variant}}/{{trainer}}/T{{topics}}/seed{{seed}}/model.npz"
 W2_SHARD = "{figure}/{shard}.csv"
+
+# the report's subcategories (topiceval.experiments.wallach2009: 002-F1, F2, F3, T1)
+W2_EXPERIMENTS = {
+    "f1": "Figure 1: log probability of held-out documents by estimator",
+    "f2": "Figure 2: document completion",
+    "f3": "Figure 3: sensitivity to perturbed topics and prior",
+    "t1": "Table 1: cost and timing of the estimators",
+}
+W2_experiment = lambda wc: W2_EXPERIMENTS[wc.figure]
+W2_item = lambda wc: f"Figure {wc.figure[1:]}"
 
 W2_names = lambda synthetic: "|".join(
     re.escape(n) for n, s in W2_SETS.items() if s.synthetic == synthetic
@@ -138,7 +148,14 @@ rule wallach2009_summary:
         timings=lambda wc: expand(f"{W2_TIME}/wallach2009/shards/{W2_SHARD}", figure=wc.figure,
                                   shard=W2_shards(wc.figure)),
     output:
-        table=f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        table=in_report(
+            f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+            "wallach2009",
+            W2_experiment,
+            "wallach2009-table.rst",
+            item=W2_item,
+            output="table: data behind the figure",
+        ),
         timings=f"{W2_TIME}/wallach2009-{{figure}}.csv",
     params:
         n_boot=W2_CFG["bootstrap"],
@@ -159,8 +176,16 @@ rule wallach2009_figure:
     input:
         f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
     output:
-        figure=f"{RESULTS}/figures/wallach2009-{{figure}}.{FIG}",
+        figure=in_report(
+            f"{RESULTS}/figures/wallach2009-{{figure}}.{FIG}",
+            "wallach2009",
+            W2_experiment,
+            "caption.rst",
+            item=W2_item,
+            output="figure",
+        ),
         caption=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.md",
+        caption_rst=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.rst",
     params:
         synthetic=[n for n, s in W2_SETS.items() if s.synthetic],
     wildcard_constraints:
@@ -178,9 +203,24 @@ rule wallach2009_t1:
         docs=W2_docs(W2_CFG["t1"]["dataset"]),
         model=W2_model(W2_CFG["t1"]["dataset"]),
     output:
-        table=f"{W2_TIME}/wallach2009-t1.csv",
-        workload=f"{W2_TIME}/wallach2009-t1-workload.csv",
+        table=in_report(
+            f"{W2_TIME}/wallach2009-t1.csv",
+            "wallach2009",
+            W2_EXPERIMENTS["t1"],
+            "caption.rst",
+            item="Table 1",
+            output="table: cost per estimator",
+        ),
+        workload=in_report(
+            f"{W2_TIME}/wallach2009-t1-workload.csv",
+            "wallach2009",
+            W2_EXPERIMENTS["t1"],
+            "wallach2009-t1-workload.rst",
+            item="Table 1",
+            output="table: timing of the paper's workload",
+        ),
         caption=f"{W2_TIME}/wallach2009-t1.caption.md",
+        caption_rst=f"{W2_TIME}/wallach2009-t1.caption.rst",
     params:
         repeats=W2_CFG["t1"]["repeats"],
         seed=W2_CFG["seed"],
@@ -200,7 +240,8 @@ if W2_CFG["enabled"]:
         *expand(
             f"{RESULTS}/figures/wallach2009-{{figure}}.{{ext}}",
             figure=W2_FIGURES,
-            ext=[FIG, "caption.md"],
+            ext=[FIG, "caption.md", "caption.rst"],
         ),
         f"{W2_TIME}/wallach2009-t1.csv",
+        f"{W2_TIME}/wallach2009-t1.caption.rst",
     )

@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from topiceval.adapters._common import build_model, normalise_rows, require
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
 
+if TYPE_CHECKING:
+    from topiceval._types import VocabularyLike
 
-def from_gensim(model, vocabulary=None) -> LDAModel:
+
+def from_gensim(model: Any, vocabulary: VocabularyLike | None = None) -> LDAModel:
     """Import a trained ``gensim.models.LdaModel`` or ``LdaMulticore``.
 
     Parameters
     ----------
-    model
+    model : gensim.models.LdaModel or gensim.models.LdaMulticore
         The trained model.  ``model.state.get_lambda()`` (T, V) is the variational Dirichlet
         parameter of every topic (eta + expected counts), held in ``model.dtype`` (float32 by
         default); ``model.alpha`` (T,) and ``model.eta`` are its priors.
-    vocabulary
+    vocabulary : sequence of str, vectorizer or mapping, optional
         Only needed when the model was trained without ``id2word`` (gensim then names words by
         their ids): a sequence of words in column order, a column -> word mapping (a gensim
         ``Dictionary``) or a fitted vectorizer.  When the model has a real ``id2word`` and a

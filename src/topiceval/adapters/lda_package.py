@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from topiceval.adapters._common import build_model, normalise_rows, require
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
 
+if TYPE_CHECKING:
+    from topiceval._types import VocabularyLike
 
-def from_lda(model, vocabulary) -> LDAModel:
+
+def from_lda(model: Any, vocabulary: VocabularyLike) -> LDAModel:
     """Import a fitted ``lda.LDA`` model.
 
     Parameters
     ----------
-    model
+    model : lda.LDA
         The fitted model: ``nzw_`` (T, V) topic-word counts of the final Gibbs state,
         ``topic_word_`` (T, V), and its symmetric priors ``alpha`` (pseudo-count per topic) and
         ``eta`` (pseudo-count per word).
-    vocabulary
+    vocabulary : sequence of str, vectorizer or mapping
         The word of every column of the document-term matrix it was fitted on: a fitted
         vectorizer, a sequence of words in column order or a word -> column mapping.
 

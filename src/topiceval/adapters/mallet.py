@@ -27,13 +27,16 @@ import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 import numpy as np
 
 from topiceval.adapters._common import build_model, normalise_rows
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 STATE_HEADER = b"#doc source pos typeindex type topic"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -46,7 +49,7 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
 
     Parameters
     ----------
-    path
+    path : str or os.PathLike
         The state file, gzipped (as MALLET writes it) or plain: detected by its first bytes.
 
     Returns
@@ -81,15 +84,15 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
     )
 
 
-def from_mallet_weights(path: str | os.PathLike, alpha) -> LDAModel:
+def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -> LDAModel:
     """Import a MALLET topic model from ``--topic-word-weights-file`` and a given alpha.
 
     Parameters
     ----------
-    path
+    path : str or os.PathLike
         The weights file: ``topic<TAB>word<TAB>weight`` per line, weight = n_tv + beta, for every
         topic and every word (plain or gzipped).
-    alpha
+    alpha : float or array_like of shape (T,)
         alpha_m, the document-topic pseudo-count of each topic: one number for every topic, or T
         numbers.  This is MALLET's per-topic alpha_t = alpha * m_t (the ``#alpha`` line of the
         state, or the second column of ``--output-topic-keys``, rounded there), *not* the

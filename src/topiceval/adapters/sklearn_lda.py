@@ -2,23 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from topiceval.adapters._common import build_model, normalise_rows, require
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
 
+if TYPE_CHECKING:
+    from topiceval._types import VocabularyLike
 
-def from_sklearn(estimator, vocabulary) -> LDAModel:
+
+def from_sklearn(estimator: Any, vocabulary: VocabularyLike) -> LDAModel:
     """Import a fitted ``sklearn.decomposition.LatentDirichletAllocation``.
 
     Parameters
     ----------
-    estimator
+    estimator : sklearn.decomposition.LatentDirichletAllocation
         The fitted estimator.  Its ``components_`` (T, V) is the variational Dirichlet
         parameter lambda of every topic; ``doc_topic_prior_`` and ``topic_word_prior_`` are its
         symmetric priors (pseudo-counts per topic and per word).
-    vocabulary
+    vocabulary : sequence of str, vectorizer or mapping
         The word of every column of the document-term matrix it was fitted on: the fitted
         ``CountVectorizer`` / ``TfidfVectorizer`` (``get_feature_names_out()``), a sequence of
         words in column order, or a word -> column mapping (a vectorizer's ``vocabulary_``).

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 
@@ -47,12 +48,12 @@ def import_tomotopy(importer: str) -> ModuleType:
         return require("tomotopy", "tomotopy", importer)
 
 
-def from_tomotopy(model) -> LDAModel:
+def from_tomotopy(model: Any) -> LDAModel:
     """Import a trained ``tomotopy.LDAModel``.
 
     Parameters
     ----------
-    model
+    model : tomotopy.LDAModel
         The trained model (``tomotopy.LDAModel`` itself: its subclasses, e.g. HDP, DMR or CT
         models, have other document-topic priors and are refused).
 

@@ -1,1 +1,128 @@
-"""Sub-commands of the ``topiceval`` command, one module each."""
+"""Sub-commands of the ``topiceval`` command, one module each.
+
+``OUTPUT_COLUMNS`` below is the one place where the columns of every command's output table are
+defined (name and meaning, units included); ``topiceval COMMAND --help`` prints that command's
+columns after its options (``epilog``), and the tests check that each command writes exactly
+these columns, in this order.  Log-probabilities are natural logs, in nats, of one document
+(``_nats`` in a column name); ``seconds`` means the same in every command (``SECONDS``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+
+SECONDS = (
+    "wall-clock seconds spent in the estimator kernels (compilation excluded) by the calls that "
+    "produced this row, shared equally among the rows those calls produced: the kernels time "
+    "blocks of documents run in parallel, not single documents, so the column sums to the "
+    "command's total kernel time; 'work' is the per-row cost")
+SETTINGS = ("the estimator's settings as JSON, resolved: defaults included, as well as those "
+            "given on the command line")
+WORK = ("the row's cost: Gibbs site updates (LDA), topic-word site updates (GaP-FA sampled "
+        "methods) or terms summed (GaP-FA exact); it does not depend on the machine")
+
+OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "estimate": (
+        ("family", "model family: lda or gapfa"),
+        ("method", "estimator (--method)"),
+        ("target", "estimate: log P(w_d | model); complete: log P(w2_d | w1_d, model), the "
+                   "document's tokens after the first --completion-split given those"),
+        ("doc", "position of the document among those evaluated (0-based, after --split)"),
+        ("name", "the document's name in the corpus"),
+        ("tokens", "tokens in the document after out-of-vocabulary words were dropped"),
+        ("run", "independent run, 0 .. --runs - 1 (each run has its own random streams)"),
+        ("logp_nats", "the run's estimate of the log-probability of the document (or of its "
+                      "second part, for target complete), in nats"),
+        ("work", WORK),
+        ("seconds", SECONDS),
+        ("seed", "--seed"),
+        ("settings", SETTINGS),
+    ),
+    "evaluate": (
+        ("doc", "position of the document (0-based, in the order of --docs)"),
+        ("name", "the document's name: from the corpus, the MALLET line, or 'line N'"),
+        ("tokens_scored", "tokens scored: the document's words found in the model's vocabulary"),
+        ("oov_tokens_dropped", "tokens left out because the model does not know the word"),
+        ("logp_nats", "log P(document | model) in nats: the runs averaged in probability, then "
+                      "logged; empty for a skipped document"),
+        ("stderr_nats", "standard error of logp_nats from the spread of the runs (delta "
+                        "method), in nats; 0 for the exact method, empty with one run"),
+        ("logp_per_token_nats", "logp_nats / tokens_scored"),
+        ("runs", "independent runs per document (--runs)"),
+        ("method", "estimator (--method, or the family's default)"),
+        ("work", "the document's cost summed over its runs: " + WORK),
+        ("seconds", SECONDS + "; 0 for a skipped document"),
+        ("seed", "--seed"),
+        ("settings", SETTINGS),
+    ),
+    "compare": (
+        ("method", "ratio_ais: ratio-AIS; standard: the difference of two independent AIS "
+                   "estimates"),
+        ("doc", "position of the document among those compared (0-based, after --split)"),
+        ("name", "the document's name in the corpus"),
+        ("tokens", "tokens in the document after out-of-vocabulary words were dropped"),
+        ("log_ratio_nats", "estimate of log P(w_d | A) - log P(w_d | B) in nats (> 0: the "
+                           "document prefers model A); with --completion, of the tokens after "
+                           "the first --completion-split given those"),
+        ("reverse_nats", "ratio-AIS annealing the other way: estimate of log P(w_d | B) - "
+                         "log P(w_d | A), in nats; empty for standard rows and with "
+                         "--no-reciprocal"),
+        ("reciprocal_gap_nats", "-(log_ratio_nats + reverse_nats), in nats: >= 0 in "
+                                "expectation, large when a run did not converge"),
+        ("suspect", "True when |reciprocal_gap_nats| exceeds --threshold"),
+        ("site_updates", "Gibbs site updates of the row's runs (empty for standard rows)"),
+        ("seconds", SECONDS),
+        ("samples", "importance samples per run (--samples)"),
+        ("temperatures", "annealing temperatures (--temperatures)"),
+        ("seed", "--seed"),
+        ("settings", "the comparison's settings as JSON, resolved: defaults included"),
+    ),
+    "train": (
+        ("sweep", "gibbs: the sweep after which the log joint was recorded (0: the random "
+                  "start)"),
+        ("log_joint_nats", "gibbs: the collapsed log joint log P(w, z) of the training "
+                           "documents, in nats"),
+        ("iteration", "vem: the EM iteration"),
+        ("elbo_nats", "vem: the evidence lower bound on log P(w) of the training documents, "
+                      "in nats"),
+    ),
+    "corpus-stats": (
+        ("path", "the corpus file"),
+        ("split", "all, or one split label of the corpus"),
+        ("D", "documents"),
+        ("V", "vocabulary size (word types)"),
+        ("tokens", "tokens in all the documents"),
+        ("mean_length", "mean tokens per document"),
+        ("sd_length", "standard deviation of the tokens per document"),
+    ),
+}
+OUTPUT_NAMES = {"estimate": "the CSV (--out)", "evaluate": "the per-document CSV (--out)",
+                "compare": "the CSV (--out)",
+                "train": "the training objective CSV (--trace)",
+                "corpus-stats": "the tab-separated table on standard output"}
+WIDTH = 78
+
+
+def columns_epilog(command: str) -> str:
+    """The output columns of ``command`` as text for its ``--help`` (after the options)."""
+    lines = [f"output columns of {OUTPUT_NAMES[command]}:"]
+    for name, meaning in OUTPUT_COLUMNS[command]:
+        lines += textwrap.wrap(f"{name}: {meaning}", WIDTH, initial_indent="  ",
+                               subsequent_indent="      ")
+    return "\n".join(lines)
+
+
+def wrapped(text: str) -> str:
+    """A description paragraph wrapped for ``RawDescriptionHelpFormatter``."""
+    return textwrap.fill(" ".join(text.split()), WIDTH)
+
+
+def add_command(subparsers, name: str, *, help: str, description: str | None = None,
+                columns: bool = True, **kwargs) -> argparse.ArgumentParser:
+    """``subparsers.add_parser`` with the command's output columns (if any, and ``columns``)
+    as its epilog."""
+    return subparsers.add_parser(
+        name, help=help, description=wrapped(description or help[:1].upper() + help[1:] + "."),
+        epilog=columns_epilog(name) if columns and name in OUTPUT_COLUMNS else None,
+        formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 
+from topiceval.commands import wrapped
+
 # (name, type, help)
 OPTIONS = (
     ("samples", int, "samples S (LDA: is_*, hm, chib; GaP-FA: every sampled method)"),
@@ -28,8 +30,9 @@ OPTIONS = (
 
 def add_setting_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "estimator settings", "only the settings given are passed; the rest keep the method's "
-        "defaults (see the README's methods table)")
+        "estimator settings", wrapped(
+            "only the settings given are passed; the rest keep the method's defaults (the "
+            "settings column of the output holds them all)"))
     for name, kind, text in OPTIONS:
         group.add_argument(f"--{name.replace('_', '-')}", type=kind, dest=name, help=text)
     group.add_argument("--resample", action=argparse.BooleanOptionalAction, default=None,

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import argparse
 
+from topiceval.commands import OUTPUT_COLUMNS, add_command
 from topiceval.corpus import Corpus
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "corpus-stats", help="print D, V, tokens and document-length statistics of corpus files"
-    )
+    parser = add_command(
+        subparsers, "corpus-stats",
+        help="print D, V, tokens and document-length statistics of corpus files",
+        description="Print the size and document-length statistics of corpus files, for all "
+                    "the documents and for each split, as a tab-separated table on standard "
+                    "output.")
     parser.add_argument("paths", nargs="+", metavar="PATH", help="corpus .npz file(s)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("path\tsplit\tD\tV\ttokens\tmean_length\tsd_length")
+    print("\t".join(name for name, _ in OUTPUT_COLUMNS["corpus-stats"]))
     for path in args.paths:
         corpus = Corpus.load(path)
         for label in ["all", *sorted(set(corpus.split.tolist()))]:

@@ -13,9 +13,8 @@ document-word count matrix.  The documents are matched to the model's vocabulary
 (``Corpus.align``): out-of-vocabulary words are dropped and reported (``--oov error`` refuses
 them).  Only the estimator settings given on the command line are passed; the rest keep the
 estimator's defaults, and the ``settings`` column holds them all, resolved.  One row per
-(document, run): family, method, target, doc, name, tokens, run, logp (nats), work (Gibbs site
-updates for LDA, topic-word site updates for GaP-FA), seconds (the call's kernel time divided by the
-runs), seed, settings (JSON).
+(document, run); the columns (``logp_nats``, ``work``, ``seconds``, ...) are defined in
+``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval estimate --help``.
 """
 
 from __future__ import annotations
@@ -27,20 +26,35 @@ import sys
 import numpy as np
 import pandas as pd
 
+from topiceval.commands import add_command
 from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
 from topiceval.threads import numba_threads
 
+# the estimators' names, for --help (the registries are imported only when a command runs; a
+# test keeps these equal to them)
+LDA_METHODS = ("is_pt", "is_pzw", "is_ip", "hm", "ais", "chib", "lr", "lr_wallach", "exact")
+LDA_COMPLETE_METHODS = ("et", "ais", "lr", "lr_wallach", "exact")
+GAPFA_METHODS = ("exact", "ds", "hm", "l2r", "l2r_exact", "l2r_seq")
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "estimate", help="estimate log P(w | model) (or P(w2 | w1)) of held-out documents")
+    parser = add_command(
+        subparsers, "estimate",
+        help="estimate log P(w | model) (or P(w2 | w1)) of held-out documents",
+        description="Estimate log P(w | model), or log P(w2 | w1) with --complete, of every "
+                    "document with any estimator: one CSV row per document and run (the "
+                    "expert's command; 'topiceval evaluate' combines the runs with error "
+                    "bars).")
     parser.add_argument("--model", required=True, help="model .npz file")
     parser.add_argument("--docs", required=True, help="corpus .npz file with the documents")
     parser.add_argument("--split", help="evaluate only the documents with this split label")
-    parser.add_argument("--method", required=True, help="estimator name, e.g. lr, chib, ais")
+    parser.add_argument("--method", required=True,
+                        help=f"estimator: LDA {', '.join(LDA_METHODS)} (with --complete: "
+                             f"{', '.join(LDA_COMPLETE_METHODS)}); GaP-FA "
+                             f"{', '.join(GAPFA_METHODS)}")
     parser.add_argument("--family", choices=("lda", "gapfa"),
                         help="model family (default: the model file's)")
     parser.add_argument("--complete", action="store_true",
@@ -52,9 +66,13 @@ def register(subparsers) -> None:
     parser.add_argument("--oov", choices=("drop", "error"), default="drop",
                         help="words of the corpus missing from the model's vocabulary: drop and "
                              "report them (default) or stop with an error")
-    parser.add_argument("--runs", type=int, default=1, help="independent runs per document")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
-    parser.add_argument("--threads", type=int, default=None, help="numba threads (default all)")
+    parser.add_argument("--runs", type=int, default=1,
+                        help="independent runs per document (default 1)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of every random stream (default 0); each document's streams "
+                             "also depend on its position, so results are reproducible")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="numba threads (default: all; results do not depend on it)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on standard error")
@@ -82,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             frame, resolved = _gapfa(args, model, corpus, settings)
     frame.insert(4, "name", corpus.names[frame["doc"].to_numpy()])
+    frame["seconds"] = frame["seconds"] / max(len(frame), 1)  # shared equally by the rows
     frame["seed"] = args.seed
     frame["settings"] = json.dumps(resolved, sort_keys=True)
     write_csv_atomic(args.out, frame)
@@ -120,7 +139,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     logp, work, seconds = _blocks(call, corpus, predicted, args, "Gibbs site updates")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = registry.resolve_settings(table[args.method], settings)
-    return _rows("lda", args, corpus, logp, work, seconds / args.runs), resolved
+    return _rows("lda", args, corpus, logp, work, seconds), resolved
 
 
 def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
@@ -141,7 +160,7 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
 
     logp, work, seconds = _blocks(call, corpus, predicted, args, "topic-word site updates")
     resolved = registry.resolve_settings(args.method, settings)
-    return _rows("gapfa", args, corpus, logp, work, seconds / args.runs), resolved
+    return _rows("gapfa", args, corpus, logp, work, seconds), resolved
 
 
 def _blocks(call, corpus, predicted, args, units):
@@ -163,7 +182,7 @@ def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:
         "doc": doc,
         "tokens": corpus.lengths[doc],
         "run": np.tile(np.arange(n_runs), n_docs),
-        "logp": logp.ravel(),
+        "logp_nats": logp.ravel(),
         "work": sites.ravel(),
         "seconds": seconds,
     })

@@ -9,18 +9,23 @@ detection).  Text is split into words by ``--token-regex`` (default ``\\S+``, i.
 as MALLET's ``--token-regex '\\S+'``), optionally lowercased, and matched to the model's
 vocabulary by word; out-of-vocabulary words are dropped and counted (``--oov error`` refuses
 them).  The estimate is ``topiceval.evaluate``: the summary goes to standard error, the
-per-document table (columns in ``Evaluation.to_frame``; nats are natural logs) to ``--out`` or
-standard output.
+per-document table (``Evaluation.to_frame`` with the seconds, seed and resolved settings; the
+columns are defined in ``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval evaluate
+--help``) to ``--out`` or standard output.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import regex
 
+from topiceval.commands import add_command
 from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
@@ -30,8 +35,9 @@ FORMATS = ("auto", "npz", "lines", "mallet")
 
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser(
-        "evaluate", help="held-out log-likelihood of a model with error bars (the front door)",
+    parser = add_command(
+        subparsers, "evaluate",
+        help="held-out log-likelihood of a model with error bars (the front door)",
         description="Estimate log P(document | model) for every document, with a standard "
                     "error from independent runs; summary on standard error, per-document "
                     "CSV on --out (default standard output).")
@@ -54,14 +60,16 @@ def register(subparsers) -> None:
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
-                        help="estimator (default: topiceval.evaluation.DEFAULTS for the model "
-                             "family, chosen by benchmark)")
+                        help="estimator (default: chib for LDA, l2r for GaP-FA, chosen by "
+                             "benchmark; 'topiceval estimate --help' lists every method)")
     add_setting_options(parser)
     add_limit_option(parser)
     parser.add_argument("--runs", type=int, default=None,
                         help="independent runs per document, for the standard error "
-                             "(default: topiceval.evaluation.DEFAULT_RUNS for the family)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of every random stream")
+                             "(default: 8 for LDA, 4 for GaP-FA)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of every random stream (default 0); each document's streams "
+                             "also depend on its position, so results are reproducible")
     parser.add_argument("--threads", type=int, default=None,
                         help="numba threads (default: all; results do not depend on it)")
     parser.add_argument("--out", default="-",
@@ -81,8 +89,19 @@ def run(args: argparse.Namespace) -> int:
                       progress=not args.no_progress, work_limit=args.work_limit,
                       **settings_from(args))
     print(result.summary(), file=sys.stderr)
-    write_csv_atomic(args.out, result.to_frame())
+    write_csv_atomic(args.out, output_frame(result))
     return 0
+
+
+def output_frame(result) -> pd.DataFrame:
+    """``result.to_frame()`` with ``seconds`` (the kernel time shared equally by the scored
+    documents; 0 for a skipped one), ``seed`` and the resolved ``settings``."""
+    frame = result.to_frame()
+    scored = result.scored
+    frame["seconds"] = np.where(scored, result.seconds / max(int(scored.sum()), 1), 0.0)
+    frame["seed"] = result.seed
+    frame["settings"] = json.dumps(result.settings, sort_keys=True)
+    return frame
 
 
 def read_documents(args: argparse.Namespace, model) -> Corpus:

@@ -13,56 +13,105 @@ from __future__ import annotations
 
 import argparse
 
+from topiceval.commands import add_command, columns_epilog, wrapped
 from topiceval.corpus import Corpus
 from topiceval.io import atomic_path
 from topiceval.models import save_model
 
+# --variant of ``train lda --trainer vem``: the command's names -> ``fit_vem``'s
+VEM_VARIANTS = {"bechard2018": "seed001", "full": "full"}
+VEM_ALIASES = {"seed001": "bechard2018"}  # fit_vem's own name, still accepted
+
 
 def register(subparsers) -> None:
-    parser = subparsers.add_parser("train", help="fit a topic model to a corpus file")
+    parser = add_command(
+        subparsers, "train", help="fit a topic model to a corpus file", columns=False,
+        description="Fit a topic model to the documents of a corpus file (topiceval corpus "
+                    "format) and write it as a model file; 'topiceval train lda --help' and "
+                    "'topiceval train gapfa --help' list each family's options.")
     families = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
 
-    lda = families.add_parser("lda", help="LDA by collapsed Gibbs sampling or variational EM")
-    _common(lda)
-    lda.add_argument("--trainer", choices=("gibbs", "vem"), required=True)
-    lda.add_argument("--trace", help="write the objective trace here (CSV)")
-    gibbs = lda.add_argument_group("gibbs")
-    gibbs.add_argument("--sweeps", type=int, default=1000)
+    lda = families.add_parser(
+        "lda", help="LDA by collapsed Gibbs sampling or variational EM",
+        description=wrapped("Fit LDA by collapsed Gibbs sampling (--trainer gibbs) or by "
+                            "variational EM (--trainer vem)."),
+        epilog=columns_epilog("train"), formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(lda, threads="gibbs: B, the blocks of the parallel sampler (default 1, the exact "
+                         "serial chain): a given B gives a bit-identical model on every "
+                         "machine, another B another, equally valid, chain; vem: numba threads, "
+                         "which change the speed only")
+    lda.add_argument("--trainer", choices=("gibbs", "vem"), required=True,
+                     help="gibbs: collapsed Gibbs sampling (point estimate of the final state, "
+                          "or an average with --save-states); vem: variational EM")
+    lda.add_argument("--trace", help="write the training objective here, as CSV (columns below)")
+    gibbs = lda.add_argument_group("gibbs", "options of --trainer gibbs")
+    gibbs.add_argument("--sweeps", type=int, default=1000,
+                       help="Gibbs sweeps over every token after the random start (default "
+                            "1000)")
     gibbs.add_argument("--alpha-m", type=float, default=None,
                        help="αm_t per topic (default 50/T)")
-    gibbs.add_argument("--beta", type=float, default=0.01, help="per-word pseudo-count βu_v")
+    gibbs.add_argument("--beta", type=float, default=0.01,
+                       help="per-word pseudo-count βu_v (default 0.01)")
     gibbs.add_argument("--optimize", choices=("mallet2009", "mallet2012", "minka"),
-                       help="optimise asymmetric αm and β with this form (§1.3)")
-    gibbs.add_argument("--optimize-burnin", type=int, default=200)
-    gibbs.add_argument("--optimize-interval", type=int, default=10)
+                       help="optimise asymmetric αm and β with this form of MALLET's update "
+                            "(default: fixed hyperparameters)")
+    gibbs.add_argument("--optimize-burnin", type=int, default=200,
+                       help="with --optimize: sweeps before the first optimisation "
+                            "(default 200)")
+    gibbs.add_argument("--optimize-interval", type=int, default=10,
+                       help="with --optimize: sweeps between optimisations (default 10)")
     gibbs.add_argument("--save-states", type=int, nargs=2, metavar=("START", "LAG"),
-                       help="average the point estimates over the states START, START+LAG, ...")
-    gibbs.add_argument("--record-every", type=int, default=10)
-    vem = lda.add_argument_group("vem")
-    vem.add_argument("--variant", choices=("seed001", "full"), default="seed001")
-    vem.add_argument("--alpha", type=float, default=None, help="fixed α_t (default 1/T)")
-    vem.add_argument("--max-iter", type=int, default=200)
-    vem.add_argument("--tol", type=float, default=1e-5)
+                       help="average the point estimates over the states after sweeps START, "
+                            "START+LAG, ... (LAG >= 10; default: the final state only)")
+    gibbs.add_argument("--record-every", type=int, default=10,
+                       help="record the collapsed log joint in the trace every this many "
+                            "sweeps (default 10; also after sweep 0 and the last)")
+    vem = lda.add_argument_group("vem", "options of --trainer vem")
+    vem.add_argument("--variant", choices=tuple(VEM_VARIANTS), default="bechard2018",
+                     type=lambda name: VEM_ALIASES.get(name, name),
+                     help="bechard2018 (default): one E pass per document per iteration, as "
+                          "Béchard & Gervet's Algorithm 1; full: each document's E-step "
+                          "iterated to convergence, as Blei et al. (2003)")
+    vem.add_argument("--alpha", type=float, default=None,
+                     help="fixed α_t per topic (default 1/T)")
+    vem.add_argument("--max-iter", type=int, default=200,
+                     help="most EM iterations (default 200)")
+    vem.add_argument("--tol", type=float, default=1e-5,
+                     help="stop when the relative change of the evidence lower bound falls "
+                          "below this (default 1e-5)")
     lda.set_defaults(func=run_lda)
 
-    gap = families.add_parser("gapfa", help="beta-gamma Poisson factor analysis (seed 004)")
-    _common(gap)
-    gap.add_argument("--iterations", type=int, default=1000)
-    gap.add_argument("--burnin", type=int, default=500)
-    gap.add_argument("--a-phi", type=float, default=0.1)
-    gap.add_argument("--r", type=float, default=1.0)
-    gap.add_argument("--c", type=float, default=1.0)
-    gap.add_argument("--epsilon", type=float, default=None, help="default 1/T")
+    gap = families.add_parser(
+        "gapfa", help="beta-gamma Poisson factor analysis (Capdevila et al. 2018)",
+        description=wrapped("Fit beta-gamma Poisson factor analysis by Gibbs sampling; the "
+                            "defaults are the settings of Capdevila et al. (2018)."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    _common(gap, threads="numba threads (default 1); the model is bit-identical whatever it is")
+    gap.add_argument("--iterations", type=int, default=1000,
+                     help="Gibbs iterations (default 1000)")
+    gap.add_argument("--burnin", type=int, default=500,
+                     help="iterations discarded before the estimates are averaged (default "
+                          "500; less than --iterations)")
+    gap.add_argument("--a-phi", type=float, default=0.1,
+                     help="parameter of the symmetric Dirichlet prior of every topic "
+                          "(default 0.1)")
+    gap.add_argument("--r", type=float, default=1.0,
+                     help="gamma shape of theta, fixed and shared by the topics (default 1)")
+    gap.add_argument("--c", type=float, default=1.0,
+                     help="concentration of the beta prior of p_t (default 1)")
+    gap.add_argument("--epsilon", type=float, default=None,
+                     help="mean of the beta prior of p_t, in (0, 1) (default 1/T)")
     gap.set_defaults(func=run_gapfa)
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, *, threads: str) -> None:
     parser.add_argument("--corpus", required=True, help="corpus .npz file")
     parser.add_argument("--split", default=None, help="train on this split only (default: all)")
     parser.add_argument("--topics", type=int, required=True, help="number of topics T")
     parser.add_argument("--out", required=True, help="model .npz file to write")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of every random stream (default 0)")
+    parser.add_argument("--threads", type=int, default=1, help=threads)
 
 
 def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
@@ -92,12 +141,12 @@ def run_lda(args: argparse.Namespace) -> int:
                            beta=args.beta, optimize=optimize, threads=args.threads,
                            seed=args.seed, record_every=args.record_every,
                            save_states=save_states)
-        trace = result.log_joint
+        trace = result.log_joint.rename(columns={"log_joint": "log_joint_nats"})
     else:
-        result = fit_vem(corpus, args.topics, variant=args.variant, alpha=args.alpha,
+        result = fit_vem(corpus, args.topics, variant=VEM_VARIANTS[args.variant], alpha=args.alpha,
                          max_iter=args.max_iter, tol=args.tol, seed=args.seed,
                          threads=args.threads)
-        trace = result.elbo
+        trace = result.elbo.rename(columns={"elbo": "elbo_nats"})
     result.model.meta.update(source)
     result.model.meta["seconds"] = result.seconds
     save_model(args.out, result.model)

@@ -1,4 +1,5 @@
-"""Reader for the L2R authors' released files (jcapde/L2R; MANIFEST §4a; ESTIMATORS.md §8.6).
+"""Reader for the L2R authors' released files (github.com/jcapde/L2R;
+docs/methods/validation.md#released-gap-fa-values).
 
 * ``*_GaP_<D>N_<V>W_<T>T.mat`` (MATLAB v5): ``y`` (V x D counts), ``U_avg`` (V x T, Phi^T,
   columns sum to 1), ``qr_avg`` (1 x T, p), ``s`` (scalar r, broadcast to every topic as the

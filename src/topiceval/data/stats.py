@@ -2,13 +2,13 @@
 
 ``corpus_stats(items)`` gives one row per (dataset, variant, split) with split in ``all`` and each
 split label present (``variant`` is the corpus's name in the workflow config, ``meta["variant"]``,
-e.g. ``capdevila2018-top100`` for the recipe ``capdevila2018`` cropped to 100 words; it defaults
-to the recipe): D, V (vocabulary size), V_present (types occurring in that split), tokens,
-mean / sd (ddof=1) / median / max document length.  On the ``all`` row of a (dataset, recipe)
-that a paper describes (variant equal to the recipe), it adds the paper's numbers (``ref_*``)
-and our/their ratios (``ratio_*``): seed 002 Table 2 (20 Newsgroups, ``wallach2009``), seed 004
-Table 1 (``capdevila2018``; AP as published is ``asis``; NIPS, Twitter and WS are stand-ins, see
-``note``), seed 001 (V = 3,000 by construction, ``bechard2018``).
+e.g. ``capdevila2018-top100`` for the recipe ``capdevila2018`` cropped to 100 words; it defaults to
+the recipe): D, V (vocabulary size), V_present (types occurring in that split), tokens, mean / sd
+(ddof=1) / median / max document length.  On the ``all`` row of a (dataset, recipe) that a paper
+describes (variant equal to the recipe), it adds the paper's numbers (``ref_*``) and our/their
+ratios (``ratio_*``): Wallach et al. 2009 Table 2 (20 Newsgroups, ``wallach2009``), Capdevila et al.
+2018 Table 1 (``capdevila2018``; AP as published is ``asis``; NIPS, Twitter and WS are stand-ins,
+see ``note``), Béchard & Gervet (V = 3,000 by construction, ``bechard2018``).
 """
 
 from __future__ import annotations

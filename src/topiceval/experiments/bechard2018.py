@@ -1,20 +1,20 @@
-"""Seed 001 (Béchard & Gervet, LDA course project) experiments: 001-F4, 001-T1, 001-T2 (§9.1).
+"""Béchard & Gervet (``bechard2018``, LDA course project): experiments 001-F4, 001-T1, 001-T2.
 
 Every function takes corpora or fitted models and returns a tidy ``pandas.DataFrame``; the workflow
 saves the tables and the plotting functions of :mod:`topiceval.plots.bechard2018` draw them.
 
 001-F4, choosing T.  :func:`perplexity_run` trains one model (trainer x T x seed) on the training
 split and reports training and test perplexity; :func:`perplexity_vs_topics` loops over a grid.
-Which perplexity each row is (column ``definition``, ESTIMATORS.md §1.6):
+Which perplexity each row is (column ``definition``, docs/methods/lda.md#perplexity):
 
-* ``vem`` (our seed-001 VEM, α_t = 1/T, no topic prior): ``P2`` plug-in with θ = γ/Σγ (training
-  γ, or the variational fold-in on test documents), and ``P1-bound``, exp(−Σ_d L_d/N) from the
-  per-document ELBO (V1), an upper bound on the true marginal perplexity (P1).
+* ``vem`` (our Béchard & Gervet VEM, α_t = 1/T, no topic prior): ``P2`` plug-in with θ = γ/Σγ
+  (training γ, or the variational fold-in on test documents), and ``P1-bound``, exp(−Σ_d L_d/N) from
+  the per-document ELBO (V1), an upper bound on the true marginal perplexity (P1).
 * ``gibbs`` (our collapsed Gibbs, αm_t = 50/T, βu_v = 0.01): ``P2`` plug-in with training θ̂ (1.8)
   or, on test documents, θ̃ from query sampling (1.16).  P2 on test documents re-uses the test
   words to fit θ̃ and is OPTIMISTIC (``optimistic`` column).
 * ``sklearn`` (scikit-learn's batch variational LDA, priors 1/T, ``max_iter`` 10): ``P4``,
-  sklearn's bound-based perplexity (what seed 001 Fig. 4 shows).
+  sklearn's bound-based perplexity (what Béchard & Gervet Fig. 4 shows).
 
 :func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
 curve is lowest against the paper's T = 12, and :func:`f4_caption` says it in words.
@@ -61,7 +61,8 @@ from topiceval.models import LDAModel, load_model, save_model
 TRAINERS = ("vem", "gibbs", "sklearn")
 DEFINITIONS = ("P2", "P1-bound", "P4")
 SPLITS = ("train", "test")
-PAPER_TOPICS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30)  # ESTIMATORS.md §9.1 default grid
+# the grid of 001-F4 (not printed in the paper; docs/methods/experiments.md#bechard2018)
+PAPER_TOPICS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30)
 PAPER_BEST_T = 12
 DEFAULTS = {
     "gibbs_sweeps": 1000,
@@ -275,17 +276,34 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
+PAPER = "Béchard & Gervet"
+DEFINITIONS_TEXT = (
+    "Perplexity is exp(-L / N), L the log-likelihood of the documents in nats and N their "
+    "number of tokens, under one of three definitions: P2 (solid; plug-in), "
+    "L = sum_d sum_n log sum_t theta_dt phi_t,w_dn with theta_d fitted to document d itself "
+    "(fold-in or query sampling), optimistic on test documents because it re-uses their words; "
+    "P1-bound (dashed; variational EM only), L the evidence lower bound (ELBO), so an upper bound "
+    "on the marginal perplexity P1; P4, scikit-learn's perplexity(), its variational bound "
+    "including the topic term, as in the paper's figure.")
 _LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
            "P4": "P4, sklearn's bound"}
 
 
 def f4_caption(df: pd.DataFrame) -> str:
-    """What seed 001 found for Fig. 4 and what the table ``df`` of :func:`perplexity_vs_topics`
-    (or of the workflow, several seeds) shows: where test perplexity is lowest against the
-    paper's T = 12 and whether training perplexity falls monotonically."""
+    """What Béchard & Gervet found for Fig. 4 and what the table ``df`` of
+    :func:`perplexity_vs_topics` (or of the workflow, several seeds) shows: where test perplexity is
+    lowest against the paper's T = 12 and whether training perplexity falls monotonically."""
     minima = minimum_table(df)
     sizes = df.groupby("split")[["documents", "tokens"]].first()
-    parts = [f"Paper (seed 001 Fig. 4; scikit-learn batch VB, P4 perplexity, 20 Newsgroups): "
+    head = [
+        f"{PAPER}, Figure 4: perplexity per token of the training documents (blue circles) and of "
+        "the test documents (red squares) against the number of topics T, one panel per "
+        "trainer; a star marks the lowest point of each test curve, the dotted line the "
+        f"paper's best T = {PAPER_BEST_T}; with several seeds, a curve is their mean and the "
+        "shaded band their range.",
+        DEFINITIONS_TEXT,
+    ]
+    parts = [f"Paper ({PAPER}, Fig. 4; scikit-learn batch VB, P4 perplexity, 20 Newsgroups): "
              f"training perplexity decreases monotonically with T and the test perplexity is "
              f"lowest at T = {PAPER_BEST_T}, rising beyond it (overfitting)."]
     if set(SPLITS) <= set(sizes.index):
@@ -305,7 +323,7 @@ def f4_caption(df: pd.DataFrame) -> str:
                      f"T = {r.best_T} ({where}){seeds}; training perplexity "
                      f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} "
                      f"in T.")
-    return " ".join(parts)
+    return "\n".join([*head, " ".join(parts)])
 
 
 # --------------------------------------------------------------------------- 001-T1 / 001-T2
@@ -353,7 +371,7 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     found = ", ".join(f"{r.label} {r.overlap}/5" for r in matches.itertuples())
     trainer = "variational EM" if TABLE_TRAINERS[table] == "vem" else "collapsed Gibbs"
     missing = sorted({w for m in matches["missing"] for w in str(m).split()})
-    lines = [f"Seed 001 Table {table[1]} lists top-5 words of six hand-labelled topics of a "
+    lines = [f"{PAPER}, Table {table[1]}, lists the top-5 words of six hand-labelled topics of a "
              f"12-topic {trainer} model. Matching our topics to those labels (the assignment "
              f"maximising the probability our topic gives to the paper's five words), our top-5 "
              f"lists contain {total} of the paper's 30 words ({found})."]

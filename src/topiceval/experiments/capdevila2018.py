@@ -1,14 +1,16 @@
-"""Seed 004 (Capdevila, Cerquides, Torres, Petitjean & Buntine 2018): L2R for GaP-FA.
+"""Capdevila, Cerquides, Torres, Petitjean & Buntine 2018 (``capdevila2018``): L2R for GaP-FA.
 
 Experiment functions return tidy ``pandas.DataFrame`` tables; the Snakemake rules call them and
-the plot functions of ``topiceval.plots.capdevila2018`` draw them (ESTIMATORS.md §9.4).
+the plot functions of ``topiceval.plots.capdevila2018`` draw them
+(docs/methods/experiments.md#capdevila2018).
 
 * 004-T1 ``corpus_table``: V, D, document length (mean, sd) of the six collections, beside the
   paper's Table 1.  ``STAND_INS`` says which staged corpus stands in for which collection.
-* 004-F2 ``accuracy_curves`` -> ``summarise_accuracy``: KL divergence (6.19, bits) between exact
-  and estimated probabilities of the tractable documents against the number of samples, for DS,
-  HM, L2R and L2R-E; ``repeats`` runs, mean and standard error.  Curves come from prefixes of one
-  run (``estimate_curve``), at ``checkpoints`` (seed 004: 100 equally spaced sizes up to 10,000).
+* 004-F2 ``accuracy_curves`` -> ``summarise_accuracy``: KL divergence (6.19, bits) between exact and
+  estimated probabilities of the tractable documents against the number of samples, for DS, HM, L2R
+  and L2R-E; ``repeats`` runs, mean and standard error.  Curves come from prefixes of one run
+  (``estimate_curve``), at ``checkpoints`` (Capdevila et al. 2018: 100 equally spaced sizes up to
+  10,000).
 * 004-F1 ``kl_vs_length``: KL of L2R and DS at the largest S against the average document length.
 * 004-F3 ``loglik_curves``: sum of log p-hat over the first documents against S (DS, HM, L2R).
 * ``caption_*``: what the paper found (§9.4 headlines) and what the table shows.
@@ -18,7 +20,8 @@ quick and default configurations are small and the paper's is a matter of settin
 
 Workflow layer (``workflow/rules/capdevila2018.smk``; each rule script calls one of these):
 
-* ``train_job``: ``fit_gapfa`` on a corpus (seed 004's settings), model saved with its vocabulary;
+* ``train_job``: ``fit_gapfa`` on a corpus (Capdevila et al.'s settings), model saved with its
+  vocabulary;
 * ``accuracy_shard``: 004-F2 curves of one panel (a trained collection, or a released L2R model
   read by ``topiceval.data.l2r.load_l2r_model``) for one block of repeats;
 * ``accuracy_tables``: shards -> 004-F2 summary table and 004-F1 table;
@@ -73,7 +76,33 @@ STAND_INS = {
     "WS": "sttm-shorttext SearchSnippets (12,295 web snippets; paper: 12,309)",
 }
 
-# the paper's headlines (ESTIMATORS.md §9.4)
+PAPER = "Capdevila, Cerquides, Torres, Petitjean & Buntine (2018)"
+METHODS_TEXT = ("DS: direct sampling from the prior; HM: harmonic mean; L2R: the left-to-right "
+                "algorithm with the paper's proposal (6.16); L2R-E: left-to-right with exact "
+                "conditionals; dashed, where present: L2R with the reference code's proposal.")
+DESCRIBE_F2 = (
+    f"{PAPER}, Figure 2: per collection (panel), the KL divergence (eq. 6.19, in bits) from the "
+    "exact to the estimated marginal likelihoods of its tractable documents, each set "
+    "normalised over those documents, against the number of samples S; mean over repeats, band "
+    "+/- one standard error. A panel of a single tractable document, where KL is 0 by "
+    "construction, shows the mean absolute error of log2 p-hat instead, also in bits. "
+    + METHODS_TEXT)
+DESCRIBE_F1 = (
+    f"{PAPER}, Figure 1: the KL divergence of Figure 2 (bits) of L2R and of DS at the largest S "
+    "against the average length (tokens) of the collection's downsized documents; mean over "
+    "repeats, bars +/- one standard error; collections with a single tractable document (KL 0 "
+    "by construction) are left out.")
+DESCRIBE_F3 = (
+    f"{PAPER}, Figure 3: per collection (panel), the estimated log-likelihood log p-hat(y_d) "
+    "(nats) summed over the collection's first documents, against the number of samples S, "
+    "with the model trained on the full vocabulary; mean over repeats. DS: direct sampling "
+    "from the prior; HM: harmonic mean; L2R: the left-to-right algorithm with the paper's "
+    "proposal (6.16).")
+DESCRIBE_T1 = (f"{PAPER}, Table 1: vocabulary size, number of documents and document length "
+               "(tokens, mean and standard deviation) of each collection, ours beside the "
+               "paper's.")
+
+# the paper's headlines (docs/methods/experiments.md#capdevila2018)
 PAPER_F2 = ("L2R-E has the lowest KL on all six collections, L2R (S' = 1) the second lowest "
             "on four; L2R is worse than DS on Twitter and WS, the shortest texts.")
 PAPER_F1 = ("KL(L2R) improves relative to KL(DS) as the average document length grows "
@@ -183,7 +212,7 @@ def caption_t1(table: pd.DataFrame) -> str:
     same = ordered == [c for c in COLLECTIONS if c in ordered]
     sources = "; ".join(f"{c}: {s}" for c, s in zip(table["collection"], table["source"],
                                                      strict=True))
-    return (f"Paper: {PAPER_T1} Ours: order by mean length {' > '.join(ordered)}"
+    return (f"{DESCRIBE_T1}\nPaper: {PAPER_T1} Ours: order by mean length {' > '.join(ordered)}"
             f"{' (same order as the paper)' if same else ' (differs from the paper)'}; "
             f"staged stand-ins: {sources}.")
 
@@ -290,7 +319,7 @@ def caption_f2(summary: pd.DataFrame) -> str:
         code = (f"; with the reference code's proposal (rho_t proportional to a_t pi_tj phi_tv, "
                 f"extra curve) L2R is worse than DS on {', '.join(worse['l2r_code']) or 'none'}"
                 ", so the paper's finding depends on the proposal")
-    return (f"Paper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
+    return (f"{DESCRIBE_F2}\nPaper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
             f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
             f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
             f"construction): L2R-E lowest on {len(lowest_e)} of {n} panels "
@@ -322,8 +351,8 @@ def caption_f1(table: pd.DataFrame) -> str:
     wide = usable.pivot_table(index=["collection", "mean_length"], columns="method",
                               values="kl_bits").reset_index().sort_values("mean_length")
     if not {"l2r", "ds"} <= set(wide.columns) or len(wide) < 2:
-        return (f"Paper: {PAPER_F1} Ours: fewer than two collections with two or more "
-                "evaluated documents and both L2R and DS.")
+        return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: fewer than two collections with two "
+                "or more evaluated documents and both L2R and DS.")
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.log(wide["l2r"].to_numpy() / wide["ds"].to_numpy())
     rho = pd.Series(ratio).corr(pd.Series(np.log(wide["mean_length"].to_numpy())),
@@ -334,7 +363,8 @@ def caption_f1(table: pd.DataFrame) -> str:
         trend = "undetermined"
     else:
         trend = "favourable to L2R" if rho < 0 else "not favourable to L2R"
-    return (f"Paper: {PAPER_F1} Ours: KL(L2R)/KL(DS) by collection, shortest first: {pairs}; "
+    return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: KL(L2R)/KL(DS) by collection, shortest "
+            f"first: {pairs}; "
             f"Spearman correlation of log ratio with log length {rho:.2f} ({trend}).")
 
 
@@ -441,7 +471,7 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
                                               f"(within {tol:g} nats from S = {conv[m]})"
                                               for m in final.index))
     n = mean["collection"].nunique()
-    return (f"Paper: {PAPER_F3} Ours: L2R reaches its final value (within "
+    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: L2R reaches its final value (within "
             f"{tolerance_per_doc} nats per document) before DS on {len(faster)} of {n} "
             f"({', '.join(faster) or 'none'}); DS <= L2R <= HM at the largest S on "
             f"{len(sandwiched)} of {n} ({', '.join(sandwiched) or 'none'}). "
@@ -471,8 +501,8 @@ def _concat_in_order(paths: Sequence, keys: Sequence[str]) -> pd.DataFrame:
 def train_job(corpus_path, model_path, *, topics: int, iterations: int, burnin: int,
               a_phi: float = 0.1, r: float = 1.0, c: float = 1.0, seed: int = 0,
               threads: int | None = None) -> None:
-    """Fit beta-gamma PFA (``fit_gapfa``, §6.7) to a whole corpus (seed 004 trains on the complete
-    collection, G4-17) and save it with the corpus vocabulary and provenance."""
+    """Fit beta-gamma PFA (``fit_gapfa``, §6.7) to a whole corpus (Capdevila et al. 2018 train on
+    the complete collection, G4-17) and save it with the corpus vocabulary and provenance."""
     corpus = Corpus.load(corpus_path)
     model = fit_gapfa(corpus.counts(), topics, iterations=iterations, burnin=burnin,
                       a_phi=a_phi, r=r, c=c, seed=seed, threads=threads)
@@ -490,7 +520,8 @@ def load_panel(paths: Sequence) -> tuple[object, GaPModel]:
     corpus_path, model_path = paths
     corpus, model = Corpus.load(corpus_path), load_model(model_path)
     if model.family != "gapfa":
-        raise ValueError(f"{model_path}: a {model.family} model; seed 004 evaluates GaP-FA")
+        raise ValueError(f"{model_path}: a {model.family} model; Capdevila et al. (2018) "
+                         "evaluate GaP-FA models")
     return corpus.align(model, oov="error").counts(), model  # columns matched by word
 
 

@@ -1,7 +1,7 @@
-"""Seed 003 (Foulds & Smyth 2014): experiment 003-F1 and the reciprocal check 003-X1.
+"""Foulds & Smyth (``foulds_smyth``): experiment 003-F1 and the reciprocal check 003-X1.
 
-Tidy ``pandas.DataFrame`` tables in and out (ESTIMATORS.md §5.5, §9.3); the Snakemake rules call
-these functions and ``topiceval.plots.foulds_smyth`` draws the tables.
+Tidy ``pandas.DataFrame`` tables in and out (docs/methods/experiments.md#foulds_smyth); the
+Snakemake rules call these functions and ``topiceval.plots.foulds_smyth`` draws the tables.
 
 * 003-F1 ``f1_tasks`` -> ``run_shard`` -> ``f1_summary``: for every held-out document, the log
   likelihood ratio log R_d = log P(w_d | Phi, alpha m) - log P(w_d | Phi_pert, alpha m) of a
@@ -27,7 +27,7 @@ these functions and ``topiceval.plots.foulds_smyth`` draws the tables.
   ``summarise`` and ``plots.foulds_smyth.write_figures``; estimates and wall-clock seconds go to
   separate files, so result tables are bit-identical for any thread count and machine.
 
-The random topics: seed 003 says only "random topics" [G3-6].  ``concentration`` c sets rows of
+The random topics: Foulds & Smyth say only "random topics" [G3-6].  ``concentration`` c sets rows of
 Phi_rand ~ Dir(c 1_V): c = 1 (uniform on the simplex, the §5.5 default) spreads 5% of every
 topic's mass over the whole vocabulary, which acts as extra smoothing and helps held-out text under
 a sparse Gibbs point estimate; c = beta (the model's own topic prior, sparse random topics) moves
@@ -63,6 +63,7 @@ BURNIN = 100
 THRESHOLD = 1.0
 METHODS = ("standard", "ratio_ais")
 LABELS = {"standard": "standard (two AIS runs)", "ratio_ais": "ratio-AIS"}
+PAPER = "Foulds & Smyth"
 PAPER_SHARES = {("ratio_ais", "cheap"): 0.95, ("standard", "cheap"): 0.52}
 PAPER_F1 = ("On 130 held-out NIPS documents, with cheap runs (1 importance sample, 100 "
             "temperatures) ratio-AIS preferred the unperturbed topics for 95% of the documents, "
@@ -290,11 +291,13 @@ def caption_f1(summary: pd.DataFrame, *, concentration: float = 1.0,
     """
     sizes = "; ".join(f"{b} = {int(g['samples'].iloc[0])} x {int(g['temperatures'].iloc[0])}"
                       for b, g in summary.groupby("budget", sort=False))
-    lines = ["Figure 003-F1: per held-out document, the estimated log P(w | Phi) - "
-             f"log P(w | Phi_pert), {describe_perturbation(concentration, weight)}; left the "
-             "standard method (difference of two AIS estimates), middle ratio-AIS, right every "
-             "estimate against the expensive ratio-AIS one; budgets (samples x temperatures): "
-             f"{sizes}.", f"Paper: {PAPER_F1}"]
+    lines = [f"{PAPER}, Figure 1: per held-out document d, the estimated log-likelihood ratio "
+             "log P(w_d | Phi) - log P(w_d | Phi_pert) in nats (> 0: the document prefers the "
+             f"unperturbed topics), {describe_perturbation(concentration, weight)}; left, "
+             "histogram of the standard method's estimates (difference of two independent AIS "
+             "estimates); middle, ratio-AIS's; right, every estimate against the expensive "
+             "ratio-AIS one (symmetric log axis beyond +/-10 nats); budgets (importance samples "
+             f"x annealing temperatures): {sizes}.", f"Paper: {PAPER_F1}"]
     if note:
         lines.append(note)
     lines.append("Ours:")
@@ -334,9 +337,14 @@ def caption_f1(summary: pd.DataFrame, *, concentration: float = 1.0,
 
 def caption_reciprocal(reciprocal: pd.DataFrame, *, threshold: float = THRESHOLD) -> str:
     """Figure 003-X1's caption: gap distribution per budget and the flagged documents."""
-    lines = ["Figure 003-X1: reciprocal gap -L21 - L12 of the ratio-AIS runs (nats; >= 0 in "
-             f"expectation), documents flagged when |gap| > {threshold:g} nat.",
-             f"Paper: {PAPER_X1}", "Ours:"]
+    lines = [f"{PAPER}, the reciprocal check of ratio-AIS (not a figure of the paper): per "
+             "held-out document, the reciprocal gap -(L12 + L21) in nats, L12 the ratio-AIS "
+             "estimate of log P(w_d | Phi) - log P(w_d | Phi_pert) (annealing from the perturbed "
+             "topics to the unperturbed ones) and L21 that of the reverse ratio (annealing back); "
+             "both are low in expectation, so the gap is >= 0 in expectation and a large one "
+             f"flags a run that did not converge; documents are flagged when |gap| > "
+             f"{threshold:g} nat; left, histogram of the gaps; right, the share of documents "
+             "whose |gap| is at most x.", f"Paper: {PAPER_X1}", "Ours:"]
     for r in reciprocal.itertuples():
         lines.append(f"- {r.budget}: median gap {r.q50:+.3f}, 5-95% range [{r.q05:+.3f}, "
                      f"{r.q95:+.3f}], negative on {100 * r.negative_share:.0f}% of documents; "
@@ -355,7 +363,7 @@ TRAIN_DEFAULTS = {"alpha_m": 0.1, "beta": 0.01, "sweeps": 1000, "blocks": 1}
 
 def train_model(corpus: Corpus, topics: int, *, alpha_m: float = 0.1, beta: float = 0.01,
                 sweeps: int = 1000, blocks: int = 1, seed: int = 0) -> LDAModel:
-    """The seed-003 model (§5.5): collapsed Gibbs on the training split with fixed symmetric
+    """The Foulds & Smyth model (§5.5): collapsed Gibbs on the training split with fixed symmetric
     alpha m_t = ``alpha_m`` and beta u_v = ``beta``, the point estimate (1.8) of the final state
     (``fit_gibbs``; ``blocks`` sampler blocks, bit-identical for a given ``blocks``)."""
     result = fit_gibbs(corpus.select_split("train"), topics, sweeps=sweeps, alpha_m=alpha_m,
@@ -431,7 +439,8 @@ def evaluate_shard(tasks: Sequence[Mapping], corpus_path, model_path, rows_path,
     model = load_model(model_path)
     corpus = Corpus.load(corpus_path)
     if model.family != "lda":
-        raise ValueError(f"{model_path}: a {model.family} model; seed 003 compares LDA models")
+        raise ValueError(f"{model_path}: a {model.family} model; Foulds & Smyth compare LDA "
+                         "models")
     corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
     unknown = sorted(set(perturbation) - {"concentration", "weight", "seed"})
     if unknown:

@@ -1,7 +1,7 @@
-"""Seed 002 (Wallach, Murray, Salakhutdinov & Mimno 2009): experiment grids, shards, tables.
+"""Wallach, Murray, Salakhutdinov & Mimno 2009 (``wallach2009``): experiment grids, shards, tables.
 
-Tidy ``pandas.DataFrame`` tables in and out (ESTIMATORS.md §9.2); the Snakemake rules call these
-functions and ``topiceval.plots.wallach2009`` draws the tables.
+Tidy ``pandas.DataFrame`` tables in and out (docs/methods/experiments.md#wallach2009); the
+Snakemake rules call these functions and ``topiceval.plots.wallach2009`` draws the tables.
 
 * 002-F1 ``f1_tasks`` -> ``run_shard`` -> ``aggregate``: sum_d log P(w_d | Phi, alpha m) per data
   set and method at the paper's cost-matched settings (G2-14): CS S = S_CS in {1000, 2000}
@@ -65,6 +65,33 @@ WORKLOAD_TARGET_SECONDS = 0.020
 
 ROW_COLUMNS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "tokens", "logp",
                "site_updates", "seconds", "threads"]
+
+PAPER = "Wallach, Murray, Salakhutdinov & Mimno (2009)"
+# what the labels of the figures mean (a line of each caption)
+LABELS_F1 = (
+    f"Labels: a number after a label is the paper's cost level, 1 or 2, from S_CS = "
+    f"{S_CS[0]:,} or {S_CS[1]:,} (times the configuration's scale, which shrinks every sample, "
+    f"burn-in and temperature count): CS k (Chib-style) draws S = S_CS samples; LR k "
+    f"(left-to-right, the unbiased sequential form) runs R = round(4 S_CS / N_d) particles on a "
+    f"document of N_d tokens, the cost of CS k; LR-W k reads the same particles through "
+    f"Wallach's Algorithm 3 as printed (biased); IS-PT k (importance sampling from the prior), "
+    f"IS-PZW k (per-token proposal) and IS-IP k (iterated pseudo-counts, {IS_IP_ITERATIONS} "
+    f"iterations) draw 2 S_CS samples in all; AIS anneals over {AIS_TEMPERATURES:,} "
+    f"temperatures, AIS 2 over {AIS_TEMPERATURES_LONG:,}; HM (harmonic mean) runs "
+    f"{HM_BURNIN:,} burn-in sweeps and {HM_SAMPLES:,} samples; Exact is the exact value "
+    f"(forward recursion, feasible for T = 3), which the paper did not have.")
+LABELS_F2 = (
+    f"Labels: ET (estimated theta) runs {ET_BURNIN:,} burn-in sweeps and {ET_SAMPLES:,} "
+    f"samples; AIS {AIS_DC_BURNIN:,} burn-in sweeps and {AIS_DC_TEMPERATURES:,} temperatures; "
+    f"LR (left-to-right, unbiased sequential form) R = round(4 x {LR_DC_SAMPLES:,} / N_d) "
+    f"particles and LR-W the same particles through Wallach's Algorithm 3 as printed; every "
+    f"count times the configuration's scale.")
+LABELS_F3 = (
+    f"Labels: IS-PT (importance sampling from the prior, {2 * F3_S_CS:,} samples), LR "
+    f"(left-to-right, R = round(4 x {F3_S_CS:,} / N_d) particles) and CS (Chib-style, "
+    f"{F3_S_CS:,} samples) score whole documents; ET (estimated theta) scores the second half "
+    f"of each document given the first (document completion), as in the paper; every count "
+    f"times the configuration's scale.")
 
 PAPER_F1 = (
     "HM wildly overestimates on all data sets; IS-PT, IS-PZW and IS-IP give large "
@@ -317,8 +344,8 @@ def bootstrap_totals(logp: np.ndarray, n_boot: int, rng: np.random.Generator,
 def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
     """Per (data set, method, setting): sum_d log P-bar_d (2.0) and its bootstrap sd.
 
-    Bootstrap (seed 002 §6.2): ``n_boot`` replicates, each resampling every document's runs
-    with replacement.  Also the number of documents, runs, tokens and site updates, and the
+    Bootstrap (Wallach et al. 2009 §6.2): ``n_boot`` replicates, each resampling every document's
+    runs with replacement.  Also the number of documents, runs, tokens and site updates, and the
     seconds when ``rows`` has them (the workflow keeps timings out of its result tables).
     """
     keys = ["dataset", "method", "setting"]
@@ -465,10 +492,12 @@ def _verdict(ok: bool) -> str:
 
 def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
                                                                    "synthetic-50")) -> str:
-    """What seed 002 found for 002-F1 and, claim by claim, whether ``summary`` agrees."""
-    lines = ["Figure 002-F1: sum over held-out documents of log P(w | Phi, alpha m); "
-             f"mean of {_runs(summary)} runs per document in probability space, bootstrap sd.",
-             f"Paper: {PAPER_F1}", "Ours:"]
+    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees."""
+    lines = [f"{PAPER}, Figure 1: log P(w_d | Phi, alpha m) summed over the held-out documents "
+             f"of each data set (nats); each document's estimate is the mean of {_runs(summary)} "
+             "runs in probability space, bars +/- one bootstrap standard deviation. Top row: "
+             "every method; bottom row: the competitive ones on a zoomed axis.",
+             LABELS_F1, f"Paper: {PAPER_F1}", "Ours:"]
     datasets = list(dict.fromkeys(summary["dataset"]))
     seq = summary[summary["method"] != "lr_wallach"]
     hm_over, is_under, ip_best, lr_vs_cs = [], [], [], []
@@ -520,9 +549,11 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
 
 def caption_f2(summary: pd.DataFrame) -> str:
     """002-F2 caption: paper's finding and the comparison of ET, LR with AIS per data set."""
-    lines = ["Figure 002-F2: sum over held-out documents of log P(w2 | w1, Phi, alpha m) "
-             f"(w1 = first floor(N/2) tokens); mean of {_runs(summary)} runs per document.",
-             f"Paper: {PAPER_F2}", "Ours:"]
+    lines = [f"{PAPER}, Figure 2: document completion, log P(w2_d | w1_d, Phi, alpha m) summed "
+             "over the held-out documents of each data set (nats), w1_d the first floor(N_d / 2) "
+             f"tokens of document d and w2_d the rest; mean of {_runs(summary)} runs per "
+             "document in probability space, bars +/- one bootstrap standard deviation.",
+             LABELS_F2, f"Paper: {PAPER_F2}", "Ours:"]
     seq = summary[summary["method"] != "lr_wallach"]
     for name in dict.fromkeys(seq["dataset"]):
         et, ais, lr_ = (_value(seq, name, s) for s in ("ET", "AIS", "LR"))
@@ -539,8 +570,12 @@ def caption_f2(summary: pd.DataFrame) -> str:
 
 def caption_f3(summary: pd.DataFrame) -> str:
     """002-F3 caption: the effect at the largest lambda, per method and perturbation kind."""
-    lines = ["Figure 002-F3: sum over documents of log P(lambda) - log P(0) for Phi (left) and m "
-             "(right) interpolated towards random ones.", f"Paper: {PAPER_F3}", "Ours:"]
+    lines = [f"{PAPER}, Figure 3: sum over the held-out documents of log P_lambda(w_d) - "
+             "log P_0(w_d) (nats), where the topics Phi (left) or the prior mean m (right) are "
+             "replaced by (1 - lambda) times themselves plus lambda times random ones; one data "
+             "set (wallach2009.f3.dataset of the configuration: synthetic-50, as in the paper, "
+             "by default), bars +/- one bootstrap standard deviation.", LABELS_F3,
+             f"Paper: {PAPER_F3}", "Ours:"]
     top = summary[summary["lam"] == summary["lam"].max()]
 
     def effect(kind, setting):
@@ -565,8 +600,8 @@ def caption_f3(summary: pd.DataFrame) -> str:
 def caption_t1(costs: pd.DataFrame, workload: pd.DataFrame) -> str:
     """002-T1 caption: the paper's costs and timing, and ours."""
     total = workload[workload["workload"] == "total"].iloc[0]
-    lines = ["Table 002-T1: cost per method for one document (site updates; seconds on one "
-             "thread).", f"Paper: {PAPER_T1}", "Ours:"]
+    lines = [f"{PAPER}, Table 1: cost per method for one document (Gibbs site updates; "
+             "wall-clock seconds on one thread).", f"Paper: {PAPER_T1}", "Ours:"]
     fastest = min(total["seconds"], total["cpu_seconds"])
     lines.append(f"- CS S=1000 + LR R=20 on N = {int(total['N'])}, T = {int(total['T'])}: "
                  f"{1e3 * total['seconds']:.1f} ms wall, {1e3 * total['cpu_seconds']:.1f} ms "
@@ -712,7 +747,7 @@ def heldout_documents(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str 
 def train_model(corpus: Corpus, topics: int, *, sweeps: int = 1000, alpha_sum: float = 5.0,
                 beta: float = 0.01, optimize_burnin: int = 200, optimize_interval: int = 10,
                 blocks: int = 1, seed: int = 0) -> LDAModel:
-    """The seed-002 model of a corpus: collapsed Gibbs on its training split with MALLET's
+    """The Wallach et al. model of a corpus: collapsed Gibbs on its training split with MALLET's
     asymmetric alpha m and beta optimisation (§1.3, ``SEED002_OPTIMIZE``) from alpha =
     ``alpha_sum`` and beta u = ``beta`` (``fit_gibbs``; ``blocks`` sampler blocks, so the model
     is bit-identical for a given ``blocks`` whatever the thread count)."""
@@ -729,10 +764,11 @@ def train_model(corpus: Corpus, topics: int, *, sweeps: int = 1000, alpha_sum: f
 
 def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
                   seed: int = 0) -> Corpus:
-    """A seed-002 synthetic set: ``n_docs`` documents of ``doc_length`` tokens drawn from the
+    """A Wallach et al. synthetic set: ``n_docs`` documents of ``doc_length`` tokens drawn from the
     fitted (now true) ``model`` (§9.2 substitution rule), all in split "test"."""
     corpus = synthetic_corpus(model, n_docs, doc_length, seed)
-    corpus.meta["synthetic"]["rule"] = "ESTIMATORS.md 9.2 substitution (fitted true model)"
+    corpus.meta["synthetic"]["rule"] = (
+        "§9.2 substitution (docs/methods/experiments.md#wallach2009; fitted true model)")
     corpus.meta["dataset"] = name
     return corpus
 
@@ -741,7 +777,8 @@ def load_data_set(docs_path, model_path) -> tuple[list[np.ndarray], np.ndarray, 
     """(documents, Phi, alpha m) of a data set, the documents matched to the model's words."""
     corpus, model = Corpus.load(docs_path), load_model(model_path)
     if model.family != "lda":
-        raise ValueError(f"{model_path}: a {model.family} model; seed 002 evaluates LDA models")
+        raise ValueError(f"{model_path}: a {model.family} model; Wallach et al. (2009) "
+                         "evaluate LDA models")
     corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
     return list(corpus), model.phi, model.alpha_m
 
@@ -791,7 +828,7 @@ def summarise_figure(figure: str, rows_paths: Sequence, timings_paths: Sequence,
     """Rule ``wallach2009_summary``: the shards of one figure, in the given order, into its table
     (``aggregate`` for F1 and F2, ``f3_summary`` for F3) and its timing summary."""
     if figure not in ("f1", "f2", "f3"):
-        raise ValueError(f"unknown seed-002 figure {figure!r}; choose from f1, f2, f3")
+        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3")
     rows = _read_rows(rows_paths)
     summary = (f3_summary if figure == "f3" else aggregate)(rows, n_boot=n_boot, seed=seed)
     write_csv_atomic(table_path, summary)

@@ -1,6 +1,7 @@
-"""Gamma-Poisson factor analysis (seed 004): beta-gamma PFA training and the NB/NM pmfs.
+"""Gamma-Poisson factor analysis (Capdevila et al. 2018): beta-gamma PFA training, NB/NM pmfs.
 
-* ``fit_gapfa(counts, n_topics, ...)`` -> ``GaPModel`` (Gibbs sampler, ESTIMATORS.md §6.7);
+* ``fit_gapfa(counts, n_topics, ...)`` -> ``GaPModel`` (Gibbs sampler,
+  docs/methods/gapfa.md#training);
 * ``pmf``: negative binomial / negative multinomial log pmfs (§6.2);
 * ``as_count_matrix`` (from ``topiceval.counts``): the validated D x V count matrix every GaP-FA
   function accepts.

@@ -4,8 +4,8 @@ Multinomial(n; w) is drawn as n categorical draws from one cumulative table of w
 takes one ``uniform`` u from the task's stream and returns the smallest index k with
 cumulative[k] > u * total (never an index of zero weight).  The index is found by a branch-free
 count of the thresholds below the target when the table is short (K < 32: the beta-gamma PFA
-case), by binary search otherwise; cost O(K + n K) or O(K + n log K).  ESTIMATORS.md Appendix A
-allows "y categorical draws when y is small"; the counts of a GaP-FA document are small.  A
+case), by binary search otherwise; cost O(K + n K) or O(K + n log K): the counts of a GaP-FA
+document are small (docs/methods/implementation.md#random-variates).  A
 reference fed the same stream reproduces the counts exactly.
 
 The helpers are inlined (``inline="always"``): called in the innermost loops of the samplers,

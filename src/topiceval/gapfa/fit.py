@@ -1,8 +1,10 @@
-"""``fit_gapfa``: train a beta-gamma PFA model by Gibbs sampling (ESTIMATORS.md §6.7)."""
+"""``fit_gapfa``: train a beta-gamma PFA model by Gibbs sampling
+(docs/methods/gapfa.md#training)."""
 
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -10,6 +12,9 @@ from topiceval.counts import as_count_matrix
 from topiceval.gapfa import gibbs
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
+
+if TYPE_CHECKING:
+    from topiceval._types import CountMatrix
 
 
 def _positive(name: str, value) -> float:
@@ -25,26 +30,53 @@ def _count(name: str, value, minimum: int) -> int:
 
 
 def fit_gapfa(
-    counts,
-    n_topics,
+    counts: CountMatrix,
+    n_topics: int,
     *,
-    iterations=1000,
-    burnin=500,
-    a_phi=0.1,
-    r=1.0,
-    c=1.0,
-    epsilon=None,
-    seed=0,
-    threads=None,
+    iterations: int = 1000,
+    burnin: int = 500,
+    a_phi: float = 0.1,
+    r: float = 1.0,
+    c: float = 1.0,
+    epsilon: float | None = None,
+    seed: int = 0,
+    threads: int | None = None,
 ) -> GaPModel:
-    """Fit beta-gamma PFA to a D x V count matrix; return the posterior-mean point estimates.
+    """Fit beta-gamma Poisson factor analysis by Gibbs sampling; return posterior-mean estimates.
 
-    Seed 004's settings are the defaults: Dir(0.1) topics, shape r = 1 fixed and shared,
-    Beta(c eps, c (1 - eps)) on p_t with c = 1 and eps = 1 / T (``epsilon=None``), 1000
-    iterations of which the first 500 are discarded.  ``phi`` and ``p`` of the returned model
-    are the averages over iterations ``burnin + 1 .. iterations`` (§6.7); ``r`` is the fixed
-    shape repeated for every topic.  ``counts``: dense or scipy.sparse non-negative integers.
-    The result is bit-identical for a given seed whatever ``threads`` is.
+    The defaults are the settings of Capdevila et al. (2018): Dir(0.1) topics, gamma shape r = 1
+    fixed and shared by all topics, Beta(c eps, c (1 - eps)) on p_t with c = 1 and eps = 1/T,
+    1000 iterations of which the first 500 are discarded (docs/methods/gapfa.md#training).
+
+    Parameters
+    ----------
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        Non-negative integer word counts of the training documents.
+    n_topics : int
+        T, the number of topics.
+    iterations : int, default 1000
+        Gibbs iterations (each draws x, phi, p and theta once).
+    burnin : int, default 500
+        Iterations discarded before the point estimates are averaged; < ``iterations``.
+    a_phi : float, default 0.1
+        Parameter of the symmetric Dirichlet prior of every topic.
+    r : float, default 1.0
+        The gamma shape of theta, fixed and shared by all topics.
+    c : float, default 1.0
+        Concentration of the beta prior of p_t.
+    epsilon : float, optional
+        Mean of the beta prior of p_t, in (0, 1); default 1/T.
+    seed : int, default 0
+        Seed of every random stream.
+    threads : int, optional
+        numba threads (default all); the result is bit-identical for a given seed whatever it is.
+
+    Returns
+    -------
+    GaPModel
+        ``phi`` (T, V) and ``p`` (T,): averages over iterations ``burnin + 1 .. iterations``
+        (rows of phi renormalised to 1); ``r`` (T,) the fixed shape; ``meta`` the settings and
+        the number of active topics per iteration.
     """
     mat = as_count_matrix(counts)
     n_topics = _count("n_topics", n_topics, 1)
@@ -80,7 +112,7 @@ def fit_gapfa(
     phi /= phi.sum(axis=1, keepdims=True)
     meta = {
         "trainer": "gapfa_gibbs",
-        "model": "beta-gamma PFA (Zhou et al. 2012), ESTIMATORS.md 6.7",
+        "model": "beta-gamma PFA (Zhou et al. 2012), docs/methods/gapfa.md#training",
         "n_topics": n_topics,
         "iterations": iterations,
         "burnin": burnin,

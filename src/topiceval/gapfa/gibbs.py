@@ -1,6 +1,7 @@
-"""Beta-gamma Poisson factor analysis: the blocked Gibbs sampler (ESTIMATORS.md §6.7).
+"""Beta-gamma Poisson factor analysis: the blocked Gibbs sampler
+(docs/methods/gapfa.md#training).
 
-Model (Zhou, Hannah, Dunson & Carin 2012, with seed 004's settings)::
+Model (Zhou, Hannah, Dunson & Carin 2012, with Capdevila et al.'s settings)::
 
     phi_t ~ Dir(a_phi 1_V),  p_t ~ Beta(c eps, c (1 - eps)),  theta_dt ~ Ga(r, p_t / (1 - p_t)),
     x_dvt ~ Pois(theta_dt phi_tv),  y_dv = sum_t x_dvt          (r fixed, shared by all topics)

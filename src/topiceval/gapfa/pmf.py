@@ -1,7 +1,8 @@
-"""Negative binomial and negative multinomial log pmfs (ESTIMATORS.md §6.2, eqs. 6.3-6.6).
+"""Negative binomial and negative multinomial log pmfs (eqs. 6.3-6.6 of
+docs/methods/gapfa.md#negative-binomial-and-negative-multinomial).
 
-Conventions (Zhou's, as in seed 004): ``p`` is the "success" probability, so NB(x; r, p) has
-mean r p / (1 - p).  ``scipy.stats.nbinom(n, p)`` uses the complementary probability: our
+Conventions (Zhou's, as in Capdevila et al. 2018): ``p`` is the "success" probability, so NB(x; r,
+p) has mean r p / (1 - p).  ``scipy.stats.nbinom(n, p)`` uses the complementary probability: our
 NB(x; r, p) is ``nbinom.pmf(x, r, 1 - p)``.
 
 Two forms of each function:

@@ -1,8 +1,8 @@
-"""LDA training and evaluation helpers (ESTIMATORS.md §1).
+"""LDA training and evaluation helpers (docs/methods/lda.md).
 
 * :func:`fit_gibbs` — collapsed Gibbs sampler (sparse, optionally multi-threaded), §1.2, with
   hyper-parameter optimisation §1.3 (:mod:`topiceval.lda.hyper`).
-* :func:`fit_vem` — variational EM of seed 001, §1.4; :func:`vem_fold_in` its fold-in.
+* :func:`fit_vem` — variational EM of Béchard & Gervet, §1.4; :func:`vem_fold_in` its fold-in.
 * :func:`fold_in` — query sampling (1.16) and fixed-Φ fold-in (1.5), §1.5.
 * :mod:`topiceval.lda.perplexity` — P1-P5 of §1.6, each named for what it is.
 * :func:`synthetic_corpus`, :func:`seed002_synthetic_set` — §1.1 and the §9.2 synthetic sets.

@@ -1,9 +1,9 @@
-"""Query sampling / fold-in of unseen documents by Gibbs sampling (ESTIMATORS.md §1.5).
+"""Query sampling / fold-in of unseen documents by Gibbs sampling (docs/methods/lda.md#fold-in).
 
 Two conditionals for the topic of query token n (word v) of document d̃, Ñ counting only query
 tokens and ``\\n`` excluding token n:
 
-* ``"query"`` (seed 001 eq. 19, Heinrich 2005), the training state's counts N fixed:
+* ``"query"`` (Béchard & Gervet eq. 19, Heinrich 2005), the training state's counts N fixed:
 
       P(z̃_n = t | ·) ∝ (N_{v|t} + Ñ^{\\n}_{v|t} + b) / (N_{·|t} + Ñ^{\\n}_{·|t} + Vb)
                         · (Ñ^{\\n}_{t|d̃} + αm_t)                                          (1.16)

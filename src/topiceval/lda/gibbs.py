@@ -1,10 +1,10 @@
-"""Collapsed Gibbs training of LDA: ``fit_gibbs`` (ESTIMATORS.md §1.2, §1.3, §1.8).
+"""Collapsed Gibbs training of LDA: ``fit_gibbs`` (docs/methods/lda.md#collapsed-gibbs-sampling).
 
-``fit_gibbs`` validates its inputs, initialises z uniformly at random (seed 001 Alg. 2), runs a
-fixed number of sweeps of the sparse sampler of :mod:`topiceval.lda.sampler`, records the collapsed
-joint (1.7) every ``record_every`` sweeps, optionally optimises αm and β on the MALLET schedule
-(§1.3, :mod:`topiceval.lda.hyper`), and returns the point estimates (1.8) of the final state, or
-their average over saved states, as an :class:`~topiceval.models.LDAModel`.
+``fit_gibbs`` validates its inputs, initialises z uniformly at random (Béchard & Gervet Alg. 2),
+runs a fixed number of sweeps of the sparse sampler of :mod:`topiceval.lda.sampler`, records the
+collapsed joint (1.7) every ``record_every`` sweeps, optionally optimises αm and β on the MALLET
+schedule (§1.3, :mod:`topiceval.lda.hyper`), and returns the point estimates (1.8) of the final
+state, or their average over saved states, as an :class:`~topiceval.models.LDAModel`.
 
 Symbols: ``alpha_m`` = αm (T,), ``beta`` = βu_v, the per-word pseudo-count (so β = V·beta);
 ``doc_topic`` = N_{t|d}, ``word_topic`` = N_{v|t} (T x V), ``topic_counts`` = N_{·|t}.
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -30,6 +31,12 @@ from topiceval.lda.validation import (
 )
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import TokenDocuments
+    from topiceval.corpus import Corpus
 
 OPTIMIZE_DEFAULTS = {
     "burnin": 200,  # optimise after sweep s when s > burnin and s % interval == 0 (MALLET)
@@ -137,33 +144,70 @@ def _optimise(opt, state, layout, alpha_m, beta, n_types):
 
 
 # --------------------------------------------------------------------------- training
-def fit_gibbs(corpus_or_docs, n_topics: int, *, sweeps: int = 1000, alpha_m=None,
-              beta: float = 0.01, optimize=None, threads: int | None = 1, seed: int = 0,
-              record_every: int = 10, save_states=None, V: int | None = None) -> GibbsResult:
+def fit_gibbs(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *, sweeps: int = 1000,
+              alpha_m: float | npt.ArrayLike | None = None, beta: float = 0.01,
+              optimize: dict | bool | None = None, threads: int | None = 1, seed: int = 0,
+              record_every: int = 10, save_states: dict | None = None,
+              V: int | None = None) -> GibbsResult:
     """Train LDA by collapsed Gibbs sampling.
+
+    The method is described in docs/methods/lda.md#collapsed-gibbs-sampling and, for
+    ``optimize``, docs/methods/lda.md#hyperparameter-optimisation.
 
     Parameters
     ----------
-    corpus_or_docs : Corpus or sequence of token-id sequences (empty documents are allowed and
-        contribute nothing).
-    n_topics : T.
-    sweeps : number of full sweeps after the random initialisation.
-    alpha_m : αm; None gives 50/T per topic (seed 001, Griffiths & Steyvers), a scalar is the
-        value per topic, an array the asymmetric vector.
-    beta : βu_v, the per-word pseudo-count (seed 001: 0.01).
-    optimize : None, or a dict overriding :data:`OPTIMIZE_DEFAULTS` (§1.3 schedule and form).
-        MALLET starts the optimisation from α = 5 (pass ``alpha_m=5 / T`` to match it, as
-        :func:`topiceval.lda.seed002_synthetic_set` does).
-    threads : B, the number of blocks of the parallel sampler (sampler module docstring);
-        B = 1 (the default) is the exact serial chain.  A given B gives bit-identical models
-        whatever the machine, but different B give different (equally valid) chains: None means
-        "all numba threads", so the same call then trains a different model on a machine with
-        another core count.  Pass an integer for a reproducible model.
-    seed : base of every random stream.
-    record_every : record (1.7) every this many sweeps (and after sweep 0 and the last sweep).
-    save_states : None (estimates of the final state) or {"start": s0, "lag": L >= 10}: average
-        (1.8) over the states after sweeps s0, s0 + L, ... <= sweeps.
-    V : vocabulary size when plain documents are given (default: largest id + 1).
+    corpus_or_docs : Corpus or sequence of token-id sequences
+        The training documents; token ids index the vocabulary (a ``Corpus`` also gives the
+        model its word list and records its checksum).  Empty documents are allowed and
+        contribute nothing.
+    n_topics : int
+        T, the number of topics.
+    sweeps : int, default 1000
+        Full sweeps over every token after the uniformly random initialisation.
+    alpha_m : float or array_like of shape (T,), optional
+        alpha m_t, the Dirichlet pseudo-count of each topic in the document-topic prior.
+        ``None`` gives 50/T per topic (Béchard & Gervet, after Griffiths & Steyvers); a scalar
+        is the value per topic, an array the asymmetric vector.
+    beta : float, default 0.01
+        beta u_v, the pseudo-count per word of the symmetric topic-word prior (so the total
+        concentration is V * beta).
+    optimize : dict, True or None, default None
+        None: fixed hyperparameters.  True or a dict overriding ``OPTIMIZE_DEFAULTS``:
+        MALLET-style optimisation of alpha m (``"alpha"``: ``"asymmetric"``, ``"symmetric"``
+        or None) and beta (``"beta"``: bool) after every ``"interval"`` = 10 sweeps once
+        ``"burnin"`` = 200 sweeps have passed, by the update ``"form"`` (``"mallet2009"``,
+        ``"mallet2012"`` or ``"minka"``) with gamma hyper-prior ``"shape"`` and ``"scale"``.
+        MALLET starts from alpha = 5: pass ``alpha_m=5 / T`` to match it.
+    threads : int or None, default 1
+        B, the number of blocks of the parallel sampler.  B = 1 is the exact serial chain.  A
+        given B gives a bit-identical model on every machine, different B give different
+        (equally valid) chains; None means "all numba threads", so the same call then trains a
+        different model on a machine with another core count.  Pass an integer for a
+        reproducible model.
+    seed : int, default 0
+        Base of every random stream.
+    record_every : int, default 10
+        Record the collapsed joint log P(w, z) (1.7) every this many sweeps (and after sweep 0
+        and the last sweep).
+    save_states : dict, optional
+        None: point estimates of the final state.  ``{"start": s0, "lag": L}`` (L >= 10):
+        average the point estimates (1.8) over the states after sweeps s0, s0 + L, ... <=
+        ``sweeps``.
+    V : int, optional
+        Vocabulary size when plain documents are given (default: largest id + 1).
+
+    Returns
+    -------
+    GibbsResult
+        ``model`` (an ``LDAModel``: phi-hat (T, V), the final alpha m and beta, the vocabulary
+        and training metadata), ``theta`` (D, T), the final state (``z``, ``doc_topic``,
+        ``word_topic``, ``topic_counts``), the ``log_joint`` trace (nats), the
+        ``hyper_trace`` of the optimised values and the wall-clock ``seconds``.
+
+    Raises
+    ------
+    ValueError
+        For a corpus without tokens, ids outside the vocabulary or invalid settings.
     """
     started = time.perf_counter()
     offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)

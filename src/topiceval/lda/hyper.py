@@ -1,4 +1,6 @@
-"""Dirichlet hyper-parameter optimisation over count histograms (ESTIMATORS.md §1.3).
+"""Dirichlet hyper-parameter optimisation over count histograms.
+
+Described in docs/methods/lda.md#hyperparameter-optimisation.
 
 Minka's fixed point for the Dirichlet-multinomial, written with the digamma recurrence
 Ψ(a + k) − Ψ(a) = Σ_{i=1}^{k} 1/(a + i − 1) over count histograms, as MALLET's

@@ -1,4 +1,4 @@
-"""Perplexity definitions (ESTIMATORS.md §1.6), each named for what it is.
+"""Perplexity definitions (docs/methods/lda.md#perplexity), each named for what it is.
 
 All of them pool log-probabilities and token counts over documents before exponentiating (P5):
 never average per-document perplexities.
@@ -6,13 +6,14 @@ never average per-document perplexities.
 * :func:`marginal_perplexity` (P1): exp(−Σ_d log P̂(w_d | Φ, αm) / Σ_d N_d), from per-document log
   marginals given by an estimator of §2 (an unbiased P̂ gives an estimate of the true perplexity;
   a lower bound such as the ELBO (1.14) gives an upper bound on it).
-* :func:`plugin_perplexity` (P2, seed 001 eq. 18): log p(w_d) ≈ Σ_v c_{dv} log Σ_t θ̂_{dt} φ̂_{v|t}
-  with θ̂ fitted on the same document (fold-in, §1.5).  It re-uses the test words to fit θ̂, so it
-  is OPTIMISTIC and is not an estimate of (1.4).  Training perplexity uses training θ̂ (1.8).
+* :func:`plugin_perplexity` (P2, Béchard & Gervet eq. 18): log p(w_d) ≈ Σ_v c_{dv} log Σ_t θ̂_{dt}
+  φ̂_{v|t} with θ̂ fitted on the same document (fold-in, §1.5).  It re-uses the test words to fit
+  θ̂, so it is OPTIMISTIC and is not an estimate of (1.4).  Training perplexity uses training θ̂
+  (1.8).
 * :func:`completion_perplexity` (P3): exp(−Σ_d log P̂(w_d^{(2)} | w_d^{(1)}) / Σ_d N_d^{(2)}).
 * :func:`sklearn_bound_perplexity` (P4): scikit-learn's ``LatentDirichletAllocation.perplexity``,
   exp(−bound(X)/ΣX), where the bound is the fold-in ELBO plus the corpus-level topic term (1.15),
-  added for the training and the test set alike (seed 001 Fig. 4).
+  added for the training and the test set alike (Béchard & Gervet Fig. 4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""Sparse collapsed Gibbs sampler kernels for LDA training (ESTIMATORS.md §1.2).
+"""Sparse collapsed Gibbs sampler kernels for LDA training.
+
+Described in docs/methods/lda.md#collapsed-gibbs-sampling.
 
 Design (see ``benchmarks/README.md`` for the measurements behind it)
 ---------------------------------------------------------------------------
@@ -151,7 +153,7 @@ def _random_topics(seed, n_tokens, n_topics):
 
 
 def random_assignments(seed: int, n_tokens: int, n_topics: int) -> np.ndarray:
-    """Uniform initial topic of every token in corpus order (seed 001 Alg. 2)."""
+    """Uniform initial topic of every token in corpus order (Béchard & Gervet Alg. 2)."""
     return _random_topics(seed, n_tokens, n_topics)
 
 

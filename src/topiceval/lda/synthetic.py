@@ -1,14 +1,17 @@
-"""Synthetic corpora from an LDA model (ESTIMATORS.md §1.1) and the seed-002 synthetic sets (§9.2).
+"""Synthetic corpora from an LDA model and the synthetic sets of Wallach et al. (2009).
+
+Described in docs/methods/lda.md#model and docs/methods/experiments.md#wallach2009.
 
 Generation, per document d with its own random stream (seed, KEY_SYNTHETIC, d):
 θ_d ~ Dir(αm) (``dirichlet_into``, log-space gammas), then for each of the N_d tokens
 z ~ Cat(θ_d) (``categorical``) and w ~ Cat(φ_z) (``categorical_cumulative`` on the cumulative
 rows of Φ).  The result does not depend on the thread count.
 
-Seed-002 substitution rule (§9.2, G2-19): the "true" models of the synthetic sets were inferred by
-MALLET from CS abstracts that are not available; instead fit T = 3 and T = 50 LDA models with
-asymmetric αm (and symmetric β) optimisation (§1.3) to an available corpus and generate documents of
-fixed length (500 and 200 tokens) from the fitted point estimates, which are then the true model.
+Wallach et al. substitution rule (§9.2, G2-19): the "true" models of the synthetic sets were
+inferred by MALLET from CS abstracts that are not available; instead fit T = 3 and T = 50 LDA models
+with asymmetric αm (and symmetric β) optimisation (§1.3) to an available corpus and generate
+documents of fixed length (500 and 200 tokens) from the fitted point estimates, which are then the
+true model.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     offsets, tokens, _, _ = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
     vocab = model.vocab if model.vocab is not None else [str(v) for v in range(model.n_types)]
     length = int(lengths[0]) if np.all(lengths == lengths[0]) else lengths.tolist()
-    meta = {"synthetic": {"generator": "LDA (ESTIMATORS.md 1.1)", "T": model.n_topics,
+    meta = {"synthetic": {"generator": "LDA (docs/methods/lda.md#model)", "T": model.n_topics,
                           "seed": seed, "doc_length": length, "model_meta": model.meta}}
     names = [f"synthetic-{d}" for d in range(n_docs)]
     return Corpus(offsets, tokens, vocab, names, [split] * n_docs, meta)
@@ -89,7 +92,7 @@ def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int
                           sweeps: int = 1000, alpha_sum: float = 5.0, beta: float = 0.01,
                           optimize=None, seed: int = 0,
                           threads: int | None = 1) -> tuple[Corpus, LDAModel]:
-    """One seed-002 synthetic set by the §9.2 substitution rule.
+    """One Wallach et al. synthetic set by the §9.2 substitution rule.
 
     Fits a T = ``n_topics`` Gibbs model to ``source`` (a Corpus; MALLET's initial αm = 5/T,
     β = 0.01, optimisation :data:`SEED002_OPTIMIZE` unless ``optimize`` overrides it), then draws
@@ -104,5 +107,6 @@ def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int
     model = result.model
     corpus = synthetic_corpus(model, n_docs, doc_length, seed, threads=threads)
     corpus.meta["synthetic"]["source_checksum"] = source.checksum()
-    corpus.meta["synthetic"]["rule"] = "ESTIMATORS.md 9.2 substitution (fitted true model)"
+    corpus.meta["synthetic"]["rule"] = (
+        "§9.2 substitution (docs/methods/experiments.md#wallach2009; fitted true model)")
     return corpus, model

@@ -1,4 +1,4 @@
-"""Most probable words of each topic (seed 001 Tables 1 and 2)."""
+"""Most probable words of each topic (Béchard & Gervet Tables 1 and 2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Variational EM for LDA without a topic prior (ESTIMATORS.md §1.4, seed 001 §2.1), and
+"""Variational EM for LDA without a topic prior (docs/methods/lda.md#variational-em,
+bechard2018 §2.1), and
 variational fold-in (§1.5, last paragraph).
 
 Per document d with word counts c_v, the E-step alternates (tokens of one type share ϕ)
@@ -8,8 +9,8 @@ Per document d with word counts c_v, the E-step alternates (tokens of one type s
 
 and the M-step sets φ_{v|t} ∝ Σ_d c_{dv} ϕ_{d,v,t} (1.13).  Arithmetic: with m = max_t Ψ(γ_t) and
 e_t = exp(Ψ(γ_t) − m) ∈ (0, 1], the normaliser of (1.11) is dot_v = Σ_t φ_{v|t} e_t, so ϕ never
-needs a per-element exp or log.  Topics are floored at 1e-100 (lda-c's floor; seed 001 reported
-"numerical issues"), which keeps dot_v >= 1e-100 and every logarithm finite.
+needs a per-element exp or log.  Topics are floored at 1e-100 (lda-c's floor; Béchard & Gervet
+reported "numerical issues"), which keeps dot_v >= 1e-100 and every logarithm finite.
 
 Monitored objective.  For given (γ, Φ) the ϕ maximising the ELBO (1.14) is (1.11), and then
 Σ_v c_v Σ_t ϕ_{v,t}(E[log θ_t] + log φ_{v|t} − log ϕ_{v,t})
@@ -29,12 +30,12 @@ Each lgamma(γ_t) − lgamma(α_t) (and lgamma(Σα) − lgamma(Σγ)) is evalua
 factorial log (α_t)_(γ_t − α_t) (``log_rising``, real order), free of the cancellation of two
 lgamma values that loses all precision for α_t >~ 1e14.
 
-Variants: ``"seed001"`` does one (1.11)+(1.12) pass per document per iteration (seed 001 Alg. 1 in
-the corrected order of G1-3); ``"full"`` iterates each document to max_t |Δγ_t|/γ_t < 1e-5 or 100
-passes (Blei et al. 2003).  γ is warm-started from the previous iteration (initially
-α_t + N_d/T).  Initial topics follow lda-c's random start, φ_{v|t} ∝ 1/V + U(0, 1), from the stream
-(seed, KEY_INIT_TOPICS).  Documents are processed in a fixed number of contiguous blocks whose
-sufficient statistics are summed in block order, so results do not depend on the thread count.
+Variants: ``"seed001"`` does one (1.11)+(1.12) pass per document per iteration (Béchard & Gervet
+Alg. 1 in the corrected order of G1-3); ``"full"`` iterates each document to max_t |Δγ_t|/γ_t < 1e-5
+or 100 passes (Blei et al. 2003).  γ is warm-started from the previous iteration (initially α_t +
+N_d/T).  Initial topics follow lda-c's random start, φ_{v|t} ∝ 1/V + U(0, 1), from the stream (seed,
+KEY_INIT_TOPICS).  Documents are processed in a fixed number of contiguous blocks whose sufficient
+statistics are summed in block order, so results do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numba
 import numpy as np
@@ -58,6 +60,12 @@ from topiceval.lda.validation import (
 )
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import TokenDocuments
+    from topiceval.corpus import Corpus
 
 PHI_FLOOR = 1e-100
 INNER_TOL = 1e-5
@@ -232,15 +240,45 @@ def _check_alpha(alpha, n_topics: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- public
-def fit_vem(corpus_or_docs, n_topics: int, *, variant: str = "seed001", alpha=None,
+def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
+            variant: str = "seed001", alpha: float | npt.ArrayLike | None = None,
             max_iter: int = 200, tol: float = 1e-5, seed: int = 0, threads: int | None = 1,
             V: int | None = None) -> VemResult:
-    """Train LDA by variational EM with α fixed (seed 001: α_t = 1/T) and topics as parameters.
+    """Train LDA by variational EM with alpha fixed and the topics as parameters.
 
-    ``variant`` is "seed001" (one E pass per document per iteration) or "full" (E-step to
-    convergence).  Stops when |L − L_old|/|L_old| < ``tol`` or after ``max_iter`` iterations
-    (L = Σ_d (V1)).  Empty documents are allowed (they contribute nothing).  ``threads`` only
-    changes speed: the result is the same for every thread count.
+    This is the model of Béchard & Gervet: no prior on the topics, the document prior fixed,
+    only Phi updated in the M-step (docs/methods/lda.md#variational-em).
+
+    Parameters
+    ----------
+    corpus_or_docs : Corpus or sequence of token-id sequences
+        The training documents (empty documents are allowed and contribute nothing).
+    n_topics : int
+        T, the number of topics.
+    variant : {"seed001", "full"}, default "seed001"
+        ``"seed001"``: one E pass (1.11)-(1.12) per document per iteration, as Béchard &
+        Gervet's Algorithm 1; ``"full"``: each document's E-step iterated until
+        max_t |delta gamma_t| / gamma_t < 1e-5 or 100 passes, as Blei et al. (2003).
+    alpha : float or array_like of shape (T,), optional
+        The fixed Dirichlet parameter alpha_t of the document-topic prior; default 1/T per
+        topic (Béchard & Gervet's "alpha_k = 1/K").
+    max_iter : int, default 200
+        Most EM iterations.
+    tol : float, default 1e-5
+        Stop when the relative change of the summed evidence lower bound falls below it.
+    seed : int, default 0
+        Seed of the random initial topics.
+    threads : int or None, default 1
+        numba threads; they change the speed only, never the result.
+    V : int, optional
+        Vocabulary size when plain documents are given (default: largest id + 1).
+
+    Returns
+    -------
+    VemResult
+        ``model`` (an ``LDAModel`` with the topics, alpha and the training metadata), the
+        ``elbo`` trace per iteration (nats), the per-document bound, ``gamma`` (D, T),
+        ``converged`` and the wall-clock ``seconds``.
     """
     started = time.perf_counter()
     offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)

@@ -1,4 +1,4 @@
-"""Figures for seed 001: 001-F4, train and test perplexity against the number of topics.
+"""Figures for Béchard & Gervet: 001-F4, train and test perplexity against the number of topics.
 
 Tidy table in (the output of :func:`topiceval.experiments.bechard2018.perplexity_vs_topics`, or
 the workflow's 001-F4 table with several seeds), figure out; a bare ``matplotlib.figure.Figure``
@@ -20,18 +20,19 @@ from topiceval.io import atomic_path
 from topiceval.plots.save import save_figure
 
 TITLES = {
-    "vem": "our VEM (seed 001 Alg. 1)",
+    "vem": "our variational EM (Béchard & Gervet's Alg. 1)",
     "gibbs": "our collapsed Gibbs + query sampling",
-    "sklearn": "scikit-learn batch VB (paper's Fig. 4)",
+    "sklearn": "scikit-learn batch VB (as in the paper's Fig. 4)",
 }
 DEFINITIONS = {
-    "P2": "P2 plug-in",
-    "P1-bound": "ELBO bound (≥ P1)",
-    "P4": "P4 sklearn bound",
+    "P2": "P2: plug-in theta",
+    "P1-bound": "P1-bound: from the ELBO",
+    "P4": "P4: scikit-learn's bound",
 }
 SPLIT_STYLE = {"train": {"color": "tab:blue", "marker": "o"},
                "test": {"color": "tab:red", "marker": "s"}}
 DEFINITION_STYLE = {"P2": "-", "P1-bound": "--", "P4": "-"}
+PAPER = "Béchard & Gervet"
 # no dates, fixed SVG ids: a figure's bytes depend only on its table
 
 
@@ -44,9 +45,10 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
     if not trainers:
         raise ValueError("table has no rows for a known trainer")
     summary = f4_summary(df[df["trainer"].isin(trainers)])
-    fig = Figure(figsize=(4.2 * len(trainers), 3.6))
+    fig = Figure(figsize=(4.2 * len(trainers), 4.4), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(trainers), squeeze=False)
+    entries: dict[str, object] = {}
     for ax, trainer in zip(axes[0], trainers, strict=True):
         part = summary[summary["trainer"] == trainer]
         for (definition, split), curve in part.groupby(["definition", "split"], sort=False):
@@ -55,22 +57,28 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
             label = f"{split}, {DEFINITIONS[definition]}"
             if curve["optimistic"].any():
                 label += " (optimistic)"
-            ax.plot(curve["T"], curve["perplexity"], linestyle=DEFINITION_STYLE[definition],
-                    label=label, **style)
+            (line,) = ax.plot(curve["T"], curve["perplexity"],
+                              linestyle=DEFINITION_STYLE[definition], label=label, **style)
+            entries.setdefault(label, line)
             if curve["seeds"].max() > 1:
-                ax.fill_between(curve["T"], curve["perplexity_min"], curve["perplexity_max"],
-                                color=style["color"], alpha=0.2, linewidth=0)
+                band = ax.fill_between(curve["T"], curve["perplexity_min"],
+                                       curve["perplexity_max"], color=style["color"], alpha=0.2,
+                                       linewidth=0)
+                entries.setdefault(f"{split}: range over seeds", band)
             if split == "test":
                 best = curve.loc[curve["perplexity"].idxmin()]
-                ax.plot(best["T"], best["perplexity"], marker="*", color="k", markersize=12,
-                        linestyle="none")
-        ax.axvline(PAPER_BEST_T, color="grey", linestyle=":",
-                   label=f"paper's best T = {PAPER_BEST_T}")
+                (star,) = ax.plot(best["T"], best["perplexity"], marker="*", color="k",
+                                  markersize=12, linestyle="none")
+                entries.setdefault("lowest test perplexity of a curve", star)
+        paper = ax.axvline(PAPER_BEST_T, color="grey", linestyle=":")
+        entries.setdefault(f"paper's best T = {PAPER_BEST_T}", paper)
         ax.set_title(TITLES[trainer], fontsize=10)
         ax.set_xlabel("number of topics T")
-        ax.set_ylabel("perplexity")
-        ax.legend(fontsize=7)
-    fig.tight_layout()
+        ax.set_ylabel("perplexity per token")
+    fig.legend(list(entries.values()), list(entries), loc="outside lower center",
+               ncols=min(3, len(entries)), fontsize=8, frameon=False, handlelength=3.5)
+    fig.suptitle(f"{PAPER}, Figure 4: training and test perplexity against the number of "
+                 "topics", fontsize=11)
     save_figure(fig, path, dpi=150, default_format="png")
 
 

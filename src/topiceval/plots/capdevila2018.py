@@ -1,4 +1,4 @@
-"""Figures of seed 004 (Capdevila et al. 2018): tidy tables in, figure files out.
+"""Figures of Capdevila et al. 2018: tidy tables in, figure files out.
 
 * ``plot_accuracy``  (004-F2): KL (bits) against samples, one panel per collection, mean with a
   band of +/- one standard error over repeats (table of ``summarise_accuracy``);
@@ -31,6 +31,14 @@ from topiceval.plots.save import save_figure
 COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
           "l2r_code": "tab:olive"}
 STYLES = {"l2r_code": "--"}  # labelled extra curves are dashed
+PAPER = "Capdevila et al. (2018)"
+# legend entries: what each abbreviation stands for
+LEGEND = {"ds": "DS: direct sampling", "hm": "HM: harmonic mean",
+          "l2r": "L2R: left-to-right (paper's proposal)",
+          "l2r_exact": "L2R-E: left-to-right, exact conditionals",
+          "l2r_code": "L2R with the reference code's proposal", "exact": "Exact"}
+LN2 = math.log(2.0)
+MAE_BITS = r"mean $|\log_2 \hat p - \log_2 p|$ (bits)"
 
 
 def _panel_order(names) -> list[str]:
@@ -63,7 +71,7 @@ def _legend(fig: Figure, axes) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             entries.setdefault(label, handle)
     fig.legend(list(entries.values()), list(entries), loc="outside lower center",
-               ncols=min(len(entries), 5), fontsize="small", frameon=False)
+               ncols=min(len(entries), 3), fontsize="small", frameon=False)
 
 
 def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = "kl") -> None:
@@ -78,22 +86,28 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
         panel = summary[summary["collection"] == name]
         n_docs = int(panel["n_docs"].iloc[0])
         shown = "mae" if n_docs < 2 else metric
-        column, ylabel = (("kl_bits", "KL (bits)") if shown == "kl"
-                          else ("mae", "mean |error| (nats)"))
+        # one unit for the whole figure, bits: the MAE of the natural log is divided by ln 2
+        column, scale, ylabel = (("kl_bits", 1.0, "KL divergence (bits)") if shown == "kl" else
+                                 ("mae", 1.0 / LN2, MAE_BITS))
         for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("samples")
             s = group["samples"].to_numpy()
-            value = np.maximum(group[column].to_numpy(), 1e-12)
-            se = group[f"{shown}_se"].to_numpy()
+            value = np.maximum(scale * group[column].to_numpy(), 1e-12)
+            se = scale * group[f"{shown}_se"].to_numpy()
             color = COLORS.get(method)
             ax.plot(s, value, color=color, linestyle=STYLES.get(method, "-"),
-                    label=LABELS.get(method, method))
+                    label=LEGEND.get(method, LABELS.get(method, method)))
             ax.fill_between(s, np.maximum(value - se, 1e-12), value + se, color=color,
                             alpha=0.25, linewidth=0)
-        ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''})", fontsize="small")
+        what = "KL" if shown == "kl" else "|error|"
+        ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''}, {what})",
+                     fontsize="small")
         ax.set(xscale="log", yscale="log", xlabel="samples S", ylabel=ylabel)
         _log_ticks(ax.xaxis)
     _legend(fig, axes)
+    fig.suptitle(f"{PAPER}, Figure 2: error of the estimated marginal likelihoods against the "
+                 "exact ones,\nin bits (mean over repeats, band ±1 standard error)",
+                 fontsize="medium")
     save_figure(fig, path)
 
 
@@ -101,19 +115,21 @@ def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
     """004-F1: KL of L2R and DS at the largest S against average document length (collections
     with a single evaluated document, whose KL is 0 by construction, are left out)."""
     table = table[table["n_docs"] >= 2]
-    fig = Figure(figsize=(4.5, 3.4), layout="constrained")
+    fig = Figure(figsize=(5.2, 4.2), layout="constrained")
     ax = fig.subplots()
     for method, group in table.groupby("method", sort=False):
         group = group.sort_values("mean_length")
         ax.errorbar(group["mean_length"], group["kl_bits"], yerr=group["kl_se"], marker="o",
-                    color=COLORS.get(method), label=LABELS.get(method, method), capsize=2)
+                    color=COLORS.get(method), label=LEGEND.get(method, method), capsize=2)
     for name, group in table.groupby("collection", sort=False):
         ax.annotate(name, (group["mean_length"].iloc[0], group["kl_bits"].max()),
                     textcoords="offset points", xytext=(3, 4), fontsize="x-small")
     ax.set(xscale="log", yscale="log", xlabel="average document length (tokens)",
-           ylabel="KL (bits)", title="L2R vs DS")
+           ylabel="KL divergence at the largest S (bits)")
     _log_ticks(ax.xaxis)
     ax.legend(fontsize="small")
+    fig.suptitle(f"{PAPER}, Figure 1: L2R against DS by document length\n(mean over "
+                 "repeats, bars ±1 standard error)", fontsize="medium")
     save_figure(fig, path)
 
 
@@ -128,11 +144,16 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
         for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("samples")
             ax.plot(group["samples"], group["loglik"], color=COLORS.get(method),
-                    linestyle=STYLES.get(method, "-"), label=LABELS.get(method, method))
+                    linestyle=STYLES.get(method, "-"),
+                    label=LEGEND.get(method, LABELS.get(method, method)))
         ax.set_title(f"{name} ({int(panel['n_docs'].iloc[0])} docs)", fontsize="small")
-        ax.set(xscale="log", xlabel="samples S", ylabel="log-likelihood (nats)")
+        ax.set(xscale="log", xlabel="samples S",
+               ylabel=r"$\Sigma_d \log \hat p(\mathbf{y}_d)$ (nats)")
         _log_ticks(ax.xaxis)
     _legend(fig, axes)
+    fig.suptitle(f"{PAPER}, Figure 3: estimated log-likelihood of each collection's first "
+                 "documents,\nsummed over the documents, against the number of samples",
+                 fontsize="medium")
     save_figure(fig, path)
 
 

@@ -1,4 +1,4 @@
-"""Figures of seed 003 (Foulds & Smyth 2014): tidy rows in, figure files out.
+"""Figures of Foulds & Smyth: tidy rows in, figure files out.
 
 * ``plot_f1`` (003-F1): histograms of the per-document log ratios log P(w | Phi) -
   log P(w | Phi_pert), standard method (left) and ratio-AIS (middle), cheap and expensive budgets
@@ -36,11 +36,22 @@ from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
 
 BUDGET_STYLE = {"cheap": {"color": "tab:orange"}, "expensive": {"color": "tab:blue"}}
-
+PAPER = "Foulds & Smyth"
+LOG_RATIO = r"$\log P(\mathbf{w}_d \mid \Phi) - \log P(\mathbf{w}_d \mid \Phi_{pert})$ (nats)"
 
 
 def _budgets(rows: pd.DataFrame) -> list[str]:
     return [b for b in BUDGET_STYLE if b in set(rows["budget"])]
+
+
+def _budget_label(rows: pd.DataFrame, budget: str) -> str:
+    """"cheap (1 sample x 100 temperatures)": a budget and its size, when the rows say."""
+    part = rows[rows["budget"] == budget]
+    if not ({"samples", "temperatures"} <= set(part.columns) and len(part)):
+        return budget
+    samples, temperatures = int(part["samples"].iloc[0]), int(part["temperatures"].iloc[0])
+    return (f"{budget} ({samples} sample{'s' if samples != 1 else ''} x {temperatures} "
+            "temperatures)")
 
 
 def _reference(rows: pd.DataFrame) -> pd.Series | None:
@@ -54,7 +65,7 @@ def plot_f1(rows: pd.DataFrame, path: str | os.PathLike, *, bins: int = 40) -> N
     methods = [m for m in METHODS if m in set(rows["method"])]
     ref = _reference(rows)
     n_panels = len(methods) + (ref is not None)
-    fig = Figure(figsize=(3.3 * n_panels, 3.1), layout="constrained")
+    fig = Figure(figsize=(3.6 * n_panels, 4.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, n_panels))
     for ax, method in zip(axes, methods, strict=False):
         part = rows[rows["method"] == method]
@@ -63,11 +74,14 @@ def plot_f1(rows: pd.DataFrame, path: str | os.PathLike, *, bins: int = 40) -> N
         for budget in _budgets(part):
             x = part.loc[part["budget"] == budget, "log_ratio"].to_numpy()
             ax.hist(np.clip(x, edges[0], edges[-1]), bins=edges, histtype="step", lw=1.4,
-                    label=f"{budget}: {100 * np.mean(x > 0):.0f}% > 0", **BUDGET_STYLE[budget])
+                    label=f"{budget}: {100 * np.mean(x > 0):.0f}% of documents > 0",
+                    **BUDGET_STYLE[budget])
         ax.axvline(0.0, color="k", lw=0.6)
         ax.set_title(LABELS[method], fontsize=9)
-        ax.set_xlabel("log P(w | Phi) - log P(w | Phi_pert)", fontsize=8)
+        ax.set_xlabel(LOG_RATIO, fontsize=8)
         ax.set_ylabel("documents", fontsize=8)
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     if ref is not None:
         ax = axes[-1]
         markers = {"standard": "x", "ratio_ais": "o"}
@@ -77,20 +91,26 @@ def plot_f1(rows: pd.DataFrame, path: str | os.PathLike, *, bins: int = 40) -> N
             part = part.set_index("doc")
             x = ref.reindex(part.index)
             agree = np.mean((x > 0) == (part["log_ratio"] > 0))
-            ax.scatter(x, part["log_ratio"], s=9, marker=markers[method], alpha=0.7,
-                       label=f"{LABELS[method].split(' (')[0]}, {budget}: sign agrees "
+            ax.scatter(x, part["log_ratio"], s=12, marker=markers[method], alpha=0.7,
+                       label=f"{LABELS[method].split(' (')[0]}, {budget}: same sign on "
                              f"{100 * agree:.0f}%", **BUDGET_STYLE[budget])
-        ax.axline((0.0, 0.0), slope=1.0, color="k", lw=0.6)
+        # y = x drawn point by point: a straight line in data coordinates is not one on the
+        # symlog axis
+        span = np.linspace(*ax.get_xlim(), 401)
+        ax.plot(span, span, color="k", lw=0.6, label="y = x")
         ax.axhline(0.0, color="k", lw=0.4)
         ax.axvline(0.0, color="k", lw=0.4)
         ax.set_yscale("symlog", linthresh=10.0)
-        ax.set_title("against expensive ratio-AIS", fontsize=9)
-        ax.set_xlabel("expensive ratio-AIS estimate", fontsize=8)
-        ax.set_ylabel("estimate (symlog)", fontsize=8)
+        ax.set_title("each estimate against expensive ratio-AIS", fontsize=9)
+        ax.set_xlabel("expensive ratio-AIS estimate (nats)", fontsize=8)
+        ax.set_ylabel("other estimates (nats; log scale beyond ±10)", fontsize=8)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), frameon=False)
     for ax in axes:
-        ax.tick_params(labelsize=7)
-        ax.legend(fontsize=6)
+        ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
+    sizes = "; ".join(_budget_label(rows, b) for b in _budgets(rows))
+    fig.suptitle(f"{PAPER}, Figure 1: which topics does each held-out document prefer? "
+                 f"(> 0: the unperturbed)\nbudgets: {sizes}", fontsize=10)
     save_figure(fig, path)
 
 
@@ -98,27 +118,34 @@ def plot_reciprocal(rows: pd.DataFrame, path: str | os.PathLike, *,
                     threshold: float = THRESHOLD, bins: int = 40) -> None:
     """003-X1: reciprocal gaps of the ratio-AIS runs, histogram and |gap| distribution."""
     part = rows[rows["method"] == "ratio_ais"]
-    fig = Figure(figsize=(7.0, 3.0), layout="constrained")
+    fig = Figure(figsize=(7.6, 3.8), layout="constrained")
     left, right = fig.subplots(1, 2)
     gaps = part["reciprocal_gap"].to_numpy()
     edges = np.histogram_bin_edges(gaps if gaps.size else [0.0, 1.0], bins=bins)
     for budget in _budgets(part):
         gap = part.loc[part["budget"] == budget, "reciprocal_gap"].to_numpy()
-        left.hist(gap, bins=edges, histtype="step", lw=1.4, label=budget, **BUDGET_STYLE[budget])
+        label = _budget_label(part, budget)
+        left.hist(gap, bins=edges, histtype="step", lw=1.4, label=label, **BUDGET_STYLE[budget])
         mag = np.sort(np.maximum(np.abs(gap), 1e-6))
-        right.step(mag, np.arange(1, mag.size + 1) / mag.size, where="post", label=budget,
+        right.step(mag, np.arange(1, mag.size + 1) / mag.size, where="post", label=label,
                    **BUDGET_STYLE[budget])
     left.axvline(0.0, color="k", lw=0.6)
-    left.set_xlabel("reciprocal gap -L21 - L12 (nats)", fontsize=8)
+    left.set_xlabel(r"reciprocal gap $-(L_{12} + L_{21})$ (nats)", fontsize=8)
     left.set_ylabel("documents", fontsize=8)
-    right.axvline(threshold, color="tab:red", lw=0.8, ls="--", label=f"threshold {threshold:g}")
+    left.yaxis.get_major_locator().set_params(integer=True)
+    right.axvline(threshold, color="tab:red", lw=0.8, ls="--",
+                  label=f"flagging threshold {threshold:g} nat{'s' if threshold != 1 else ''}")
     right.set_xscale("log")
-    right.set_xlabel("|gap| (nats)", fontsize=8)
+    right.set_xlabel("|reciprocal gap| (nats, log scale)", fontsize=8)
     right.set_ylabel("share of documents with |gap| <= x", fontsize=8)
     for ax in (left, right):
-        ax.tick_params(labelsize=7)
+        ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
+    handles, labels = right.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(3, len(labels)),
+               fontsize=8, frameon=False)
+    fig.suptitle(f"{PAPER}: the reciprocal check of ratio-AIS, annealing both ways per "
+                 "document\n(not a figure of the paper)", fontsize=10)
     save_figure(fig, path)
 
 

@@ -14,7 +14,11 @@ from topiceval.io import atomic_path
 DATE_FREE = {"pdf": {"CreationDate": None, "ModDate": None}, "svg": {"Date": None}}
 
 
-def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: float | None = None,
+# raster figures: 150 dots per inch, so 8-point text stays legible at the saved size
+DPI = 150
+
+
+def save_figure(fig: Figure, path: str | os.PathLike, *, dpi: float | None = DPI,
                 default_format: str = "pdf") -> None:
     """``fig.savefig(path)`` atomically; the format is the suffix (``default_format`` without)."""
     path = Path(path)

@@ -1,4 +1,4 @@
-"""Figures of seed 002 (Wallach et al. 2009): tidy tables in, figure files out.
+"""Figures of Wallach et al. 2009: tidy tables in, figure files out.
 
 * ``plot_f1`` (002-F1): per data set, sum_d log P(w_d) for every method and setting (top row)
   and for the competitive ones, AIS, CS and LR, with bootstrap error bars (bottom row);
@@ -30,6 +30,25 @@ COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue"
           "lr_wallach": "tab:olive", "is_pt": "tab:orange", "is_pzw": "tab:brown",
           "is_ip": "tab:pink", "et": "tab:gray"}
 COMPETITIVE = ("exact", "ais", "chib", "lr", "lr_wallach")
+PAPER = "Wallach et al. (2009)"
+# what each colour is, in the figures' legends (the caption spells out the settings)
+METHOD_NAMES = {
+    "exact": "Exact: forward recursion",
+    "ais": "AIS: annealed importance sampling",
+    "hm": "HM: harmonic mean",
+    "chib": "CS: Chib-style",
+    "lr": "LR: left-to-right (unbiased sequential form)",
+    "lr_wallach": "LR-W: left-to-right, Wallach's Algorithm 3 as printed",
+    "is_pt": "IS-PT: importance sampling from the prior",
+    "is_pzw": "IS-PZW: importance sampling, per-token proposal",
+    "is_ip": "IS-IP: importance sampling, iterated pseudo-counts",
+    "et": "ET: estimated theta",
+}
+SUM_LOGP = r"$\Sigma_d \log P(\mathbf{w}_d \mid \Phi, \alpha\mathbf{m})$ (nats)"
+SUM_COMPLETION = (r"$\Sigma_d \log P(\mathbf{w}^{(2)}_d \mid \mathbf{w}^{(1)}_d, \Phi, "
+                  r"\alpha\mathbf{m})$ (nats)")
+# 002-F3: ET scores the second half of each document given the first (document completion)
+F3_NAMES = {**METHOD_NAMES, "et": "ET: estimated theta, on document completion"}
 
 
 def _label(row) -> str:
@@ -37,6 +56,24 @@ def _label(row) -> str:
         return row["setting"].replace("LR", "LR-W")
     return row["setting"]
 
+
+def _docs(part: pd.DataFrame) -> str:
+    """"(N docs)" for a panel title, from the table's ``docs`` column when it has one."""
+    if "docs" not in part or part.empty:
+        return ""
+    n = int(part["docs"].max())
+    return f" ({n} doc{'s' if n != 1 else ''})"
+
+
+def _method_legend(fig: Figure, methods, *, ncols: int = 3) -> None:
+    """One legend below the panels naming the estimator of every colour used."""
+    from matplotlib.lines import Line2D
+
+    shown = [m for m in COLORS if m in set(methods)]
+    handles = [Line2D([], [], color=COLORS[m], marker="o", linestyle="none", markersize=5)
+               for m in shown]
+    fig.legend(handles, [METHOD_NAMES.get(m, m) for m in shown], loc="outside lower center",
+               ncols=min(ncols, len(shown)), fontsize=8, frameon=False)
 
 
 def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
@@ -46,8 +83,8 @@ def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
     for xi, (_, row) in zip(x, part.iterrows(), strict=True):
         ax.errorbar(xi, row["value"], yerr=row["boot_sd"], fmt="o", ms=4, capsize=2,
                     color=COLORS.get(row["method"], "k"))
-    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=7)
-    ax.tick_params(axis="y", labelsize=7)
+    ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=8)
+    ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", alpha=0.3)
     if ylabel:
         ax.set_ylabel(ylabel, fontsize=8)
@@ -56,14 +93,19 @@ def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
 def plot_f1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     """002-F1: all methods (top) and the competitive ones (bottom), one column per data set."""
     names = list(dict.fromkeys(summary["dataset"]))
-    fig = Figure(figsize=(3.0 * len(names), 6.0), layout="constrained")
+    fig = Figure(figsize=(3.0 * len(names), 7.0), layout="constrained")
     axes = fig.subplots(2, len(names), squeeze=False)
     for j, name in enumerate(names):
         part = summary[summary["dataset"] == name]
-        _points(axes[0, j], part, ylabel="sum log P(w)" if j == 0 else None)
-        axes[0, j].set_title(name, fontsize=9)
+        _points(axes[0, j], part, ylabel=f"all methods\n{SUM_LOGP}" if j == 0 else None)
+        axes[0, j].set_title(name + _docs(part), fontsize=9)
         _points(axes[1, j], part[part["method"].isin(COMPETITIVE)],
-                ylabel="competitive methods" if j == 0 else None)
+                ylabel=f"competitive methods (zoom)\n{SUM_LOGP}" if j == 0 else None)
+    fig.suptitle(f"{PAPER}, Figure 1: log-likelihood of held-out documents, summed over "
+                 "documents (mean of runs, bars: ±1 bootstrap sd)\n1 or 2 after a label: the "
+                 "paper's two cost levels, matched across methods (settings in the caption)",
+                 fontsize=10)
+    _method_legend(fig, summary["method"], ncols=3 if len(names) > 2 else 2)
     save_figure(fig, path)
 
 
@@ -72,34 +114,51 @@ def plot_f2(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     names = list(dict.fromkeys(summary["dataset"]))
     cols = min(len(names), 3)
     rows = math.ceil(len(names) / cols)
-    fig = Figure(figsize=(2.8 * cols, 2.8 * rows), layout="constrained")
+    fig = Figure(figsize=(3.2 * cols, 2.9 * rows + 0.9), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=False).ravel()
     for ax in axes[len(names):]:
         ax.set_visible(False)
     for j, (ax, name) in enumerate(zip(axes, names, strict=False)):
-        _points(ax, summary[summary["dataset"] == name],
-                ylabel="sum log P(w2 | w1)" if j % cols == 0 else None)
-        ax.set_title(name, fontsize=9)
+        part = summary[summary["dataset"] == name]
+        _points(ax, part, ylabel=SUM_COMPLETION if j % cols == 0 else None)
+        ax.set_title(name + _docs(part), fontsize=9)
+    fig.suptitle(f"{PAPER}, Figure 2: document completion, log-likelihood of each document's "
+                 "second half given its first,\nsummed over documents (mean of runs, bars: ±1 "
+                 "bootstrap sd)", fontsize=10)
+    _method_legend(fig, summary["method"], ncols=2)
     save_figure(fig, path)
 
 
 def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     """002-F3: log ratio to lambda = 0 against lambda; Phi left, m right."""
-    fig = Figure(figsize=(7.0, 3.0), layout="constrained")
-    axes = fig.subplots(1, 2)
-    titles = {"phi": "perturbing Phi", "m": "perturbing m"}
+    fig = Figure(figsize=(7.6, 3.6), layout="constrained")
+    axes = fig.subplots(1, 2, sharey=False)
+    titles = {"phi": r"perturbing the topics $\Phi$",
+              "m": r"perturbing $\mathbf{m}$, the mean of the prior on $\theta$"}
     for ax, kind in zip(axes, ("phi", "m"), strict=True):
         part = summary[summary["kind"] == kind]
         for label, line in part.groupby("setting", sort=False):
             line = line.sort_values("lam")
+            method = line["method"].iloc[0]
             ax.errorbar(line["lam"], line["value"], yerr=line["boot_sd"], marker="o", ms=3,
-                        capsize=2, label=label, color=COLORS.get(line["method"].iloc[0], "k"))
+                        capsize=2, label=F3_NAMES.get(method, label),
+                        color=COLORS.get(method, "k"))
         ax.axhline(0.0, color="k", lw=0.5)
         ax.set_title(titles[kind], fontsize=9)
-        ax.set_xlabel("lambda", fontsize=8)
+        ax.set_xlabel(r"$\lambda$ (weight of the random parameters)", fontsize=8)
+        ax.tick_params(labelsize=8)
         ax.grid(alpha=0.3)
-    axes[0].set_ylabel("sum log P(lambda) - log P(0)", fontsize=8)
-    axes[1].legend(fontsize=7)
+    axes[0].set_ylabel(r"$\Sigma_d [\log P_\lambda(\mathbf{w}_d) - \log P_0(\mathbf{w}_d)]$"
+                       " (nats)", fontsize=8)
+    handles, labels = axes[0].get_legend_handles_labels()
+    for handle, label in zip(*axes[1].get_legend_handles_labels(), strict=True):
+        if label not in labels:
+            handles.append(handle)
+            labels.append(label)
+    fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    docs = _docs(summary).strip(" ()")
+    fig.suptitle(f"{PAPER}, Figure 3: change in log-likelihood as the model is perturbed"
+                 + (f" ({docs})" if docs else ""), fontsize=10)
     save_figure(fig, path)
 
 
@@ -119,6 +178,6 @@ def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | 
         plot_f3(table, figure_path)
         caption = experiment.caption_f3(table)
     else:
-        raise ValueError(f"unknown seed-002 figure {figure!r}; choose from f1, f2, f3")
+        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3")
     with atomic_path(caption_path) as tmp:
         tmp.write_text(caption + "\n", encoding="utf-8")

@@ -1,4 +1,6 @@
-"""Held-out likelihood estimators for Gamma-Poisson factor analysis (seed 004, §6).
+"""Held-out likelihood estimators for Gamma-Poisson factor analysis (Capdevila et al. 2018).
+
+Methods: docs/methods/gapfa.md.
 
     from topiceval.estimators import gapfa
     logp = gapfa.estimate(method, counts, phi, p, r, *, seed=0, **settings)      # (D,)
@@ -19,7 +21,7 @@ is computed once per document and copied to every run.
 ``estimate_curve`` returns, from ONE run, the running estimate after each of the sample sizes in
 ``checkpoints`` (strictly increasing; the run uses ``checkpoints[-1]`` samples).  For L2R the
 estimate at S_k is sum_j (LSE_{s <= S_k} log c[s, j] - log S_k), i.e. the prefixes s = 1..S_k of
-the same chain, as in seed 004's figures.  ``estimate`` is ``estimate_curve`` at
+the same chain, as in Capdevila et al.'s figures.  ``estimate`` is ``estimate_curve`` at
 ``checkpoints=[samples]``.
 
 Determinism: run i of document d is keyed (seed, method key, doc_keys[d], first_run + i)
@@ -41,7 +43,9 @@ from __future__ import annotations
 import contextlib
 import numbers
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -53,6 +57,11 @@ from topiceval.estimators.gapfa._data import Docs, prepare
 from topiceval.estimators.gapfa.registry import predicted_work
 from topiceval.estimators.lda.inputs import check_keys
 from topiceval.threads import numba_threads
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import CountMatrix, WorkLimit
 
 __all__ = ["METHODS", "Cost", "Runs", "check_limits", "estimate", "estimate_curve",
            "estimate_runs", "predicted_work"]
@@ -107,70 +116,109 @@ def _integer(name, value, minimum) -> int:
     return int(value)
 
 
-def estimate(method, counts, phi, p, r, *, seed=0, doc_keys=None, threads=None,
-             work_limit="default", **settings) -> np.ndarray:
-    """log p-hat(y_d) for every document: run 0 of ``estimate_runs``.
+def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
+             r: float | npt.ArrayLike, *, seed: int = 0, doc_keys: npt.ArrayLike | None = None,
+             threads: int | None = None, work_limit: WorkLimit = "default",
+             **settings: Any) -> np.ndarray:
+    """Estimate log p(y_d | Phi, p, r) for every document: run 0 of ``estimate_runs``.
 
     Parameters
     ----------
     method : str
-        One of ``METHODS``.
-    counts, phi, p, r
-        The documents (D, V) and the model; see the module docstring.
-    seed : int
+        One of ``METHODS``: ``"exact"``, ``"ds"`` (direct sampling), ``"hm"`` (harmonic mean,
+        biased upwards), ``"l2r"`` (Capdevila et al.'s left-to-right), ``"l2r_exact"`` (L2R-E)
+        or ``"l2r_seq"`` (unbiased sequential variant).
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        The documents as non-negative integer word counts; column v is the model's word v
+        (``Corpus.counts()`` of a corpus aligned to the model's vocabulary).  An all-zero row
+        is a valid document.
+    phi : array_like, shape (T, V)
+        Non-negative topic loadings, ``phi[t, v]`` = phi_tv (rows usually sum to 1).
+    p : array_like, shape (T,)
+        Success probabilities p_t in (0, 1) of the gamma prior's scale p_t / (1 - p_t).
+    r : float or array_like, shape (T,)
+        Positive gamma shapes r_t (a scalar is shared by all topics).
+    seed : int, default 0
         Seed in [0, 2**63).
     doc_keys : array_like of int, optional
         Distinct non-negative keys of the documents' random streams (default 0..D-1).
     threads : int, optional
-        numba threads (None or 0: all).
+        numba threads (None or 0: all); results do not depend on it.
+    work_limit : float, None or "default"
+        The most topic-word site updates one (document, run) may take (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
+        ``None``: no limit); refused before anything runs, naming the samples that would fit.
     **settings
-        The method's settings (``registry``).
+        The method's settings; unknown names raise ``ValueError``.  Defaults: ``exact``
+        ``max_terms=1e9`` (most summands or DP updates), ``algorithm="auto"`` (or
+        ``"enumerate"``, ``"dp"``); ``ds`` ``samples=1000``; ``hm`` ``samples=1000``,
+        ``burnin=100`` (Gibbs iterations); ``l2r`` ``samples=1000`` (S), ``inner_samples=1``
+        (S'), ``gibbs=1`` (G), ``proposal="paper"`` (or ``"code"``); ``l2r_exact``
+        ``samples=1000``, ``gibbs=1``; ``l2r_seq`` ``samples=1000`` (particles),
+        ``gibbs=1`` (0: no rejuvenation).  See docs/methods/gapfa.md.
 
     Returns
     -------
     numpy.ndarray
-        (D,) natural-log estimates.
+        (D,) natural-log estimates (nats) of the probability of each count vector.
     """
     runs = estimate_runs(method, counts, phi, p, r, runs=1, seed=seed, doc_keys=doc_keys,
                          threads=threads, work_limit=work_limit, **settings)
     return runs.logp[:, 0].copy()
 
 
-def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc_keys=None,
-                  threads=None, work_limit="default", **settings) -> Runs:
+def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
+                  r: float | npt.ArrayLike, *, runs: int = 1, seed: int = 0, first_run: int = 0,
+                  doc_keys: npt.ArrayLike | None = None, threads: int | None = None,
+                  work_limit: WorkLimit = "default", **settings: Any) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
     Parameters
     ----------
     method : str
-        One of ``METHODS``.
-    counts, phi, p, r
-        The documents (D, V) and the model; see the module docstring.
-    runs : int
+        One of ``METHODS`` (see ``estimate``).
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        The documents as non-negative integer word counts; column v is the model's word v
+        (``Corpus.counts()`` of a corpus aligned to the model's vocabulary).  An all-zero row
+        is a valid document.
+    phi : array_like, shape (T, V)
+        Non-negative topic loadings, ``phi[t, v]`` = phi_tv (rows usually sum to 1).
+    p : array_like, shape (T,)
+        Success probabilities p_t in (0, 1) of the gamma prior's scale p_t / (1 - p_t).
+    r : float or array_like, shape (T,)
+        Positive gamma shapes r_t (a scalar is shared by all topics).
+    runs : int, default 1
         R >= 1, the number of independent runs per document.
-    seed : int
+    seed : int, default 0
         Seed in [0, 2**63).
-    first_run : int
+    first_run : int, default 0
         Key of the first run (>= 0): runs computed in blocks equal those of one call.
     doc_keys : array_like of int, optional
         Distinct non-negative keys of the documents' random streams (default 0..D-1), e.g. the
         positions of a block of documents inside a larger collection.
     threads : int, optional
         numba threads (None or 0: all); results do not depend on it.
+    work_limit : float, None or "default"
+        The most topic-word site updates one (document, run) may take (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
+        ``None``: no limit); refused before anything runs, naming the samples that would fit.
     **settings
-        The method's settings (``registry``).
+        The method's settings, as in ``estimate`` (defaults there).
 
     Returns
     -------
     Runs
-        ``logp`` and ``work`` (D, R), ``seconds``, the resolved ``settings``.  Run 0 with the
-        default keys equals ``estimate``.
+        ``logp`` (D, R) natural-log estimates (nats) and ``work`` (D, R) topic-word site
+        updates, ``seconds`` of the kernel, the resolved ``settings``.  Run 0 with the default
+        keys equals ``estimate``.
 
     Raises
     ------
     ValueError
         For an unknown method or setting, bad counts or model, or a bad ``runs``, ``seed``,
         ``first_run``, ``doc_keys`` or ``threads``.
+    topiceval.limits.WorkLimitError
+        If a (document, run) would exceed ``work_limit``.
     """
     spec = registry.get(method)
     resolved = registry.resolve_settings(method, settings)
@@ -184,31 +232,49 @@ def estimate_runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc
                 resolved)
 
 
-def estimate_curve(method, counts, phi, p, r, *, checkpoints, seed=0, doc_keys=None,
-                   threads=None, work_limit="default", **settings) -> np.ndarray:
+def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
+                   r: float | npt.ArrayLike, *, checkpoints: Sequence[int], seed: int = 0,
+                   doc_keys: npt.ArrayLike | None = None, threads: int | None = None,
+                   work_limit: WorkLimit = "default", **settings: Any) -> np.ndarray:
     """Running estimates after each of ``checkpoints`` samples, from one run (run 0).
+
+    For L2R the estimate at S_k uses the samples 1..S_k of the same chain, as in the
+    convergence figures of Capdevila et al. (2018).
 
     Parameters
     ----------
     method : str
         A sampling method (not ``exact``).
-    counts, phi, p, r
-        The documents (D, V) and the model; see the module docstring.
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        The documents as non-negative integer word counts; column v is the model's word v
+        (``Corpus.counts()`` of a corpus aligned to the model's vocabulary).  An all-zero row
+        is a valid document.
+    phi : array_like, shape (T, V)
+        Non-negative topic loadings, ``phi[t, v]`` = phi_tv (rows usually sum to 1).
+    p : array_like, shape (T,)
+        Success probabilities p_t in (0, 1) of the gamma prior's scale p_t / (1 - p_t).
+    r : float or array_like, shape (T,)
+        Positive gamma shapes r_t (a scalar is shared by all topics).
     checkpoints : sequence of int
         Strictly increasing positive sample sizes; the run uses ``checkpoints[-1]`` samples.
-    seed : int
+    seed : int, default 0
         Seed in [0, 2**63).
     doc_keys : array_like of int, optional
         Distinct non-negative keys of the documents' random streams (default 0..D-1).
     threads : int, optional
         numba threads (None or 0: all).
+    work_limit : float, None or "default"
+        The most topic-word site updates one (document, run) may take (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
+        ``None``: no limit); refused before anything runs, naming the samples that would fit.
     **settings
-        The method's other settings; ``samples``, if given, must equal the last checkpoint.
+        The method's other settings (see ``estimate``); ``samples``, if given, must equal the
+        last checkpoint.
 
     Returns
     -------
     numpy.ndarray
-        (D, K) natural-log estimates; the last column equals ``estimate`` with
+        (D, K) natural-log estimates (nats); the last column equals ``estimate`` with
         ``samples=checkpoints[-1]``.
     """
     spec = registry.get(method)

@@ -4,7 +4,7 @@
 arrays that every kernel takes:
 
 * ``Docs``: the documents in CSR form, non-zero words in ascending vocabulary order (the L2R
-  ordering of seed 004's reference code, ESTIMATORS.md §6.6);
+  ordering of Capdevila et al.'s reference code, docs/methods/gapfa.md#left-to-right-l2r);
 * ``Params``: phi transposed (V x T, so the T loadings of one word are contiguous), log phi,
   p, r, the row sums Phi_t = sum_v phi_tv, and log p_t / log(1 - p_t).
 """

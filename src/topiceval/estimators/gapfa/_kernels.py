@@ -3,7 +3,8 @@
 All of them work on one document at a time: its J non-zero words (ascending vocabulary order),
 their counts y_j, and the T loadings of those words, ``phiw[j, t] = phi_{t v_j}``.  theta is
 kept in log space so that shapes r_t < 1 (whose gamma draws can underflow) and topics with
-p_t -> 0 never make a multinomial with all-zero weights (ESTIMATORS.md Appendix A).
+p_t -> 0 never make a multinomial with all-zero weights
+(docs/methods/implementation.md#input-guards).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""DS: direct sampling of theta from the prior (ESTIMATORS.md §6.4, seed 004 eq. 9).
+"""DS: direct sampling of theta from the prior (docs/methods/gapfa.md#direct-sampling,
+capdevila2018 eq. 9).
 
     theta^(s)_t ~ Ga(r_t, p_t / (1 - p_t)),   l_s = log p(y_d | theta^(s))
     log p-hat(y_d) = LSE_s(l_s) - log S

@@ -1,13 +1,13 @@
-"""Exact GaP-FA marginal document likelihood (ESTIMATORS.md §6.3, §7.2).
+"""Exact GaP-FA marginal document likelihood (docs/methods/gapfa.md#exact-marginal).
 
     p(y_d) = sum_{x in X(y_d)} prod_t NM(x_.t; r_t, q_t)                                    (6.7)
 
 with log prod_t NM expanded as in (6.8).  Two algorithms give the same value:
 
-* **enumeration** (6.7), faithful to seed 004: an odometer over the weak compositions of every
-  non-zero count into T parts, |X(y_d)| = prod_v C(y_dv + T - 1, T - 1) summands.  The innermost
-  word is the one with most compositions; each summand costs O(T) and is computed from scratch
-  (no incremental subtraction, so no drift and no -inf - -inf);
+* **enumeration** (6.7), faithful to Capdevila et al. 2018: an odometer over the weak compositions
+  of every non-zero count into T parts, |X(y_d)| = prod_v C(y_dv + T - 1, T - 1) summands.  The
+  innermost word is the one with most compositions; each summand costs O(T) and is computed from
+  scratch (no incremental subtraction, so no drift and no -inf - -inf);
 * **dynamic programming** (6.9) over topic-total vectors X, one token at a time:
   h_{n+1}(X) = LSE_{t: X_t >= 1} h_n(X - e_t) + log q_tv.  States of layer n are the weak
   compositions of n, ranked in the order ``next_composition`` visits them; that rank depends only
@@ -66,9 +66,9 @@ def n_summands(counts, n_topics: int) -> np.ndarray:
 def tractable_documents(
     counts, n_topics: int, *, max_summands=1e9, min_nonzero: int = 2, limit: int | None = None
 ) -> np.ndarray:
-    """Seed 004's document filter (§9.4, G4-15): indices, in file order, of the documents with
-    fewer than ``max_summands`` summands (exact integer arithmetic) and at least ``min_nonzero``
-    non-zero words; at most ``limit`` of them."""
+    """Capdevila et al.'s document filter (§9.4, G4-15): indices, in file order, of the documents
+    with fewer than ``max_summands`` summands (exact integer arithmetic) and at least
+    ``min_nonzero`` non-zero words; at most ``limit`` of them."""
     mat = as_count_matrix(counts)
     keep = []
     for d in range(mat.shape[0]):

@@ -1,4 +1,6 @@
-"""HM: harmonic mean of the likelihood over posterior draws of theta (ESTIMATORS.md §6.5).
+"""HM: harmonic mean of the likelihood over posterior draws of theta.
+
+Described in docs/methods/gapfa.md#harmonic-mean.
 
 Gibbs sampler on the augmented model of the whole document (zero-count words observed):
 
@@ -10,9 +12,9 @@ default 100), then ``samples`` more, each followed by l_s = log p(y_d | theta^(s
 
     log p-hat(y_d) = log S - LSE_s(-l_s)
 
-Biased upward (seed 004 calls it unbiased [G4-9]; only 1/p-hat is, under exact posterior
-draws).  Cost O((B + S) T J).  One chain per (document, run) task, stream keyed
-(seed, KEY, document key, run).
+Biased upward (Capdevila et al. 2018 calls it unbiased [G4-9]; only 1/p-hat is, under exact
+posterior draws).  Cost O((B + S) T J).  One chain per (document, run) task, stream keyed (seed,
+KEY, document key, run).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""L2R, the left-to-right estimator for GaP-FA (ESTIMATORS.md §6.6; seed 004 §5, Algorithm 1).
+"""L2R, the left-to-right estimator for GaP-FA (docs/methods/gapfa.md#left-to-right-l2r;
+capdevila2018 §5, Algorithm 1).
 
 Non-zero words first (ascending vocabulary index) as v_1..v_J, then all zero-count words.
 With F_t(j) = sum_{j'<j} phi_{t v_j'} (0-based here: F[0] = 0, F[j+1] = F[j] + phi_{t v_j}):
@@ -15,8 +16,8 @@ the conditional of word j given a left sample is
 
     p(y_j | x_<j) = sum_{b in comp(y_j, T)} prod_t NB(b_t; a_t, pi_tj)                  (6.15)
 
-estimated by importance sampling from Mult(y_j; rho) (6.16)-(6.17) (``mode`` PAPER: rho_t ∝
-phi_tj a_t p_t / (1 - p_t + p_t F_t(j)), seed 004 eq. 20; CODE: rho_t ∝ a_t pi_tj phi_tj, the
+estimated by importance sampling from Mult(y_j; rho) (6.16)-(6.17) (``mode`` PAPER: rho_t ∝ phi_tj
+a_t p_t / (1 - p_t + p_t F_t(j)), Capdevila et al. 2018 eq. 20; CODE: rho_t ∝ a_t pi_tj phi_tj, the
 reference implementation's), or computed exactly (``mode`` EXACT, "L2R-E", by T - 1 truncated
 convolutions of the NB pmfs, O(T y_j^2)).  The zero-word block is closed form (6.18):
 

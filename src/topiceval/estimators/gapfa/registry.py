@@ -10,7 +10,7 @@ their cost.
 | l2r_exact   | samples (1000), gibbs G (1)                                          | §6.6  |
 | l2r_seq     | samples = particles R (1000), gibbs G (1; 0 = no rejuvenation)       | §6.6  |
 
-``l2r_seq`` is the unbiased sequential variant (not in seed 004), kept for testing L2R.
+``l2r_seq`` is the unbiased sequential variant (not in Capdevila et al. 2018), kept for testing L2R.
 
 Cost (``predicted_work``; ``Runs.work`` of ``gapfa.estimate_runs``): the work of one run on one
 document, known before the run from the document's J non-zero words, their counts y_j, T and

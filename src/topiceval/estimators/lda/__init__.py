@@ -1,4 +1,4 @@
-"""Held-out likelihood estimators for LDA (seed 002; ESTIMATORS.md §2, §3, §7).
+"""Held-out likelihood estimators for LDA (wallach2009; docs/methods/lda-estimators.md).
 
     from topiceval.estimators import lda
     logp = lda.estimate(method, docs, phi, alpha_m, *, seed=0, **settings)    # (D,)
@@ -16,13 +16,13 @@ methods: ``et``, ``ais``, ``lr``, ``lr_wallach``, ``exact``; setting ``split`` =
 per document; default floor(N / 2)).  Settings and defaults: ``registry.ESTIMATE`` /
 ``registry.COMPLETE``.
 
-Costs: ``return_cost=True`` returns ``(logp, Cost(site_updates, seconds))``: the Gibbs site
-updates (or equivalent O(T) evaluations, as counted by seed 002 Table 1) actually performed, and
+Costs: ``return_cost=True`` returns ``(logp, Cost(site_updates, seconds))``: the Gibbs site updates
+(or equivalent O(T) evaluations, as counted by Wallach et al. 2009 Table 1) actually performed, and
 the wall-clock seconds of the call.  ``estimate_runs`` / ``complete_runs`` run R independent runs
 per document in one parallel call and return per-(document, run) estimates and site updates
 (``Runs``); run 0 of ``estimate_runs`` equals ``estimate`` for the same seed.
 
-Model comparison (seed 003, ESTIMATORS.md §5, ratio_ais.py):
+Model comparison (foulds_smyth, docs/methods/lda-estimators.md#ratio-ais, ratio_ais.py):
 ``lda.compare(docs, (phi_a, alpha_m_a), (phi_b, alpha_m_b), samples=1, temperatures=100)``
 returns a ``Comparison`` with ``log_ratio`` = log P-hat(w | A) - log P-hat(w | B) by ratio-AIS,
 the reversed runs' estimate, ``reciprocal_gap`` and ``suspect`` (each (D,));
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
@@ -50,6 +51,11 @@ from topiceval.estimators.lda.inputs import (
     completion_split,
 )
 from topiceval.estimators.lda.ratio_ais import Comparison, compare, compare_standard
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import TokenDocuments, WorkLimit
 
 METHODS = tuple(registry.ESTIMATE)
 COMPLETION_METHODS = tuple(registry.COMPLETE)
@@ -83,41 +89,202 @@ class Runs:
         return Cost(int(self.site_updates.sum()), self.seconds)
 
 
-def estimate(method, docs, phi, alpha_m, *, seed=0, return_cost=False, **settings):
-    """log P-hat(w_d | Phi, alpha m) for every document, shape (D,)."""
+def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+             seed: int = 0, return_cost: bool = False,
+             **settings: Any) -> np.ndarray | tuple[np.ndarray, Cost]:
+    """Estimate log P(w_d | Phi, alpha m) for every document (run 0 of ``estimate_runs``).
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"hm"``, ``"ais"``,
+        ``"chib"``, ``"lr"`` (sequential left-to-right, unbiased), ``"lr_wallach"`` (Wallach et
+        al.'s Algorithm 3 as printed, MALLET's evaluator) or ``"exact"``.
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).  Document d's estimate depends only on
+        (seed, d, method, settings): bit-identical for any number of threads.
+    return_cost : bool, default False
+        Also return the work done.
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults (counts are
+        numbers of Gibbs sweeps, samples or particles, see
+        docs/methods/lda-estimators.md):
+
+        ============ ===========================================================
+        ``is_pt``     ``samples=1000``
+        ``is_pzw``    ``samples=1000``
+        ``is_ip``     ``samples=1000``, ``iterations=20`` (proposal updates I)
+        ``hm``        ``burnin=1000``, ``samples=1000``
+        ``ais``       ``temperatures=1000`` (S, linear schedule, or the sequence
+                      tau_1 < ... < tau_S = 1)
+        ``chib``      ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
+                      before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``lr``        ``particles=20`` (R), ``resample=True`` (rejuvenation)
+        ``lr_wallach`` same as ``lr``
+        ``exact``     ``max_work=4e8`` (most operations of the recursion)
+        ============ ===========================================================
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, Cost)
+        (D,) natural-log estimates (nats); with ``return_cost``, also ``Cost(site_updates,
+        seconds)``: the Gibbs site updates actually performed (the units of Wallach et al.'s
+        Table 1) and the kernels' wall-clock seconds.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method or setting, bad documents or parameters.
+    topiceval.limits.WorkLimitError
+        If one document would exceed the default work limit (use ``estimate_runs`` with
+        ``work_limit`` to change it).
+    """
     runs = estimate_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
     logp = runs.logp[:, 0].copy()
     return (logp, runs.cost) if return_cost else logp
 
 
-def complete(method, docs, phi, alpha_m, *, seed=0, return_cost=False, **settings):
-    """log P-hat(w2_d | w1_d, Phi, alpha m) for every document, shape (D,)."""
+def complete(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+             seed: int = 0, return_cost: bool = False,
+             **settings: Any) -> np.ndarray | tuple[np.ndarray, Cost]:
+    """Estimate log P(w2_d | w1_d, Phi, alpha m), document completion (run 0 of ``complete_runs``).
+
+    w1 is the first N1 tokens of each document and w2 the rest, in reading order.
+
+    Parameters
+    ----------
+    method : str
+        One of ``COMPLETION_METHODS``: ``"et"`` (estimated theta), ``"ais"``, ``"lr"``,
+        ``"lr_wallach"`` or ``"exact"``.
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).
+    return_cost : bool, default False
+        Also return ``Cost(site_updates, seconds)``.
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults: ``et``
+        ``burnin=500``, ``samples=2000``; ``ais`` ``burnin=500`` (sweeps on the first part),
+        ``temperatures=1500``; ``lr`` and ``lr_wallach`` ``particles=20``, ``resample=True``;
+        ``exact`` ``max_work=4e8`` (docs/methods/lda-estimators.md#document-completion).
+        ``split`` (an int, or one int per document) sets N1 (default floor(N / 2)).
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, Cost)
+        (D,) natural-log estimates of the second parts' conditional probabilities (nats).
+    """
     runs = complete_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
     logp = runs.logp[:, 0].copy()
     return (logp, runs.cost) if return_cost else logp
 
 
 def estimate_runs(
-    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None,
-    work_limit="default", **settings
+    method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+    runs: int = 1, seed: int = 0, first_run: int = 0, doc_keys: npt.ArrayLike | None = None,
+    work_limit: WorkLimit = "default", **settings: Any,
 ) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
-    ``doc_keys`` (default 0..D-1) replaces the positions that key the documents' random streams,
-    so a block of a larger document list can be evaluated alone with the same results.
-    ``work_limit``: the most site updates one (document, run) may take (default
-    ``limits.DEFAULT_WORK_LIMIT["lda"]``; ``None``: no limit); a call over it, or whose working
-    arrays would not fit in memory, is refused before anything runs.
+    All (document, run) tasks go to the numba threads in one parallel call; each task has its
+    own random stream, so the result does not depend on the thread count or on the blocking.
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS`` (see ``estimate``).
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    runs : int, default 1
+        R >= 1, the number of independent runs per document.  Combine them in probability
+        space (``topiceval.evaluation.combine_runs``), never by averaging logs.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).
+    first_run : int, default 0
+        Key of the first run: runs computed in blocks equal those of one call.
+    doc_keys : array_like of int, optional
+        Distinct non-negative keys of the documents' random streams (default their positions
+        0..D-1), so a block of a larger document list evaluated alone gives the same estimates.
+    work_limit : float, None or "default"
+        The most Gibbs site updates one (document, run) may take (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 1e10, a few minutes of one core;
+        ``None``: no limit).  A call over it, or whose working arrays would not fit in memory,
+        is refused before anything runs, naming the largest setting that would fit.
+    **settings
+        The method's settings, as in ``estimate`` (defaults there).
+
+    Returns
+    -------
+    Runs
+        ``logp`` (D, R) natural-log estimates (nats), ``site_updates`` (D, R) work done,
+        ``seconds`` wall-clock time of the kernels, and ``forms``: for the left-to-right methods
+        both ``lr`` (2.5) and ``lr_wallach`` (2.4) from the same particles.  Run 0 with the
+        default keys equals ``estimate``.
     """
     return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
                 first_run, doc_keys, None, work_limit, settings)
 
 
 def complete_runs(
-    method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None, split=None,
-    work_limit="default", **settings,
+    method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+    runs: int = 1, seed: int = 0, first_run: int = 0, doc_keys: npt.ArrayLike | None = None,
+    split: int | npt.ArrayLike | None = None, work_limit: WorkLimit = "default",
+    **settings: Any,
 ) -> Runs:
-    """Like ``estimate_runs`` for document completion (``split``: N1, default floor(N / 2))."""
+    """Runs of a document-completion method: ``estimate_runs`` for log P(w2 | w1, Phi, alpha m).
+
+    Parameters
+    ----------
+    method : str
+        One of ``COMPLETION_METHODS`` (see ``complete``).
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    runs, seed, first_run, doc_keys, work_limit
+        As in ``estimate_runs``.
+    split : int or array_like of int, optional
+        N1, the number of observed tokens w1 at the start of each document (one value for all
+        documents or one per document; 1 <= N1 < N).  Default floor(N / 2).
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults: ``et``
+        ``burnin=500``, ``samples=2000``; ``ais`` ``burnin=500`` (sweeps on the first part),
+        ``temperatures=1500``; ``lr`` and ``lr_wallach`` ``particles=20``, ``resample=True``;
+        ``exact`` ``max_work=4e8`` (docs/methods/lda-estimators.md#document-completion).
+
+    Returns
+    -------
+    Runs
+        ``logp`` (D, R) natural-log estimates of log P(w2 | w1) (nats) and the work done.
+    """
     return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs, seed,
                 first_run, doc_keys, split, work_limit, settings)
 

@@ -1,4 +1,6 @@
-"""AIS: annealed importance sampling from the prior to the posterior (ESTIMATORS.md §2.5).
+"""AIS: annealed importance sampling from the prior to the posterior.
+
+Described in docs/methods/lda-estimators.md#ais.
 
 Intermediate distributions P_s(z) ∝ P(w | z, Phi)^τ_s P(z | alpha m), 0 = τ_0 < ... < τ_S = 1;
 T_s is one forward Gibbs sweep of the tempered conditional

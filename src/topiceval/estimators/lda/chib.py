@@ -1,4 +1,6 @@
-"""CS: the Chib-style estimator of Murray & Salakhutdinov (ESTIMATORS.md §2.6, seed 002 Alg. 2).
+"""CS: the Chib-style estimator of Murray & Salakhutdinov (wallach2009, Algorithm 2).
+
+Described in docs/methods/lda-estimators.md#chib-style.
 
 Identity P(w) = P(w, z*) / P(z* | w) for a fixed special state z*.  With T the forward Gibbs
 sweep (sites 1..N) and T~ its reversal (the same sweep in order N..1):
@@ -14,7 +16,7 @@ sweep (sites 1..N) and T~ its reversal (the same sweep in order N..1):
 
 Unbiased in P for every z* and every S (the random start index makes the chain's law the
 correct proposal).  Cost (Table 1): 2 S N (S sweeps plus S evaluations of (2.2)); the measured
-count adds the (G0 + ICM passes) N updates spent choosing z* (< 1% in seed 002).
+count adds the (G0 + ICM passes) N updates spent choosing z* (< 1% in Wallach et al. 2009).
 """
 
 from __future__ import annotations

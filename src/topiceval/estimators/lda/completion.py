@@ -1,12 +1,14 @@
-"""Document completion: estimators of log P(w2 | w1, Phi, alpha m) (ESTIMATORS.md §3).
+"""Document completion: estimators of log P(w2 | w1, Phi, alpha m).
+
+Described in docs/methods/lda-estimators.md#document-completion.
 
 w1 = w_{1..N1}, w2 = w_{N1+1..N} in the original token order (default N1 = floor(N / 2)).  The
 tables give w1 and w2 separate rows (inputs.py), so rows ``r2..`` of a document belong to w2.
 
-* ET, "estimated theta" (§3.1, seed 002 eq. 27): B Gibbs sweeps on w1 alone, then for each of
-  S further sweeps theta-hat_t = (N1_t + alpha m_t) / (N1 + alpha) and
-  l_s = sum_{n in w2} log sum_t phi_{w_n|t} theta-hat_t;  log P-hat = LSE(l) - log S.
-  Neither unbiased nor consistent (theta is clamped over w2).  Cost (B + S) N1 + S N2.
+* ET, "estimated theta" (§3.1, Wallach et al. 2009 eq. 27): B Gibbs sweeps on w1 alone, then for
+  each of S further sweeps theta-hat_t = (N1_t + alpha m_t) / (N1 + alpha) and l_s = sum_{n in w2}
+  log sum_t phi_{w_n|t} theta-hat_t;  log P-hat = LSE(l) - log S.  Neither unbiased nor consistent
+  (theta is clamped over w2).  Cost (B + S) N1 + S N2.
 * AIS-DC (§3.2, Algorithm 4 with the consistent target (3.1)):
       P_s(z) ∝ P(w2 | z2, Phi)^τ_s P(z1, z2 | w1, Phi, alpha m)
   start: B sweeps on w1 alone (approximately P(z1 | w1)), then z2 from the Pólya urn given z1

@@ -1,4 +1,6 @@
-"""Exact P(w | Phi, alpha m) by a forward recursion over topic-count vectors (spec §7.1c).
+"""Exact P(w | Phi, alpha m) by a forward recursion over topic-count vectors.
+
+Described in docs/methods/lda-estimators.md#exact-recursion.
 
 The collapsed joint depends on z only through the order-free Pólya-urn factors, so summing over
 z position by position only needs the count vector c (sum_t c_t = n):

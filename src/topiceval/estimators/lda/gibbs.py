@@ -1,4 +1,4 @@
-"""Gibbs site updates for one document's topic assignments (ESTIMATORS.md §1.1 eq. (1.5), §2).
+"""Gibbs site updates for one document's topic assignments (docs/methods/lda.md#model eq. (1.5)).
 
 A ``Chain`` holds the assignments z (N,), the topic counts N_t (T,), and the ascending list of
 topics in use (``nz[:nnz[0]]``).  A site update of position n removes z_n from the counts and
@@ -59,7 +59,8 @@ list updates (a topic leaving or entering the list in use, about 2% of sites) st
 both loops: moved into two small helpers called only on those sites, they made LR R = 20 about
 1.2x slower (9.5 -> 11.4 ms, same session, alternating runs) for 1% more instructions.
 
-A "site update" in the cost counts is one such draw or evaluation, as in seed 002 Table 1.
+A "site update" in the cost counts is one such draw or evaluation, as in Table 1 of Wallach et
+al. 2009.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""HM: the harmonic mean method (ESTIMATORS.md §2.4, seed 002 eqs. 14-15).
+"""HM: the harmonic mean method (docs/methods/lda-estimators.md#harmonic-mean,
+wallach2009 eqs. 14-15).
 
     z <- uniform random;  B forward Gibbs sweeps of (1.5) (burn-in)
     for s = 1..S:  one forward sweep;  l_s = log P(w | z^(s), Phi)      (likelihood only)

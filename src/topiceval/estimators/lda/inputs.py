@@ -6,7 +6,7 @@ a document-completion split is given, so that the observed part w1 and the evalu
 one document never share a row):
 
 * ``pw[row, t] = phi[t, v]`` and ``logpw = log pw``: the per-document matrix ``phi_w`` of
-  ESTIMATORS.md §2 ("Precompute per document phi_w[n, t]"), stored once per distinct type;
+  docs/methods/lda-estimators.md#conventions, stored once per distinct type;
 * ``cq[row, t] = sum_{t' <= t} pw[row, t'] * alpha_m[t']``: cumulative "prior bucket" weights,
   which serve both the sparse Gibbs draw (gibbs.py) and the IS-PZW proposal
   Q(z_n) ∝ alpha m_t phi_{w_n|t} (§2.2);

@@ -1,7 +1,9 @@
-"""IS-PT: importance sampling with the prior P(theta | alpha m) as proposal (ESTIMATORS.md §2.1).
+"""IS-PT: importance sampling with the prior P(theta | alpha m) as proposal.
+
+Described in docs/methods/lda-estimators.md#is-pt.
 
     for s = 1..S:  log theta^(s) ~ log-Dir(alpha m)   (log-space draw, no underflow)
-                   l_s = sum_n log sum_t theta_t phi_{w_n|t}          (seed 002 eqs. 12-13)
+                   l_s = sum_n log sum_t theta_t phi_{w_n|t}    (Wallach et al. 2009 eqs. 12-13)
     log P-hat = LSE(l) - log S
 
 Unbiased for P(w | Phi, alpha m).  This is MALLET's "empirical likelihood" with an infinitely

@@ -1,14 +1,16 @@
-"""Importance sampling over z with per-token proposals: IS-PZW and IS-IP (ESTIMATORS.md §2.2-2.3).
+"""Importance sampling over z with per-token proposals: IS-PZW and IS-IP.
+
+Described in docs/methods/lda-estimators.md#is-pzw and docs/methods/lda-estimators.md#is-ip.
 
 Both draw z_n ~ Q[n, :] independently and weight by
 
-    l_s = log P(w, z | Phi, alpha m) - sum_n log Q[n, z_n]            (seed 002 eq. 9)
+    l_s = log P(w, z | Phi, alpha m) - sum_n log Q[n, z_n]            (Wallach et al. 2009 eq. 9)
     log P-hat = LSE(l) - log S                                         (unbiased)
 
 * IS-PZW (§2.2): Q[n, t] ∝ alpha m_t phi_{w_n|t}.  Then the phi terms cancel and
   l_s = sum_n log Z_n - sum_t N_t log(alpha m_t) + log P(z | alpha m), Z_n = sum_t alpha m_t
   phi_{w_n|t} (the last entry of the cumulative prior bucket ``cq``).  Cost S N.
-* IS-IP (§2.3, "iterated pseudo-counts", seed 002 eq. 11): starting from Q0 = the IS-PZW
+* IS-IP (§2.3, "iterated pseudo-counts", Wallach et al. 2009 eq. 11): starting from Q0 = the IS-PZW
   proposal, I synchronous updates
 
       Q_new[n, t] ∝ (alpha m_t + sum_{n' != n} Q_prev[n', t]) phi_{w_n|t}

@@ -1,4 +1,5 @@
-"""LR: the left-to-right estimators (ESTIMATORS.md §2.7; seed 002 §4.5, Algorithm 3).
+"""LR: the left-to-right estimators (docs/methods/lda-estimators.md#left-to-right;
+wallach2009 §4.5, Algorithm 3).
 
 P(w) = prod_n P(w_n | w_{<n}).  R independent particles walk the document in its original token
 order; particle r stores

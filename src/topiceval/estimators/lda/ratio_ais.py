@@ -1,10 +1,11 @@
-"""Ratio-AIS: anneal from one LDA model's posterior to another's (seed 003; ESTIMATORS.md §5).
+"""Ratio-AIS: anneal from one LDA model's posterior to another's (foulds_smyth;
+docs/methods/lda-estimators.md#ratio-ais).
 
     from topiceval.estimators import lda
     res = lda.compare(docs, (phi_a, alpha_m_a), (phi_b, alpha_m_b), samples=1, temperatures=100)
     res.log_ratio, res.reverse, res.reciprocal_gap, res.suspect        # each (D,)
 
-Target (§5.2, seed 003 eq. 4): log R_d = log P(w_d | Phi_A, alpha m_A) - log P(w_d | Phi_B,
+Target (§5.2, Foulds & Smyth eq. 4): log R_d = log P(w_d | Phi_A, alpha m_A) - log P(w_d | Phi_B,
 alpha m_B).  With f_A(z) = P(w, z | A), f_B(z) = P(w, z | B) and the geometric bridge
 f_β = f_A^β f_B^(1-β), 0 = β_0 < ... < β_n = 1, one importance sample is
 
@@ -15,14 +16,14 @@ f_β = f_A^β f_B^(1-β), 0 = β_0 < ... < β_n = 1, one importance sample is
          = sum_n [log phi^A_(w_n|z_n) - log phi^B_(w_n|z_n)]
            + log P(z | alpha m_A) - log P(z | alpha m_B)                                  (1.1)
 
-and the estimate is LSE_i(log w_i) - log M over M samples (seed 003 eq. 6).  T_β is one forward
-Gibbs sweep of the bridge conditional (5.1)
+and the estimate is LSE_i(log w_i) - log M over M samples (Foulds & Smyth eq. 6).  T_β is one
+forward Gibbs sweep of the bridge conditional (5.1)
 
     P_β(z_n = t | z_\\n) ∝ [phi^A_(w_n|t) (N_t + a_t)]^β [phi^B_(w_n|t) (N_t + b_t)]^(1-β)
 
 (a = alpha m_A, b = alpha m_B of the document).  It is computed two ways:
 
-* equal priors (a = b, e.g. a perturbed copy of Phi, the seed-003 experiment): the conditional
+* equal priors (a = b, e.g. a perturbed copy of Phi, the Foulds & Smyth experiment): the conditional
   is pw_β[row, t] (N_t + a_t) with pw_β = exp(β log phi^A + (1-β) log phi^B - row max), a
   tempered table per distinct word type, and the sweep is the shared sparse/dense Gibbs kernel
   of gibbs.py.  The table is computed at β_1; for a linear schedule (``temperatures`` an
@@ -40,10 +41,10 @@ cancels in the normalised conditional.
 Reversed run and the reciprocal check (§5.4): the same procedure with A and B exchanged
 estimates -log R; ``reverse`` is that estimate, ``reciprocal_gap = -reverse - log_ratio`` (>= 0
 in expectation, since both are stochastic lower bounds of their targets) and ``suspect`` flags
-|gap| > ``threshold`` (default 1 nat; seed 003 only says "wildly different" [G3-5]; a large
+|gap| > ``threshold`` (default 1 nat; Foulds & Smyth only says "wildly different" [G3-5]; a large
 negative gap, both runs overshooting, is as suspicious as a large positive one).
 
-Document completion (§5.3, seed 003 eqs. 7-8): with w^a = the first N1 tokens,
+Document completion (§5.3, Foulds & Smyth eqs. 7-8): with w^a = the first N1 tokens,
 
     log R_b = log P_A(w^b | w^a) - log P_B(w^b | w^a)
             = [ratio-AIS on w, B -> A] + [ratio-AIS on w^a, A -> B]                        (5.2)
@@ -63,9 +64,9 @@ in lockstep, so the tempered table of each temperature is built once for all of 
 samples' arithmetic does not depend on the grouping, so results are bit-identical for any
 grouping and any number of threads.
 
-Cost (site updates per sample, the units of seed 002 Table 1): N urn draws, B N burn-in updates,
-(n - 1) N bridge updates, i.e. (B + n) N (Gibbs start) or (n - 1) N (exact start; the exact draw
-is not counted).  The tempered table costs (distinct types) x T exponentials per temperature
+Cost (site updates per sample, the units of Wallach et al. 2009 Table 1): N urn draws, B N burn-in
+updates, (n - 1) N bridge updates, i.e. (B + n) N (Gibbs start) or (n - 1) N (exact start; the exact
+draw is not counted).  The tempered table costs (distinct types) x T exponentials per temperature
 and task.
 """
 
@@ -74,7 +75,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
@@ -102,6 +103,11 @@ from topiceval.estimators.lda.inputs import (
     completion_split,
 )
 from topiceval.models import check_lda_params
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import LDAParams, TokenDocuments, WorkLimit
 
 KEY_BASE = 21  # stream keys 21..24 (the single-model estimators use 1..12)
 FULL_FORWARD, FULL_REVERSE, PART_FORWARD, PART_REVERSE = range(4)
@@ -505,22 +511,62 @@ def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, 
     return logw, sites, seconds
 
 
-def compare(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0, completion=False,
-            reciprocal=True, **settings):
-    """Ratio-AIS estimates of log P(w_d | A) - log P(w_d | B) for every document (§5.2-5.4).
+def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, samples: int = 1,
+            temperatures: int | npt.ArrayLike = 100, seed: int = 0, completion: bool = False,
+            reciprocal: bool = True, **settings: Any) -> Comparison | tuple[Comparison, Any]:
+    """Compare two LDA models on every document by ratio-AIS (Foulds & Smyth).
 
-    ``model_a``, ``model_b``: (phi (T, V), alpha_m (T,) or (D, T)) pairs or LDA models with the
-    same T and V.  ``samples`` M importance samples per run; ``temperatures`` n (linear schedule
-    β_s = s / n) or the increasing sequence β_1..β_n = 1; ``completion``: compare
-    P(w^b | w^a) with w^a the first ``split`` tokens (default floor(N / 2)), eq. (5.2);
-    ``reciprocal``: also run every annealing in the other direction (§5.4).
+    Estimates log R_d = log P(w_d | A) - log P(w_d | B) by annealing from model B's posterior
+    to model A's along the geometric bridge (docs/methods/lda-estimators.md#ratio-ais), and,
+    with ``reciprocal``, the same in the other direction as a convergence check.
 
-    Further settings: ``burnin`` B = 100 Gibbs sweeps of the start model before annealing;
-    ``threshold`` = 1.0 nat for ``suspect``; ``start`` "gibbs" (default) or "exact" (exact
-    posterior draws; makes the estimator exactly unbiased; tiny documents only, limit
-    ``max_work`` as in exact.py); ``doc_keys`` (default 0..D-1): the integers keying each
-    document's streams; ``return_cost``: also return ``Cost(site_updates, seconds)``.
-    Same seed -> bit-identical results for any number of threads.
+    Parameters
+    ----------
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids (column indices of both models' ``phi``), reading order.
+    model_a, model_b : LDAModel or (phi, alpha_m)
+        The two models, with the same T and V (the same words in the same column order):
+        ``phi`` (T, V) strictly positive rows summing to 1; ``alpha_m`` (T,) positive
+        pseudo-counts, or (D, T) for document-dependent priors.  A is the candidate, B the
+        baseline: a positive ``log_ratio`` favours A.
+    samples : int, default 1
+        M, independent importance samples (annealing runs) per direction and document; their
+        weights are averaged in probability space.
+    temperatures : int or array_like, default 100
+        n, the number of bridge distributions with the linear schedule beta_s = s / n, or the
+        increasing sequence beta_1 < ... < beta_n = 1 itself.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63); bit-identical results for any number of
+        threads.
+    completion : bool, default False
+        Compare P(w^b | w^a) instead, w^a the first ``split`` tokens of each document, by
+        eq. (5.2) (docs/methods/lda-estimators.md#completion-variant).
+    reciprocal : bool, default True
+        Also run every annealing in the other direction (A to B) for the reciprocal check.
+    **settings
+        ``burnin`` (int, default 100): Gibbs sweeps of the start model before each annealing
+        run.  ``threshold`` (float, default 1.0 nat): a |reciprocal gap| above it marks the
+        document ``suspect``.  ``split`` (int or one int per document, default floor(N / 2)):
+        N1 for ``completion``.  ``start`` (``"gibbs"``, default, or ``"exact"``): exact
+        posterior start states, which make the estimator exactly unbiased (tiny documents
+        only; ``max_work`` bounds the exact recursion, default 4e8 operations).
+        ``doc_keys`` (array of distinct non-negative ints, default 0..D-1): the keys of the
+        documents' random streams.  ``return_cost`` (bool, default False): also return
+        ``Cost(site_updates, seconds)``.  ``work_limit`` (site updates per document and
+        annealing direction, default 1e10; ``None`` for no limit).
+
+    Returns
+    -------
+    Comparison or (Comparison, Cost)
+        Per document (each (D,)): ``log_ratio`` (nats), ``reverse`` (the reversed runs'
+        estimate of -log R; NaN without ``reciprocal``), ``reciprocal_gap`` = -reverse -
+        log_ratio (>= 0 in expectation), ``suspect`` (|gap| > threshold) and
+        ``site_updates``; ``seconds`` of the kernels.
+
+    Raises
+    ------
+    ValueError
+        For models of different shapes, bad documents, or an unknown or invalid setting.
     """
     s = _settings(settings)
     docs, phi, am, keys, n1 = check_inputs(docs, model_a, model_b, completion=completion,
@@ -560,14 +606,42 @@ def _check_limits(docs, samples: int, sweeps: int, limit) -> None:
                         setting="samples")
 
 
-def compare_standard(docs, model_a, model_b, *, samples=1, temperatures=100, seed=0,
-                     doc_keys=None, return_cost=False, work_limit="default"):
-    """The standard method (seed 003 §4): log P-hat(w | A) - log P-hat(w | B), shape (D,).
+def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *,
+                     samples: int = 1, temperatures: int | npt.ArrayLike = 100, seed: int = 0,
+                     doc_keys: npt.ArrayLike | None = None, return_cost: bool = False,
+                     work_limit: WorkLimit = "default") -> np.ndarray | tuple[np.ndarray, Any]:
+    """The standard comparison: log P-hat(w | A) - log P-hat(w | B) from independent AIS runs.
 
-    Each term is ``samples`` independent Wallach-AIS runs (§2.5, ``lda.estimate_runs("ais")``)
-    averaged in probability space; A uses runs 0..M-1 and B runs M..2M-1 of the AIS streams, so
-    the two estimates are independent.  Document-dependent priors are evaluated one document at
-    a time.  Biased upwards in probability space (§8.2: E[P-hat_A / P-hat_B] >= R).
+    This is the method ratio-AIS is compared with in Foulds & Smyth (§4 of their paper): each
+    term is ``samples`` independent AIS runs (Wallach et al. 2009; ``lda.estimate_runs("ais")``)
+    averaged in probability space; A uses runs 0..M-1 and B runs M..2M-1 of the AIS streams,
+    so the two estimates are independent.  The ratio of two independent unbiased estimates is
+    biased upwards in probability space (docs/methods/validation.md#estimators-that-must-fail),
+    and in log space their independent errors flip the sign of small differences.
+
+    Parameters
+    ----------
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids (column indices of both models' ``phi``).
+    model_a, model_b : LDAModel or (phi, alpha_m)
+        The two models, as in ``compare``.
+    samples : int, default 1
+        M, AIS runs per model and document.
+    temperatures : int or array_like, default 100
+        AIS temperatures S (linear schedule) or the sequence tau_1 < ... < tau_S = 1.
+    seed : int, default 0
+        Seed of the AIS streams, in [0, 2**63).
+    doc_keys : array_like of int, optional
+        Keys of the documents' random streams (default 0..D-1).
+    return_cost : bool, default False
+        Also return ``Cost(site_updates, seconds)``.
+    work_limit : float, None or "default"
+        Site updates allowed per (document, run), as in ``estimate_runs``.
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, Cost)
+        (D,) estimates of log P(w_d | A) - log P(w_d | B) in nats.
     """
     from topiceval.estimators import lda
 

@@ -1,12 +1,13 @@
 """The LDA estimators by name: dispatch code, stream key, settings with defaults, Table-1 cost.
 
-``ESTIMATE`` holds the methods of ``lda.estimate`` (P(w | Phi, alpha m), ESTIMATORS.md §2) and
-``COMPLETE`` those of ``lda.complete`` (P(w2 | w1, Phi, alpha m), §3).  Each method's random
-streams are keyed by its ``key`` (``seed_into(rng, seed, key, doc key, run)``).  ``lr`` and
-``lr_wallach`` share a key and a kernel (the two forms (2.5) and (2.4) of the same particles),
-and the completion ``lr`` uses the same key, so for one seed all of them see the same particles.
+``ESTIMATE`` holds the methods of ``lda.estimate`` (P(w | Phi, alpha m),
+docs/methods/lda-estimators.md) and ``COMPLETE`` those of ``lda.complete`` (P(w2 | w1, Phi,
+alpha m), docs/methods/lda-estimators.md#document-completion).  Each method's random streams are
+keyed by its ``key`` (``seed_into(rng, seed, key, doc key, run)``).  ``lr`` and ``lr_wallach``
+share a key and a kernel (the two forms (2.5) and (2.4) of the same particles), and the
+completion ``lr`` uses the same key, so for one seed all of them see the same particles.
 
-Settings (seed 002 Table 1 names): ``samples`` S, ``burnin`` B, ``iterations`` I,
+Settings (Wallach et al. 2009 Table 1 names): ``samples`` S, ``burnin`` B, ``iterations`` I,
 ``temperatures`` (S, or the schedule τ_1..τ_S), ``particles`` R, ``resample`` (rejuvenation in
 LR), ``max_work`` (exact only).  For ``chib``, ``burnin`` is G0 (Gibbs sweeps before ICM)
 and ``iterations`` the largest number of ICM passes used to choose z*.  ``cost`` is the

@@ -1,4 +1,7 @@
-"""One left-to-right particle with rejuvenation over cached row totals (ESTIMATORS.md §2.7).
+"""One left-to-right particle with rejuvenation over cached row totals.
+
+Described in docs/methods/implementation.md#left-to-right-kernel and
+docs/methods/lda-estimators.md#left-to-right.
 
 For n = 1..N the particle sweeps positions 1..n-1 with site updates (1.5), then evaluates
 Z_n = sum_t pw[row_n, t] (N_t + alpha m_t) and draws z_n from the same weights, exactly as
