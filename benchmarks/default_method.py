@@ -12,8 +12,8 @@ jobs, but not to a second job of this script.
 
 LDA (``topiceval.estimators.lda``):
 
-* models: ``topiceval.lda.fit_gibbs`` on the training split with seed 002's settings (alpha = 5
-  to start, beta u = 0.01, MALLET's asymmetric alpha m and beta optimisation every 10 sweeps
+* models: ``topiceval.training.lda.fit_gibbs`` on the training split with seed 002's settings (alpha
+  = 5 to start, beta u = 0.01, MALLET's asymmetric alpha m and beta optimisation every 10 sweeps
   after 200), 400 sweeps: AP (``asis``, random 10% held out) with T = 50 and 100, 20 Newsgroups
   (``wallach2009`` recipe, the archive's test split) with T = 20 and 200;
 * documents: 4 held-out documents drawn at random per length bin: ~20 (15-30 tokens), ~100
@@ -78,11 +78,11 @@ from scipy.special import logsumexp  # noqa: E402
 from topiceval.corpus import Corpus  # noqa: E402
 from topiceval.data.prepare import build_corpus  # noqa: E402
 from topiceval.estimators import gapfa, lda  # noqa: E402
-from topiceval.gapfa import fit_gapfa  # noqa: E402
 from topiceval.io import write_text_atomic  # noqa: E402
-from topiceval.lda import fit_gibbs  # noqa: E402
-from topiceval.lda.synthetic import SEED002_OPTIMIZE  # noqa: E402
 from topiceval.models import GaPModel, load_model, save_model  # noqa: E402
+from topiceval.training.gapfa import fit_gapfa  # noqa: E402
+from topiceval.training.lda import fit_gibbs  # noqa: E402
+from topiceval.training.lda.synthetic import SEED002_OPTIMIZE  # noqa: E402
 
 OUT = Path(__file__).parent / "out"
 CACHE = OUT / "default_method_cache"

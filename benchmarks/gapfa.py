@@ -37,10 +37,10 @@ import scipy.sparse as sp
 from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa.exact import tractable_documents
-from topiceval.gapfa import fit_gapfa
 from topiceval.io import write_text_atomic
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
+from topiceval.training.gapfa import fit_gapfa
 
 OUT = Path(__file__).parent / "out"
 

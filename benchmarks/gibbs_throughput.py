@@ -10,8 +10,8 @@ system runs the same number of sweeps from a random start with Î±m_t = 0.1 and Î
 hyper-parameter optimisation), on the same machine, one run each:
 
 * ``topiceval`` with 1 and 2 threads (``fit_gibbs``; the sparse sampler of
-  ``topiceval.lda.sampler``), and a plain dense numba collapsed Gibbs sampler (this file) as the
-  O(T)-per-token baseline;
+  ``topiceval.training.lda.sampler``), and a plain dense numba collapsed Gibbs sampler (this file)
+  as the O(T)-per-token baseline;
 * ``tomotopy`` with 1 and 2 workers (``optim_interval = 0``), the ``lda`` package;
 * scikit-learn's batch variational LDA and gensim's ``LdaModel`` (time per pass over the corpus;
   their passes are not Gibbs sweeps).
@@ -44,9 +44,9 @@ from scipy.special import gammaln
 from topiceval._numba import seed_into, uniform
 from topiceval.corpus import Corpus
 from topiceval.io import atomic_path
-from topiceval.lda import fit_gibbs, synthetic_corpus
-from topiceval.lda.sampler import random_assignments
 from topiceval.models import LDAModel
+from topiceval.training.lda import fit_gibbs, synthetic_corpus
+from topiceval.training.lda.sampler import random_assignments
 
 ALPHA = 0.1
 BETA = 0.01

@@ -17,10 +17,10 @@ import topiceval
 from topiceval import cli
 from topiceval.corpus import Corpus
 from topiceval.estimators import gapfa, lda
-from topiceval.gapfa import fit_gapfa
-from topiceval.lda import fit_gibbs, fit_vem
 from topiceval.limits import WorkLimitError
 from topiceval.models import GaPModel, LDAModel, save_model
+from topiceval.training.gapfa import fit_gapfa
+from topiceval.training.lda import fit_gibbs, fit_vem
 from topiceval.vocabulary import VocabularyError
 
 PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])

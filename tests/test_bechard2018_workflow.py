@@ -14,9 +14,9 @@ from snakemake.utils import validate
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
-from topiceval.lda.synthetic import synthetic_corpus
 from topiceval.models import LDAModel, load_model
 from topiceval.plots.bechard2018 import f4_figure_job
+from topiceval.training.lda.synthetic import synthetic_corpus
 from workflow_config import ROOT, SCHEMA, load_config
 
 TINY = {"gibbs_sweeps": 8, "foldin_sweeps": 4, "vem_max_iter": 5, "sklearn_max_iter": 3}

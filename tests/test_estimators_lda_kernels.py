@@ -186,7 +186,7 @@ def test_rejuvenation_cache_holds_the_row_sums():
 
 def test_long_document_left_to_right_matches_reference():
     """A document with more rows than the cache takes (rejuvenation.MAX_CACHED_ROWS) runs LR
-    through gibbs.left_to_right; kernel and reference still agree draw for draw."""
+    through chains.left_to_right; kernel and reference still agree draw for draw."""
     docs, phi, am = problem(6, 5000, (rejuvenation.MAX_CACHED_ROWS + 40,), 0.5, 7)
     tab = inputs.build_tables(docs, phi, am, np.arange(1))
     assert not rejuvenation.use_cache(int(tab.tab_off[1]))

@@ -112,7 +112,7 @@ def test_left_to_right_prefix_ratio_converges_to_exact_conditionals():
     tab = inputs.build_tables([TOY_DOC], TOY_PHI, TOY_AM, np.arange(1))
     particles = 20_000
     a = np.empty((particles, TOY_DOC.size))
-    lr.lr_particles(tab, 0, particles, True, nb.rng_state(5), a)
+    lr.particle_log_weights(tab, 0, particles, True, nb.rng_state(5), a)
     a = a.T  # (N, R)
     cum = np.cumsum(a, axis=0)
     previous = np.concatenate(([np.log(particles)], logsumexp(cum[:-1], axis=1)))

@@ -52,8 +52,8 @@ def test_f1_grid_is_cost_matched():
     assert paper["HM"] == {"burnin": 50_000, "samples": 50_000}
     assert paper["AIS"] == {"temperatures": 10_000}
     assert paper["IS-IP 1"] == {"iterations": 20, "samples": 1980}
-    assert w.lr_particles(200, 1000) == 20 and w.lr_particles(120, 2000) == 67
-    assert w.lr_particles(50_000, 1000) == 1
+    assert w.cost_matched_particles(200, 1000) == 20 and w.cost_matched_particles(120, 2000) == 67
+    assert w.cost_matched_particles(50_000, 1000) == 1
     f2 = {s.label: s.params for s in w.f2_settings(1.0)}
     assert f2 == {"ET": {"burnin": 5000, "samples": 20_000},
                   "AIS": {"burnin": 500, "temperatures": 1500},
@@ -75,7 +75,7 @@ def test_shards_do_not_depend_on_blocking(data):
     assert set(lr_rows["method"]) == {"lr", "lr_wallach"}
     expected = lda.estimate_runs("lr", [docs[1]], phi, am, runs=2, doc_keys=[1],
                                  seed=w.derived_seed(0, "toy", "LR 1", "estimate"),
-                                 particles=w.lr_particles(20, 2))
+                                 particles=w.cost_matched_particles(20, 2))
     got = lr_rows[(lr_rows["doc"] == 1) & (lr_rows["method"] == "lr")]["logp"].to_numpy()
     np.testing.assert_array_equal(got, expected.logp[0])
 

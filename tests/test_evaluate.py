@@ -15,8 +15,8 @@ from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import gapfa, lda
 from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, combine_runs
-from topiceval.lda import fit_gibbs
 from topiceval.models import GaPModel, LDAModel, save_model
+from topiceval.training.lda import fit_gibbs
 
 V, T = 12, 3
 WORDS = [f"w{v:02d}" for v in range(V)]

@@ -1,4 +1,4 @@
-"""NB / NM log pmfs (§6.2) and the multinomial draw of topiceval.gapfa."""
+"""NB / NM log pmfs (§6.2) and the multinomial draw of topiceval.training.gapfa."""
 
 import math
 
@@ -7,9 +7,8 @@ import pytest
 from scipy import integrate, stats
 
 from reference.gapfa_draws import multinomial as multinomial_reference
-from topiceval._numba import rng_state
-from topiceval.gapfa._draws import multinomial_into
-from topiceval.gapfa.pmf import log_mult, log_nb, nb_logpmf, nm_logpmf, nm_params
+from topiceval._numba import multinomial_into, rng_state
+from topiceval.negbin import log_mult, log_nb, nb_logpmf, nm_logpmf, nm_params
 
 
 @pytest.mark.parametrize(("r", "p"), [(0.3, 0.2), (1.0, 0.5), (4.5, 0.93)])

@@ -5,26 +5,26 @@ import numpy as np
 import pytest
 
 from reference import gapfa_gibbs as ref
-from topiceval.gapfa import fit_gapfa, gibbs
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
+from topiceval.training.gapfa import fit_gapfa, sampler
 
 
 def csr(y):
     rows, cols = np.nonzero(y)
     indptr = np.zeros(y.shape[0] + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=y.shape[0]), out=indptr[1:])
-    return gibbs.Counts(indptr, cols.astype(np.int64), y[rows, cols].astype(np.int64))
+    return sampler.Counts(indptr, cols.astype(np.int64), y[rows, cols].astype(np.int64))
 
 
 def test_sweeps_equal_the_reference_on_the_same_streams():
     y = np.array([[3, 0, 1, 0, 2], [0, 0, 0, 0, 0], [1, 4, 0, 0, 1], [0, 2, 2, 7, 0]])
-    hyper = gibbs.Hyper(0.1, 1.0, 1.0, 1 / 3)
-    state = gibbs.new_state(4, 5, 3)
-    gibbs.init_state(state, hyper, 9)
+    hyper = sampler.Hyper(0.1, 1.0, 1.0, 1 / 3)
+    state = sampler.new_state(4, 5, 3)
+    sampler.init_state(state, hyper, 9)
     expected = ref.init(y, 3, 0.1, 1.0, 1.0, 1 / 3, 9)
     for it in range(1, 4):
-        gibbs.sweep(csr(y), state, hyper, 9, it)
+        sampler.sweep(csr(y), state, hyper, 9, it)
         expected = ref.sweep(y, expected, 0.1, 1.0, 1.0, 1 / 3, 9, it)
         np.testing.assert_array_equal(state.x_doc, expected["x_doc"])
         np.testing.assert_array_equal(state.x_word, expected["x_word"])
@@ -36,15 +36,15 @@ def test_geweke_successive_conditional_simulator_keeps_the_prior():
     # Alternate y ~ p(y | theta, phi) with one sweep: the marginal of (p, phi, theta) must stay
     # the prior (p ~ Beta(1.5, 3.5), phi ~ Dir(0.5 1_4), E[theta] = r E[p / (1 - p)] = 0.9).
     rng = np.random.default_rng(1)
-    hyper = gibbs.Hyper(0.5, 1.5, 5.0, 0.3)
-    state = gibbs.new_state(3, 4, 2)
+    hyper = sampler.Hyper(0.5, 1.5, 5.0, 0.3)
+    state = sampler.new_state(3, 4, 2)
     n_iter = 20_000
     rec = np.empty((n_iter, 4))
     with numba_threads(1):
-        gibbs.init_state(state, hyper, 0)
+        sampler.init_state(state, hyper, 0)
         for it in range(n_iter):
             y = rng.poisson(np.exp(state.log_theta) @ np.exp(state.log_phi))
-            gibbs.sweep(csr(y), state, hyper, 1, it + 1)
+            sampler.sweep(csr(y), state, hyper, 1, it + 1)
             rec[it] = (state.p[0], state.p[0] ** 2, np.exp(state.log_phi[0, 0]),
                        np.exp(state.log_theta[0, 0]))
     prior = np.array([0.3, 0.125, 0.25, 0.9])

@@ -6,9 +6,9 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
-from topiceval.lda.synthetic import synthetic_corpus
 from topiceval.models import LDAModel
 from topiceval.plots.bechard2018 import plot_perplexity_vs_topics
+from topiceval.training.lda.synthetic import synthetic_corpus
 
 SPACE = list(b.PAPER_TABLES["T2"]["SPACE"])
 

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from reference import lda_train_foldin as ref
-from topiceval.lda.foldin import fold_in
-from topiceval.lda.gibbs import fit_gibbs
 from topiceval.threads import numba_threads
+from topiceval.training.lda.foldin import fold_in
+from topiceval.training.lda.gibbs import fit_gibbs
 
 
 @pytest.fixture(scope="module")

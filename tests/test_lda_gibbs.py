@@ -5,9 +5,9 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 
 from topiceval.corpus import Corpus
-from topiceval.lda.gibbs import fit_gibbs
-from topiceval.lda.synthetic import synthetic_corpus
 from topiceval.models import LDAModel, load_model, save_model
+from topiceval.training.lda.gibbs import fit_gibbs
+from topiceval.training.lda.synthetic import synthetic_corpus
 
 TRUE_ALPHA = np.array([0.1, 0.2, 0.3, 0.4])
 RECOVERY_TV = 0.12  # max total variation between a true topic and its matched estimate

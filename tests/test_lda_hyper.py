@@ -8,7 +8,7 @@ import pytest
 from scipy.special import gammaln
 
 from reference import lda_train_hyper as ref
-from topiceval.lda import hyper
+from topiceval.training.lda import hyper
 
 
 def dirichlet_multinomial(alpha, n_obs, lengths, seed):

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import LatentDirichletAllocation
 
-from topiceval.lda import perplexity
-from topiceval.lda.topwords import top_words
 from topiceval.models import LDAModel
+from topiceval.training.lda import perplexity
+from topiceval.training.lda.topwords import top_words
 
 
 def test_uniform_model_has_perplexity_v():

@@ -5,8 +5,8 @@ import pytest
 
 from reference import lda_train_gibbs as ref
 from topiceval.corpus import pack_documents
-from topiceval.lda import sampler
 from topiceval.threads import numba_threads
+from topiceval.training.lda import sampler
 
 
 def skewed_corpus(seed, n_docs=23, n_types=17, max_len=30):

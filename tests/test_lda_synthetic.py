@@ -5,9 +5,13 @@ import pytest
 
 from reference import lda_train_synthetic as ref
 from topiceval.corpus import Corpus
-from topiceval.lda.synthetic import sample_documents, seed002_synthetic_set, synthetic_corpus
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+from topiceval.training.lda.synthetic import (
+    sample_documents,
+    seed002_synthetic_set,
+    synthetic_corpus,
+)
 
 
 def model(seed=0, n_topics=3, n_types=8):

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from reference import lda_train_exact, lda_train_vem
-from topiceval.lda.synthetic import synthetic_corpus
-from topiceval.lda.vem import fit_vem, vem_fold_in
 from topiceval.models import LDAModel
+from topiceval.training.lda.synthetic import synthetic_corpus
+from topiceval.training.lda.vem import fit_vem, vem_fold_in
 
 
 def tiny_docs(seed, n_docs=12, n_types=9, max_len=9):

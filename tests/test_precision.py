@@ -389,7 +389,7 @@ def _log_urn(params, counts) -> float:
 @pytest.mark.parametrize(("s", "beta"), [(1e-300, 1e-300), (1.0, 0.01), (1e15, 0.01),
                                          (0.5, 1e15), (1e300, 1e300)])
 def test_training_log_joint_is_the_urn_product(s, beta):
-    from topiceval.lda import sampler
+    from topiceval.training.lda import sampler
 
     rng = np.random.default_rng(4)
     docs = [rng.integers(0, 7, n) for n in (5, 30, 12)]
@@ -409,8 +409,8 @@ def test_training_log_joint_is_the_urn_product(s, beta):
 @pytest.mark.parametrize("s", [1e-300, 1e-25, 1.0, 1e15, 1e100, 1e300])
 def test_vem_bound_is_a_bound_at_every_alpha(s):
     """(V1) <= log P(w | Phi, alpha); for alpha -> inf (theta = m) the bound is tight."""
-    from topiceval.lda.vem import vem_fold_in
     from topiceval.models import LDAModel
+    from topiceval.training.lda.vem import vem_fold_in
 
     docs = DOCS[:2]
     am = s * M_BASE
@@ -426,7 +426,7 @@ def test_vem_bound_is_a_bound_at_every_alpha(s):
 def test_hyper_digamma_differences_without_cancellation(a):
     """Gaps > 20 between histogram bins use Psi(a + k) - Psi(a) directly (MALLET's shortcut),
     now ``digamma_rising``: the recurrence sum_{i<k} 1 / (a + i) at every scale."""
-    from topiceval.lda import hyper
+    from topiceval.training.lda import hyper
 
     value = np.array([1, 2, 50, 51, 1000], dtype=np.int64)
     freq = np.array([3, 1, 2, 1, 1], dtype=np.int64)

@@ -8,8 +8,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
-from topiceval.lda import fit_gibbs
 from topiceval.models import LDAModel
+from topiceval.training.lda import fit_gibbs
 from topiceval.vocabulary import VocabularyError, reorder_columns, vocabulary_words
 
 WORDS = ["apple", "banana", "cherry", "date", "elder"]

@@ -273,6 +273,47 @@ def shuffle_into(rng, arr):
         arr[j] = tmp
 
 
+# --------------------------------------------------------------------------- multinomial
+# Multinomial(n; w) as n categorical draws from one cumulative table of w: each draw takes one
+# ``uniform`` u and returns the smallest index k with cumulative[k] > u * total (never an index of
+# zero weight).  The index is found by a branch-free count of the thresholds below the target when
+# the table is short (K < 32: the beta-gamma PFA case), by bisection otherwise; cost O(K + n K) or
+# O(K + n log K) (docs/methods/implementation.md#random-variates).  Both helpers are inlined
+# (``inline="always"``): called in the innermost loops of the GaP-FA samplers, a regular numba
+# call with array arguments costs about 80 ns of reference counting.
+LINEAR_SEARCH_MAX = 32
+
+@njit(cache=True, inline="always")
+def search(cumulative, last, target):
+    """Smallest k <= last with cumulative[k] > target (``last`` if there is none)."""
+    if last < LINEAR_SEARCH_MAX:
+        k = 0
+        for t in range(last):
+            k += cumulative[t] <= target
+        return k
+    return search_cumulative(cumulative, last + 1, target)
+
+
+@njit(cache=True, inline="always")
+def multinomial_into(rng, n, weights, cumulative, out):
+    """Fill ``out[:K]`` with a Multinomial(n; weights / sum(weights)) draw, K = len(weights).
+
+    ``weights`` are non-negative, finite and not all zero (callers guarantee it);
+    ``cumulative`` is a work array of length >= K.
+    """
+    last = 0
+    acc = 0.0
+    for t in range(weights.shape[0]):
+        out[t] = 0
+        acc += weights[t]
+        cumulative[t] = acc
+        if weights[t] > 0.0:
+            last = t
+    total = cumulative[last]
+    for _ in range(n):
+        out[search(cumulative, last, uniform(rng) * total)] += 1
+
+
 # --------------------------------------------------------------------------- log-sum-exp
 @njit(cache=True)
 def lse_add(m, s, a):

@@ -1,4 +1,4 @@
-"""Slow reference of ``topiceval.gapfa._draws.multinomial_into``: n inverse-CDF categorical
+"""Slow reference of ``topiceval._numba.multinomial_into``: n inverse-CDF categorical
 draws, each from one ``uniform`` of the same stream, located with ``np.searchsorted``."""
 
 from __future__ import annotations

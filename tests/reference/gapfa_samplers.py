@@ -2,7 +2,7 @@
 
 Each reproduces its kernel's random-number consumption exactly: the same keyed stream
 (``rng_state(seed, key, d, particle)``), the same draw functions (``log_gamma_variate`` from the
-shared module, ``multinomial_into`` from ``topiceval.gapfa._draws``) called in the same order.
+shared module, ``multinomial_into`` from ``topiceval._numba``) called in the same order.
 The arithmetic is plain NumPy/scipy: NB/multinomial log pmfs from scipy.stats, the exact
 conditional (6.15) by enumerating comp(y_j, T), LSE from scipy.  One dense document at a time.
 """
@@ -16,8 +16,7 @@ from scipy import stats
 from scipy.special import gammaln, logsumexp
 
 from reference.gapfa_exact import compositions
-from topiceval._numba import log_gamma_variate, rng_state
-from topiceval.gapfa._draws import multinomial_into
+from topiceval._numba import log_gamma_variate, multinomial_into, rng_state
 
 
 def _theta(rng, shapes, log_scales):

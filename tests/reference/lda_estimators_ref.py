@@ -13,7 +13,7 @@ the "document bucket" pw_t N_t over the topics in use (ascending), then in the "
 pw_t alpha m_t; a site update (the site's old topic given) first tries the old topic's
 document-bucket weight and leaves it out of the document bucket; the dense layout uses
 pw_t (N_t + alpha m_t).  All are exact inverse CDFs of the same distribution (tested); the
-kernel documents which one it uses (gibbs.py).  Left-to-right with rejuvenation on documents
+kernel documents which one it uses (chains.py).  Left-to-right with rejuvenation on documents
 with few distinct rows uses ``draw_cached`` instead, the same site-update layout with the total
 taken from a running per-row sum (rejuvenation.py), which the reference keeps the same way.
 """
@@ -267,12 +267,12 @@ def draw_cached(pw, am, cnt, u, old, doc_total):
     return min(int(np.searchsorted(prior, x, side="right")), am.size - 1)
 
 
-def lr_particles(doc, phi, am, particles, resample, rng, row_keys=None):
+def particle_log_weights(doc, phi, am, particles, resample, rng, row_keys=None):
     """§2.7: a[n, r] for every position and particle.
 
     With rejuvenation, a document of at most ``MAX_CACHED_ROWS`` distinct rows (``row_keys``:
     the word of each position, or its (part, word) in completion) follows the kernel's cached
-    row totals (rejuvenation.py); longer ones use ``draw`` as gibbs.left_to_right does.
+    row totals (rejuvenation.py); longer ones use ``draw`` as chains.left_to_right does.
     """
     n_tok = len(doc)
     alpha = am.sum()
@@ -325,7 +325,7 @@ def lr_particles(doc, phi, am, particles, resample, rng, row_keys=None):
 
 def lr(doc, phi, am, particles, resample, rng):
     """(sequential (2.5), Wallach (2.4)) from the same particles."""
-    a = lr_particles(doc, phi, am, particles, resample, rng)
+    a = particle_log_weights(doc, phi, am, particles, resample, rng)
     seq = logsumexp(a.sum(axis=0)) - np.log(particles)
     wallach = np.sum(logsumexp(a, axis=1) - np.log(particles))
     return seq, wallach
@@ -372,7 +372,7 @@ def ais_dc(doc, n1, phi, am, burnin, tau, rng):
 def lr_dc(doc, n1, phi, am, particles, resample, rng):
     """§3.3: (sequential ratio, Wallach form over w2)."""
     row_keys = np.asarray(doc) + phi.shape[1] * (np.arange(len(doc)) >= n1)  # (part, word)
-    a = lr_particles(doc, phi, am, particles, resample, rng, row_keys)
+    a = particle_log_weights(doc, phi, am, particles, resample, rng, row_keys)
     seq = logsumexp(a.sum(axis=0)) - logsumexp(a[:n1].sum(axis=0))
     wallach = np.sum(logsumexp(a[n1:], axis=1) - np.log(particles))
     return seq, wallach

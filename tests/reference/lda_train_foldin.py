@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from topiceval._numba import categorical, randint, rng_state
-from topiceval.lda.foldin import KEY_DOCUMENT, KEY_JOINT_INIT, KEY_JOINT_SWEEP
+from topiceval.training.lda.foldin import KEY_DOCUMENT, KEY_JOINT_INIT, KEY_JOINT_SWEEP
 
 
 def _theta(nd, alpha_m, length):

@@ -14,7 +14,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from topiceval._numba import randint, rng_state, uniform
-from topiceval.lda.sampler import KEY_INIT, KEY_SWEEP
+from topiceval.training.lda.sampler import KEY_INIT, KEY_SWEEP
 
 
 def initial_topics(seed: int, n_tokens: int, n_topics: int) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from topiceval._numba import categorical, categorical_cumulative, dirichlet_into, rng_state
-from topiceval.lda.synthetic import KEY_SYNTHETIC
+from topiceval.training.lda.synthetic import KEY_SYNTHETIC
 
 
 def sample_documents(phi, alpha_m, lengths, seed):

@@ -11,7 +11,7 @@ import numpy as np
 from scipy.special import digamma, gammaln, logsumexp
 
 from topiceval._numba import rng_state, uniform
-from topiceval.lda.vem import KEY_INIT_TOPICS, PHI_FLOOR
+from topiceval.training.lda.vem import KEY_INIT_TOPICS, PHI_FLOOR
 
 
 def initial_topics(seed: int, n_topics: int, n_types: int) -> np.ndarray:

@@ -3,10 +3,11 @@
     topiceval train lda --corpus C.npz --topics T --trainer gibbs|vem --out M.npz [options]
     topiceval train gapfa --corpus C.npz --topics T --out M.npz [options]
 
-The LDA trainers are :func:`topiceval.lda.fit_gibbs` and :func:`topiceval.lda.fit_vem`; ``--trace``
-writes their objective trace (collapsed log joint (1.7) or ELBO) as CSV.  The GaP-FA trainer is
-:func:`topiceval.gapfa.fit_gapfa` on the document-word count matrix.  ``--split`` selects the
-documents to train on (default: all).  Output files are written atomically.
+The LDA trainers are :func:`topiceval.training.lda.fit_gibbs` and
+:func:`topiceval.training.lda.fit_vem`; ``--trace`` writes their objective trace (collapsed log
+joint (1.7) or ELBO) as CSV.  The GaP-FA trainer is :func:`topiceval.training.gapfa.fit_gapfa` on
+the document-word count matrix.  ``--split`` selects the documents to train on (default: all).
+Output files are written atomically.
 """
 
 from __future__ import annotations
@@ -126,7 +127,7 @@ def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
 
 
 def run_lda(args: argparse.Namespace) -> int:
-    from topiceval.lda import fit_gibbs, fit_vem
+    from topiceval.training.lda import fit_gibbs, fit_vem
 
     corpus, source = _load(args)
     if args.trainer == "gibbs":
@@ -159,7 +160,7 @@ def run_lda(args: argparse.Namespace) -> int:
 
 
 def run_gapfa(args: argparse.Namespace) -> int:
-    from topiceval.gapfa import fit_gapfa
+    from topiceval.training.gapfa import fit_gapfa
 
     corpus, source = _load(args)
     model = fit_gapfa(corpus.counts(), args.topics, iterations=args.iterations,

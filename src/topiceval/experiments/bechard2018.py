@@ -46,7 +46,8 @@ from threadpoolctl import threadpool_limits
 
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.lda import (
+from topiceval.models import LDAModel, load_model, save_model
+from topiceval.training.lda import (
     fit_gibbs,
     fit_vem,
     fold_in,
@@ -56,7 +57,6 @@ from topiceval.lda import (
     top_words,
     vem_fold_in,
 )
-from topiceval.models import LDAModel, load_model, save_model
 
 TRAINERS = ("vem", "gibbs", "sklearn")
 DEFINITIONS = ("P2", "P1-bound", "P4")

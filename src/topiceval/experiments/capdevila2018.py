@@ -49,9 +49,9 @@ from topiceval.counts import as_count_matrix
 from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa.exact import tractable_documents
-from topiceval.gapfa import fit_gapfa
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import GaPModel, load_model, save_model
+from topiceval.training.gapfa import fit_gapfa
 
 COLLECTIONS = ("NIPS", "AP", "20NGs", "Reuters", "Twitter", "WS")
 

@@ -54,9 +54,9 @@ from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.experiments.wallach2009 import derived_seed, scaled
 from topiceval.io import write_csv_atomic
-from topiceval.lda import fit_gibbs
 from topiceval.models import LDAModel, load_model
 from topiceval.threads import numba_threads
+from topiceval.training.lda import fit_gibbs
 
 PERTURB_WEIGHT = 0.05
 BURNIN = 100

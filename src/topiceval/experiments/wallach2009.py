@@ -42,10 +42,10 @@ from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.lda.gibbs import fit_gibbs
-from topiceval.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
 from topiceval.models import LDAModel, load_model
 from topiceval.threads import numba_threads
+from topiceval.training.lda.gibbs import fit_gibbs
+from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
 
 RUNS = 10
 BOOTSTRAP = 10_000
@@ -130,7 +130,7 @@ def scaled(count: float, scale: float) -> int:
     return max(1, int(round(count * scale)))
 
 
-def lr_particles(n_tokens: int, cost_samples: int) -> int:
+def cost_matched_particles(n_tokens: int, cost_samples: int) -> int:
     """R = round(4 S / N), at least 1: LR's cost R N^2 / 2 matches CS's 2 S N (G2-13, G2-14)."""
     return max(1, int(round(4 * cost_samples / n_tokens)))
 
@@ -292,7 +292,7 @@ def run_shard(task: Mapping, docs, phi, alpha_m, *, seed: int = 0, runs: int = R
             doc = np.asarray(docs[d])
             settings = dict(params)
             if cost_samples is not None:
-                settings["particles"] = lr_particles(doc.shape[0], cost_samples)
+                settings["particles"] = cost_matched_particles(doc.shape[0], cost_samples)
             result = run_fn(task["method"], [doc], phi, alpha_m, runs=runs, seed=stream,
                             doc_keys=[d], **settings)
             for method, values in result.forms.items():

@@ -14,8 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
-from topiceval._numba import log_gamma_variate, lse_add, lse_value, uniform
-from topiceval.gapfa._draws import search
+from topiceval._numba import log_gamma_variate, lse_add, lse_value, search, uniform
 
 
 @njit(cache=True)

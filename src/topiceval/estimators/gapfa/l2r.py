@@ -51,15 +51,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval._numba import lse_add, lse_value, multinomial_into, seed_into
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     record,
     sample_rows,
     sample_theta,
 )
-from topiceval.gapfa._draws import multinomial_into
-from topiceval.gapfa.pmf import log_mult, log_nb_logs
+from topiceval.negbin import log_mult, log_nb_logs
 
 KEY = 403
 KEY_EXACT = 404

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from topiceval.estimators.lda.gibbs import Chain, log_lik, sweep, temper_rows, urn_draw
+from topiceval.estimators.lda.chains import Chain, log_lik, sweep, temper_rows, urn_draw
 
 
 def schedule(temperatures) -> np.ndarray:

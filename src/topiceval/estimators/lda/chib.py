@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, randint
-from topiceval.estimators.lda.gibbs import (
+from topiceval.estimators.lda.chains import (
     copy_into,
     init_uniform,
     log_lik,

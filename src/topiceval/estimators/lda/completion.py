@@ -30,7 +30,7 @@ from numba import njit
 
 from topiceval._numba import lse_add
 from topiceval.estimators.lda.ais import chain_views, new_chains
-from topiceval.estimators.lda.gibbs import (
+from topiceval.estimators.lda.chains import (
     evaluate,
     init_uniform,
     log_lik,
@@ -40,7 +40,7 @@ from topiceval.estimators.lda.gibbs import (
     temper_rows,
     urn_draw,
 )
-from topiceval.estimators.lda.lr import lr_particles, sequential, wallach
+from topiceval.estimators.lda.lr import particle_log_weights, sequential, wallach
 
 
 @njit(cache=True)
@@ -112,6 +112,6 @@ def lr_dc_document(tab, d, particles, resample, rng):
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     n1 = tab.split[d]
     a = np.empty((particles, n_tokens))
-    sites = lr_particles(tab, d, particles, resample, rng, a)
+    sites = particle_log_weights(tab, d, particles, resample, rng, a)
     seq = sequential(a, 0, n_tokens) - sequential(a, 0, n1)
     return seq, wallach(a, n1, n_tokens), sites

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, lse_value
-from topiceval.estimators.lda.gibbs import init_uniform, log_lik, new_chain, sweep
+from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep
 
 
 @njit(cache=True)

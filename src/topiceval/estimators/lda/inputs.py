@@ -8,7 +8,7 @@ one document never share a row):
 * ``pw[row, t] = phi[t, v]`` and ``logpw = log pw``: the per-document matrix ``phi_w`` of
   docs/methods/lda-estimators.md#conventions, stored once per distinct type;
 * ``cq[row, t] = sum_{t' <= t} pw[row, t'] * alpha_m[t']``: cumulative "prior bucket" weights,
-  which serve both the sparse Gibbs draw (gibbs.py) and the IS-PZW proposal
+  which serve both the sparse Gibbs draw (chains.py) and the IS-PZW proposal
   Q(z_n) ∝ alpha m_t phi_{w_n|t} (§2.2);
 * ``rows[i]``: the table row of token i (positions of document d are
   ``doc_off[d]:doc_off[d + 1]``); ``row_count[row]``: how often the row's type occurs in its

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import log_dirichlet_into, lse_add
-from topiceval.estimators.lda.gibbs import lse_finish
+from topiceval.estimators.lda.chains import lse_finish
 
 
 @njit(cache=True)

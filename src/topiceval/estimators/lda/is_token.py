@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, search_cumulative, uniform
-from topiceval.estimators.lda.gibbs import log_prior, lse_finish
+from topiceval.estimators.lda.chains import log_prior, lse_finish
 
 
 @njit(cache=True)

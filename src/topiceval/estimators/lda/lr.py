@@ -8,9 +8,9 @@ order; particle r stores
 
 then draws z_n^(r) from the same weights.  With ``resample`` (rejuvenation, Algorithm 3 lines
 5-7), positions 1..n-1 of the particle get one Gibbs sweep of (1.5), restricted to the first
-n - 1 tokens, before a[r, n] is computed (gibbs.extend; with rejuvenation
+n - 1 tokens, before a[r, n] is computed (chains.extend; with rejuvenation
 rejuvenation.particle for documents of at most ``rejuvenation.MAX_CACHED_ROWS`` distinct rows,
-gibbs.left_to_right for longer ones).  Both estimators come from the same a[r, n]:
+chains.left_to_right for longer ones).  Both estimators come from the same a[r, n]:
 
     "lr" (sequential, unbiased for every R, with or without rejuvenation):
         log P-hat = LSE_r( sum_n a[r, n] ) - log R                                          (2.5)
@@ -30,12 +30,12 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import logsumexp
-from topiceval.estimators.lda.gibbs import extend, left_to_right, new_chain, set_state
+from topiceval.estimators.lda.chains import extend, left_to_right, new_chain, set_state
 from topiceval.estimators.lda.rejuvenation import new_row_cache, particle, use_cache
 
 
 @njit(cache=True)
-def lr_particles(tab, d, particles, resample, rng, a):
+def particle_log_weights(tab, d, particles, resample, rng, a):
     """Fill ``a`` (R, N) with a[r, n] for document d; return the site updates spent."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
@@ -88,6 +88,6 @@ def lr_document(tab, d, particles, resample, rng):
     """(sequential (2.5), Wallach (2.4), site updates) for document d."""
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     a = np.empty((particles, n_tokens))
-    sites = lr_particles(tab, d, particles, resample, rng, a)
+    sites = particle_log_weights(tab, d, particles, resample, rng, a)
     seq = sequential(a, 0, n_tokens) - math.log(particles)
     return seq, wallach(a, 0, n_tokens), sites

@@ -26,7 +26,7 @@ forward Gibbs sweep of the bridge conditional (5.1)
 * equal priors (a = b, e.g. a perturbed copy of Phi, the Foulds & Smyth experiment): the conditional
   is pw_β[row, t] (N_t + a_t) with pw_β = exp(β log phi^A + (1-β) log phi^B - row max), a
   tempered table per distinct word type, and the sweep is the shared sparse/dense Gibbs kernel
-  of gibbs.py.  The table is computed at β_1; for a linear schedule (``temperatures`` an
+  of chains.py.  The table is computed at β_1; for a linear schedule (``temperatures`` an
   integer n) each later one is the previous times exp((log phi^A - log phi^B) / n), a
   multiplication instead of an exponential per entry (rounding: relative error about s * 1e-16
   after s steps, far below the Monte Carlo error);
@@ -86,7 +86,7 @@ from topiceval import limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
 from topiceval.estimators.lda.ais import schedule
-from topiceval.estimators.lda.gibbs import (
+from topiceval.estimators.lda.chains import (
     Chain,
     log_lik,
     log_prior,
@@ -149,7 +149,7 @@ def bridge_logs(logpw1, logpw2, beta, lo, hi, out):
 
 @njit(cache=True)
 def bridge_rows(logpw1, logpw2, beta, am, lo, hi, pw_out, cq_out):
-    """The tempered table exp(bridge_logs) and its cumulative prior-bucket sums (gibbs.py)."""
+    """The tempered table exp(bridge_logs) and its cumulative prior-bucket sums (chains.py)."""
     bridge_logs(logpw1, logpw2, beta, lo, hi, pw_out)
     for r in range(hi - lo):
         acc = 0.0
@@ -290,7 +290,7 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
 
 
 @njit(parallel=True, cache=True)
-def run_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
+def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
     """Task k = (document d, stream, first sample, stop sample): fill logw/sites[d, stream, ...].
 
     ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start.
@@ -502,9 +502,9 @@ def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, 
                 init = np.zeros((len(part), 4, 0, 0), np.int64)
             tasks = _tasks(len(part), streams, samples)
             args = (tau, step, burnin, seed, init, logw[block], sites[block])
-            run_tasks(pair, tasks[:0], *args)  # load or compile outside the timing
+            run_pair_tasks(pair, tasks[:0], *args)  # load or compile outside the timing
             begin = time.perf_counter()
-            run_tasks(pair, tasks, *args)
+            run_pair_tasks(pair, tasks, *args)
             seconds += time.perf_counter() - begin
     finally:
         numba.set_parallel_chunksize(previous)

@@ -5,8 +5,8 @@ docs/methods/lda-estimators.md#left-to-right.
 
 For n = 1..N the particle sweeps positions 1..n-1 with site updates (1.5), then evaluates
 Z_n = sum_t pw[row_n, t] (N_t + alpha m_t) and draws z_n from the same weights, exactly as
-``gibbs.left_to_right`` (two ``gibbs.scan`` calls per position).  What differs is how the
-document bucket sum_t pw[row, t] N_t is found.  ``gibbs.scan`` sums it over the topics in use at
+``chains.left_to_right`` (two ``chains.scan`` calls per position).  What differs is how the
+document bucket sum_t pw[row, t] N_t is found.  ``chains.scan`` sums it over the topics in use at
 every site.  Here it is kept for every row r of the document in ``cache[r]`` and updated when a
 count changes:
 
@@ -26,7 +26,7 @@ when the topic is kept, which is most sites (about 78% on the 002-T1 workload do
 
 otherwise x - pw[r, old] c is looked up in the cumulative sums of the other topics in use
 (ascending, summed while scanning), then, past their total, in ``cq[r]`` (bisection; the last
-topic if rounding puts x past every sum).  This is the layout of ``gibbs.scan``'s sparse site
+topic if rounding puts x past every sum).  This is the layout of ``chains.scan``'s sparse site
 update with the cached total, used for any number of topics in use.  The draw of z_n takes
 x = u * Z_n, Z_n = cache[row_n] + cq[row_n, T-1], and looks it up the same way with no old topic
 (the topics in use, then ``cq``).  Both run as one loop body, so the two share one copy of the
@@ -42,7 +42,7 @@ pays while a document has few distinct rows.  ``use_cache`` decides from the doc
 count alone (deterministic, so the reference follows it): with the cache LR runs 1.1-1.4x faster
 up to 300 rows at T = 20-200, about as fast at 400-700 rows, and 1.5x slower at 1,100 rows
 (T = 50, N = 2,000; benchmarks/lr_row_cache.py).  The list updates of the topics in use
-are inline for the reason given in gibbs.py (per-site helper calls cost more than the update).
+are inline for the reason given in chains.py (per-site helper calls cost more than the update).
 """
 
 from __future__ import annotations

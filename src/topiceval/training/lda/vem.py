@@ -51,15 +51,15 @@ import pandas as pd
 from numba import njit, prange
 
 from topiceval._numba import digamma, log_rising, seed_into, uniform
-from topiceval.lda.validation import (
+from topiceval.models import LDAModel
+from topiceval.threads import numba_threads
+from topiceval.training.lda.validation import (
     check_count,
     check_positive,
     check_seed,
     check_threads,
     prepare_documents,
 )
-from topiceval.models import LDAModel
-from topiceval.threads import numba_threads
 
 if TYPE_CHECKING:
     import numpy.typing as npt

@@ -22,10 +22,10 @@ from numba import njit, prange
 
 from topiceval._numba import categorical, categorical_cumulative, dirichlet_into, seed_into
 from topiceval.corpus import Corpus
-from topiceval.lda.gibbs import fit_gibbs
-from topiceval.lda.validation import check_count, check_seed, check_threads
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+from topiceval.training.lda.gibbs import fit_gibbs
+from topiceval.training.lda.validation import check_count, check_seed, check_threads
 
 KEY_SYNTHETIC = 401
 SEED002_SETS = {"synthetic-3": (3, 500), "synthetic-50": (50, 200)}

@@ -36,8 +36,13 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from topiceval._numba import beta_variate, log_dirichlet_into, log_gamma_variate, seed_into
-from topiceval.gapfa._draws import multinomial_into
+from topiceval._numba import (
+    beta_variate,
+    log_dirichlet_into,
+    log_gamma_variate,
+    multinomial_into,
+    seed_into,
+)
 
 # stream keys (key0) of the sampler's steps
 KEY_INIT_P, KEY_INIT_PHI, KEY_INIT_THETA = 600, 601, 602

@@ -30,10 +30,15 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import categorical, randint, seed_into
-from topiceval.lda.gibbs import GibbsResult
-from topiceval.lda.validation import check_count, check_seed, check_threads, prepare_documents
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+from topiceval.training.lda.gibbs import GibbsResult
+from topiceval.training.lda.validation import (
+    check_count,
+    check_seed,
+    check_threads,
+    prepare_documents,
+)
 
 METHODS = ("query", "fixed_phi")
 KEY_DOCUMENT = 301

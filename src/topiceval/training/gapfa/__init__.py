@@ -10,6 +10,6 @@ The held-out likelihood estimators live in ``topiceval.estimators.gapfa``.
 """
 
 from topiceval.counts import as_count_matrix
-from topiceval.gapfa.fit import fit_gapfa
+from topiceval.training.gapfa.fit import fit_gapfa
 
 __all__ = ["as_count_matrix", "fit_gapfa"]

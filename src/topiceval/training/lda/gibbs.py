@@ -1,10 +1,11 @@
 """Collapsed Gibbs training of LDA: ``fit_gibbs`` (docs/methods/lda.md#collapsed-gibbs-sampling).
 
 ``fit_gibbs`` validates its inputs, initialises z uniformly at random (Béchard & Gervet Alg. 2),
-runs a fixed number of sweeps of the sparse sampler of :mod:`topiceval.lda.sampler`, records the
-collapsed joint (1.7) every ``record_every`` sweeps, optionally optimises αm and β on the MALLET
-schedule (§1.3, :mod:`topiceval.lda.hyper`), and returns the point estimates (1.8) of the final
-state, or their average over saved states, as an :class:`~topiceval.models.LDAModel`.
+runs a fixed number of sweeps of the sparse sampler of :mod:`topiceval.training.lda.sampler`,
+records the collapsed joint (1.7) every ``record_every`` sweeps, optionally optimises αm and β on
+the MALLET schedule (§1.3, :mod:`topiceval.training.lda.hyper`), and returns the point estimates
+(1.8) of the final state, or their average over saved states, as an
+:class:`~topiceval.models.LDAModel`.
 
 Symbols: ``alpha_m`` = αm (T,), ``beta`` = βu_v, the per-word pseudo-count (so β = V·beta);
 ``doc_topic`` = N_{t|d}, ``word_topic`` = N_{v|t} (T x V), ``topic_counts`` = N_{·|t}.
@@ -20,8 +21,10 @@ import numba
 import numpy as np
 import pandas as pd
 
-from topiceval.lda import hyper, sampler
-from topiceval.lda.validation import (
+from topiceval.models import LDAModel
+from topiceval.threads import numba_threads
+from topiceval.training.lda import hyper, sampler
+from topiceval.training.lda.validation import (
     check_alpha_m,
     check_count,
     check_positive,
@@ -29,8 +32,6 @@ from topiceval.lda.validation import (
     check_threads,
     prepare_documents,
 )
-from topiceval.models import LDAModel
-from topiceval.threads import numba_threads
 
 if TYPE_CHECKING:
     import numpy.typing as npt

@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from topiceval.counts import as_count_matrix
-from topiceval.gapfa import gibbs
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
+from topiceval.training.gapfa import sampler
 
 if TYPE_CHECKING:
     from topiceval._types import CountMatrix
@@ -87,22 +87,22 @@ def fit_gapfa(
     epsilon = 1.0 / n_topics if epsilon is None else _positive("epsilon", epsilon)
     if epsilon >= 1.0:
         raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
-    hyper = gibbs.Hyper(_positive("a_phi", a_phi), _positive("r", r), _positive("c", c), epsilon)
+    hyper = sampler.Hyper(_positive("a_phi", a_phi), _positive("r", r), _positive("c", c), epsilon)
     seed = _count("seed", seed, 0)
     n_docs, n_types = mat.shape
-    data = gibbs.Counts(
+    data = sampler.Counts(
         np.ascontiguousarray(mat.indptr, dtype=np.int64),
         np.ascontiguousarray(mat.indices, dtype=np.int64),
         np.ascontiguousarray(mat.data, dtype=np.int64),
     )
-    state = gibbs.new_state(n_docs, n_types, n_topics)
+    state = sampler.new_state(n_docs, n_types, n_topics)
     phi_sum = np.zeros((n_topics, n_types))
     p_sum = np.zeros(n_topics)
     active = []
     with numba_threads(threads):
-        gibbs.init_state(state, hyper, seed)
+        sampler.init_state(state, hyper, seed)
         for it in range(1, iterations + 1):
-            gibbs.sweep(data, state, hyper, seed, it)
+            sampler.sweep(data, state, hyper, seed, it)
             active.append(int(np.count_nonzero(state.x_doc.sum(axis=0))))
             if it > burnin:
                 phi_sum += np.exp(state.log_phi)
