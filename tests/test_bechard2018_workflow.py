@@ -15,7 +15,7 @@ from snakemake.utils import validate
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
 from topiceval.models import LDAModel, load_model
-from topiceval.plots.bechard2018 import f4_figure_job
+from topiceval.plots.bechard2018 import f4_caption, f4_figure_job
 from topiceval.training.lda.synthetic import synthetic_corpus
 from workflow_config import ROOT, SCHEMA, load_config
 
@@ -190,13 +190,13 @@ def test_minimum_without_the_paper_t_and_the_caption():
     minimum = b.minimum_table(table).iloc[0]
     assert minimum["best_T"] == 8 and np.isnan(minimum["perplexity_at_paper_T"])
     assert not minimum["train_monotone"]
-    caption = b.f4_caption(table)
+    caption = f4_caption(table)
     assert "lowest at T = 12" in caption  # the paper's finding
     assert "sklearn (P4, sklearn's bound): test minimum at T = 8 (an interior minimum)" in caption
     assert "training perplexity is not monotone" in caption
     two = pd.concat([rows(seed=0, curve={4: 30.0, 12: 20.0, 16: 25.0}),
                      rows(seed=3, curve={4: 10.0, 12: 20.0, 16: 25.0})])
-    caption = b.f4_caption(two)
+    caption = f4_caption(two)
     assert "minimum at T = 4 (at the edge of the grid; at T = 12 the test perplexity" in caption
     assert "(mean of 2 seeds; each seed's minimum at T = 12, 4)" in caption
     assert "5 training documents (50 tokens)" in caption
@@ -237,7 +237,7 @@ def test_f4_figure_job_is_a_function_of_the_table(tmp_path, fmt):
     assert len(data) > 5000 and data == (tmp_path / f"b.{fmt}").read_bytes()
     assert b"CreationDate" not in data
     caption = (tmp_path / "a.caption.md").read_text()
-    assert caption == b.f4_caption(pd.read_csv(tmp_path / "f4.csv")) + "\n"
+    assert caption == f4_caption(pd.read_csv(tmp_path / "f4.csv")) + "\n"
 
 
 # --------------------------------------------------------------------------- rules

@@ -12,6 +12,7 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import capdevila2018 as ex
+from topiceval.experiments.tasks import blocks
 from topiceval.models import GaPModel, load_model
 from topiceval.plots import capdevila2018 as plots
 from topiceval.threads import numba_threads
@@ -65,11 +66,13 @@ def test_code_proposal_curve_is_l2r_with_the_code_proposal():
     assert ex.LABELS["l2r_code"] == "L2R (code's proposal)"
 
 
-def test_shard_blocks():
-    assert ex.shard_blocks(10, 4) == [(0, 4), (4, 8), (8, 10)]
-    assert ex.shard_blocks(3, 5) == [(0, 3)]
+def test_blocks():
+    assert blocks(10, 4) == [(0, 4), (4, 8), (8, 10)]
+    assert blocks(3, 5) == [(0, 3)]
     with pytest.raises(ValueError, match="positive"):
-        ex.shard_blocks(0, 5)
+        blocks(0, 5)
+    with pytest.raises(ValueError, match="block size"):
+        blocks(3, 0)
 
 
 def test_repeat_blocks_give_the_rows_of_one_run():
@@ -91,14 +94,14 @@ def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
           "settings": {"hm": {"burnin": 4}}}
     whole = ex.loglik_documents(counts, model, n_docs=6, **kw)
     assert len(whole) == 3 * 2 * 6 * 2 and sorted(whole["doc"].unique()) == list(range(6))
-    blocks = [ex.loglik_documents(counts, model, start=a, n_docs=b - a, **kw)
-              for a, b in ex.shard_blocks(6, 4)]
+    pieces = [ex.loglik_documents(counts, model, start=a, n_docs=b - a, **kw)
+              for a, b in blocks(6, 4)]
     key = ["method", "repeat", "doc", "samples"]
-    parts = pd.concat(blocks[::-1])  # any order
+    parts = pd.concat(pieces[::-1])  # any order
     pd.testing.assert_frame_equal(whole.sort_values(key).reset_index(drop=True),
                                   parts.sort_values(key).reset_index(drop=True))
     total = ex.sum_loglik(whole)
-    pd.testing.assert_frame_equal(total, ex.sum_loglik(pd.concat(blocks)))
+    pd.testing.assert_frame_equal(total, ex.sum_loglik(pd.concat(pieces)))
     assert np.all(total["n_docs"] == 6)
     first = whole[(whole["method"] == "ds") & (whole["repeat"] == 0) & (whole["samples"] == 16)]
     row = total[(total["method"] == "ds") & (total["repeat"] == 0) & (total["samples"] == 16)]
@@ -107,7 +110,7 @@ def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
     with pytest.raises(ValueError, match="sums from the first document"):
         ex.loglik_curves(counts, model, n_docs=6, start=2, **kw)
     with pytest.raises(ValueError, match="given twice"):
-        ex.sum_loglik(pd.concat([whole, blocks[0]]))
+        ex.sum_loglik(pd.concat([whole, pieces[0]]))
     with pytest.raises(ValueError, match="6 non-empty documents"):
         ex.loglik_documents(counts, model, start=6, n_docs=2, **kw)
 
@@ -163,7 +166,7 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
           "settings": {"hm": {"burnin": 5}}}
     shards = []
     for name, coll in [("ap", "AP"), ("tweet", "Twitter")]:
-        for a, b in ex.shard_blocks(3, 2):
+        for a, b in blocks(3, 2):
             path = out / f"f2-{name}-{a}.csv"
             ex.accuracy_shard([workdir / f"{name}.npz", workdir / f"{name}-model.npz"], path,
                               collection=coll, first_repeat=a, repeats=b - a, **kw)
@@ -189,7 +192,7 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
     assert set(f1["method"]) == {"ds", "l2r"}
 
     f3 = []
-    for a, b in ex.shard_blocks(5, 3):
+    for a, b in blocks(5, 3):
         f3.append(out / f"f3-{a}.csv")
         ex.loglik_shard([workdir / "ap.npz", workdir / "ap-model.npz"], f3[-1], collection="AP",
                         start=a, stop=b, samples=20, checkpoints=2, seed=4,
@@ -232,7 +235,7 @@ def test_caption_f2_ranks_a_single_document_panel_by_mae_and_leaves_variants_out
             rows.append({"collection": coll, "method": method, "samples": 100,
                          "kl_bits": 0.0 if n_docs == 1 else kl, "mae": mae, "repeats": 3,
                          "n_docs": n_docs, "kl_se": 0.0, "mae_se": 0.0})
-    caption = ex.caption_f2(pd.DataFrame(rows))
+    caption = plots.caption_f2(pd.DataFrame(rows))
     assert "NIPS (L2R release) (1 doc, by MAE): L2R-E < L2R < DS < HM" in caption
     assert "WS (40 docs): L2R-E < DS < L2R < HM" in caption
     assert "L2R-E lowest on 2 of 2 panels" in caption

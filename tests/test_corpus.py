@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from topiceval.corpus import Corpus, CorpusError, as_documents, pack_documents
+from topiceval.corpus import Corpus, CorpusError
+from topiceval.validation import pack_documents, token_documents
 
 
 @pytest.fixture
@@ -105,6 +106,6 @@ def test_document_helpers(corpus):
     offsets, tokens = pack_documents(corpus)
     assert offsets.tolist() == [0, 4, 6, 7] and tokens.dtype == np.int64
     with pytest.raises(ValueError, match="document 1 must be a 1-D"):
-        as_documents([[0], [[1, 2]]])
+        token_documents([[0], [[1, 2]]])
     with pytest.raises(ValueError, match="integer token ids"):
-        as_documents([[0.5]])
+        token_documents([[0.5]])

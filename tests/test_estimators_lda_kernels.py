@@ -6,7 +6,7 @@ import pytest
 from reference import lda_estimators_ref as ref
 from topiceval import _numba as nb
 from topiceval.estimators import lda
-from topiceval.estimators.lda import gibbs, inputs, registry, rejuvenation
+from topiceval.estimators.lda import chains, inputs, registry, rejuvenation
 from topiceval.estimators.lda.ais import schedule
 
 SEED = 11
@@ -67,7 +67,7 @@ def test_estimate_matches_reference(method, settings, which):
     docs, phi, am = PROBLEMS[which]
     runs = lda.estimate_runs(method, docs, phi, am, runs=2, seed=SEED, **settings)
     key = registry.ESTIMATE[method].key
-    full = registry.resolve_settings(registry.ESTIMATE[method], settings)
+    full = registry.ESTIMATE[method].resolve(settings)
     for d, doc in enumerate(docs):
         for r in range(2):
             expected = reference_value(method, doc, phi, am, full, nb.rng_state(SEED, key, d, r))
@@ -89,7 +89,7 @@ def test_complete_matches_reference(method, settings, which):
     split = [3, 4]
     runs = lda.complete_runs(method, docs, phi, am, runs=2, seed=SEED, split=split, **settings)
     key = registry.COMPLETE[method].key
-    full = registry.resolve_settings(registry.COMPLETE[method], settings)
+    full = registry.COMPLETE[method].resolve(settings)
     for d, doc in enumerate(docs):
         n1 = split[d]
         for r in range(2):
@@ -175,7 +175,7 @@ def test_rejuvenation_cache_holds_the_row_sums():
     rc = rejuvenation.new_row_cache(tab.pw, rows)
     n_rows = int(tab.tab_off[1])
     assert rc.cache.size == -(-n_rows // 8) * 8 and rc.cache.size > n_rows
-    ch = gibbs.new_chain(rows.size, am.size)
+    ch = chains.new_chain(rows.size, am.size)
     values = np.empty(rows.size)
     rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, am, values, nb.rng_state(2))
     np.testing.assert_array_equal(ch.cnt, np.bincount(ch.z, minlength=am.size))
@@ -207,16 +207,16 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     docs, phi, am = problem(12, 20, (25,), alpha, 4)
     doc = docs[0]
     tab = inputs.build_tables(docs, phi, am, np.arange(1))
-    ch = gibbs.new_chain(doc.size, am.size)
+    ch = chains.new_chain(doc.size, am.size)
     rng = nb.rng_state(3)
     rng_ref = nb.rng_state(3)
-    gibbs.init_uniform(ch, 0, doc.size, am.size, rng)
+    chains.init_uniform(ch, 0, doc.size, am.size, rng)
     z, cnt = ref.uniform_init(doc.size, am.size, rng_ref)
     sparse_sites = 0
     ref.BRANCHES.clear()
     for sweep in range(12):
         reverse = sweep % 3 == 2
-        gibbs.sweep(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
+        chains.sweep(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
         order = range(doc.size - 1, -1, -1) if reverse else range(doc.size)
         for n in order:
             in_use = np.count_nonzero(np.bincount(np.delete(z, n), minlength=am.size))
@@ -234,7 +234,7 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
 
 @pytest.mark.parametrize("floor", [None, 1e-130])
 def test_walk_matches_the_sum_of_log_conditionals(floor):
-    """gibbs.walk's running product equals the reference's sum of log conditionals (2.2).
+    """chains.walk's running product equals the reference's sum of log conditionals (2.2).
 
     200 tokens make the product pass the flush threshold several times; with ``floor`` one topic
     gives every word probability ~1e-130, so walking tokens to it takes single factors below the
@@ -249,9 +249,9 @@ def test_walk_matches_the_sum_of_log_conditionals(floor):
     rng = np.random.default_rng(8)
     z = rng.integers(1, am.size, doc.size)
     target = rng.integers(0, am.size, doc.size)
-    ch = gibbs.new_chain(doc.size, am.size)
-    gibbs.set_state(ch, z, 0, doc.size)
-    got = gibbs.walk(ch, tab.pw, tab.cq, tab.rows, am, target)
+    ch = chains.new_chain(doc.size, am.size)
+    chains.set_state(ch, z, 0, doc.size)
+    got = chains.walk(ch, tab.pw, tab.cq, tab.rows, am, target)
     expected = ref.log_transition(z, target, doc, phi, am)
     assert np.isfinite(got)
     assert got == pytest.approx(expected, rel=1e-12)

@@ -2,6 +2,7 @@
 
 import io
 import json
+import pickle
 
 import numpy as np
 import pandas as pd
@@ -15,6 +16,7 @@ from topiceval.estimators import lda
 from topiceval.experiments import wallach2009 as w
 from topiceval.models import GaPModel, LDAModel, save_model
 from topiceval.plots import wallach2009 as plots
+from topiceval.seeds import derived_seed
 
 
 @pytest.fixture(scope="module")
@@ -30,22 +32,31 @@ def data():
     return docs, phi, alpha_m
 
 
+def pick(tasks, label, dataset=None):
+    """The first task of a setting (and data set)."""
+    return next(t for t in tasks
+                if t.setting.label == label and dataset in (None, t.dataset))
+
+
 def test_f1_grid_is_cost_matched():
     tasks = w.f1_tasks({"synthetic-3": 25, "20newsgroups": 10}, scale=0.1, block=10)
-    per_set = tasks.groupby("dataset")["label"].nunique()
-    assert per_set["synthetic-3"] == 12 and per_set["20newsgroups"] == 13  # + "AIS 2"
-    assert len(tasks[tasks["dataset"] == "synthetic-3"]) == 12 * 3  # blocks 0-10-20-25
-    assert set(tasks["doc_stop"] - tasks["doc_start"]) == {10, 5}
-    assert tasks["task"].is_unique
-    assert tasks["task"].iloc[0] == "f1-synthetic-3-ais-00000"
-    assert w.f2_tasks({"kos": 3})["task"].tolist() == ["f2-kos-et-00000", "f2-kos-ais-00000",
-                                                       "f2-kos-lr-00000"]
-    params = {(r.dataset, r.label): json.loads(r.params) for r in tasks.itertuples()}
-    p = {k[1]: v for k, v in params.items() if k[0] == "20newsgroups"}
+    labels = {}
+    for t in tasks:
+        labels.setdefault(t.dataset, set()).add(t.setting.label)
+    assert len(labels["synthetic-3"]) == 12 and len(labels["20newsgroups"]) == 13  # + "AIS 2"
+    assert sum(t.dataset == "synthetic-3" for t in tasks) == 12 * 3  # blocks 0-10-20-25
+    assert {t.doc_stop - t.doc_start for t in tasks} == {10, 5}
+    names = [t.name for t in tasks]
+    assert len(set(names)) == len(names)
+    assert names[0] == "f1-synthetic-3-ais-00000"
+    assert [t.name for t in w.f2_tasks({"kos": 3})] == ["f2-kos-et-00000", "f2-kos-ais-00000",
+                                                        "f2-kos-lr-00000"]
+    settings = {t.setting.label: t.setting for t in tasks if t.dataset == "20newsgroups"}
+    p = {label: s.params for label, s in settings.items()}
     assert p["CS 1"] == {"samples": 100} and p["CS 2"] == {"samples": 200}
     assert p["IS-PT 2"] == {"samples": 400} and p["IS-PZW 1"] == {"samples": 200}
     assert p["IS-IP 1"]["iterations"] + p["IS-IP 1"]["samples"] == 200
-    assert p["LR 2"] == {"cost_samples": 200, "resample": True}
+    assert p["LR 2"] == {"resample": True} and settings["LR 2"].cost_samples == 200
     assert p["HM"] == {"burnin": 5000, "samples": 5000}
     assert p["AIS"] == {"temperatures": 1000} and p["AIS 2"] == {"temperatures": 2000}
     paper = {s.label: s.params for s in w.f1_settings(1.0)}
@@ -57,7 +68,9 @@ def test_f1_grid_is_cost_matched():
     f2 = {s.label: s.params for s in w.f2_settings(1.0)}
     assert f2 == {"ET": {"burnin": 5000, "samples": 20_000},
                   "AIS": {"burnin": 500, "temperatures": 1500},
-                  "LR": {"cost_samples": 2000, "resample": True}}
+                  "LR": {"resample": True}}
+    assert {s.label: s.target for s in w.f2_settings(1.0)} == dict.fromkeys(f2, "complete")
+    assert w.f2_settings(1.0)[2].cost_samples == 2000
 
 
 def test_shards_do_not_depend_on_blocking(data):
@@ -65,41 +78,37 @@ def test_shards_do_not_depend_on_blocking(data):
     one = w.f1_tasks({"toy": 6}, scale=0.002, block=6)
     two = w.f1_tasks({"toy": 6}, scale=0.002, block=4)
     for label in ("CS 1", "LR 1", "IS-IP 2"):
-        whole = w.run_shard(one[one["label"] == label].iloc[0], docs, phi, am, runs=3)
+        whole = w.run_shard(pick(one, label), docs, phi, am, runs=3)
         parts = pd.concat([w.run_shard(t, docs, phi, am, runs=3)
-                           for _, t in two[two["label"] == label].iterrows()], ignore_index=True)
+                           for t in two if t.setting.label == label], ignore_index=True)
         pd.testing.assert_series_equal(whole["logp"], parts["logp"])
         assert list(whole.columns) == w.ROW_COLUMNS
     # LR 1 gives both forms, with R = round(4 S / N_d) particles per document
-    lr_rows = w.run_shard(one[one["label"] == "LR 1"].iloc[0], docs, phi, am, runs=2)
+    lr_rows = w.run_shard(pick(one, "LR 1"), docs, phi, am, runs=2)
     assert set(lr_rows["method"]) == {"lr", "lr_wallach"}
     expected = lda.estimate_runs("lr", [docs[1]], phi, am, runs=2, doc_keys=[1],
-                                 seed=w.derived_seed(0, "toy", "LR 1", "estimate"),
+                                 seed=derived_seed(0, "toy", "LR 1", "estimate"),
                                  particles=w.cost_matched_particles(20, 2))
     got = lr_rows[(lr_rows["doc"] == 1) & (lr_rows["method"] == "lr")]["logp"].to_numpy()
     np.testing.assert_array_equal(got, expected.logp[0])
 
 
-def test_exact_setting(data, tmp_path):
+def test_exact_setting(data):
     docs, phi, am = data
     tasks = w.f1_tasks({"toy": 6, "other": 6}, scale=0.002, block=6, exact=("toy",))
-    assert "Exact" in set(tasks[tasks["dataset"] == "toy"]["label"])
-    assert "Exact" not in set(tasks[tasks["dataset"] == "other"]["label"])
-    rows = w.run_shard(tasks[tasks["label"] == "Exact"].iloc[0], docs, phi, am, runs=10)
+    assert "Exact" in {t.setting.label for t in tasks if t.dataset == "toy"}
+    assert "Exact" not in {t.setting.label for t in tasks if t.dataset == "other"}
+    rows = w.run_shard(pick(tasks, "Exact"), docs, phi, am, runs=10)
     assert rows["run"].tolist() == [0] * 6
     np.testing.assert_allclose(rows["logp"], lda.estimate("exact", docs, phi, am), rtol=1e-12)
-    cs = w.run_shard(tasks[(tasks["dataset"] == "toy") & (tasks["label"] == "CS 2")].iloc[0],
-                     docs, phi, am, runs=3)
-    # F1 tasks read back from CSV (empty kind becomes NaN) still run unperturbed
-    path = tmp_path / "f1.csv"
-    tasks.to_csv(path, index=False)
-    back = pd.read_csv(path)
-    again = w.run_shard(back[(back["dataset"] == "toy") & (back["label"] == "CS 2")].iloc[0],
-                        docs, phi, am, runs=3)
+    cs = w.run_shard(pick(tasks, "CS 2", "toy"), docs, phi, am, runs=3)
+    # a task passed to a job (pickled, as Snakemake passes its params) runs the same
+    again = w.run_shard(pickle.loads(pickle.dumps(pick(tasks, "CS 2", "toy"))), docs, phi, am,
+                        runs=3)
     pd.testing.assert_frame_equal(again.drop(columns="seconds"), cs.drop(columns="seconds"))
     summary = w.aggregate(pd.concat([rows, cs]), n_boot=50)
     assert summary[summary["setting"] == "Exact"]["boot_sd"].iloc[0] == 0.0
-    text = w.caption_f1(summary)
+    text = plots.caption_f1(summary)
     assert "toy, error against the exact value (nats): CS 2 " in text
     assert "the mean of 3 runs in probability space" in text
 
@@ -128,20 +137,20 @@ def test_aggregate_and_bootstrap():
         w.aggregate(rows.iloc[1:], n_boot=10)
 
 
-def test_perturbation_shards_and_summary(data, tmp_path):
+def test_perturbation_shards_and_summary(data):
     docs, phi, am = data
     tasks = w.f3_tasks("toy", 4, scale=0.002, block=4, lambdas=(0.0, 0.5))
-    assert set(tasks["label"]) == {"IS-PT", "LR", "CS", "ET"}
+    assert {t.setting.label for t in tasks} == {"IS-PT", "LR", "CS", "ET"}
     assert len(tasks) == 2 * 2 * 4  # kinds x lambdas x settings, one block
+    assert tasks[5].name == "f3-toy-phi-0-5-lr-00000"
     rows = pd.concat([w.run_shard(t, docs, phi, am, runs=2, perturbation_seed=9)
-                      for _, t in tasks.iterrows()], ignore_index=True)
-    # a task table written to CSV and read back gives the same rows
-    path = tmp_path / "tasks.csv"
-    tasks.to_csv(path, index=False)
-    again = w.run_shard(pd.read_csv(path).iloc[5], docs, phi, am, runs=2, perturbation_seed=9)
+                      for t in tasks], ignore_index=True)
+    # a task passed to a job (pickled, as Snakemake passes its params) gives the same rows
+    again = w.run_shard(pickle.loads(pickle.dumps(tasks[5])), docs, phi, am, runs=2,
+                        perturbation_seed=9)
     pd.testing.assert_frame_equal(
         again.drop(columns="seconds"),
-        w.run_shard(tasks.iloc[5], docs, phi, am, runs=2, perturbation_seed=9)
+        w.run_shard(tasks[5], docs, phi, am, runs=2, perturbation_seed=9)
         .drop(columns="seconds"))
     summary = w.f3_summary(rows, n_boot=200)
     zero = summary[summary["lam"] == 0.0]
@@ -151,17 +160,17 @@ def test_perturbation_shards_and_summary(data, tmp_path):
     phi_lr = summary[(summary["kind"] == "phi") & (summary["setting"] == "LR")
                      & (summary["lam"] == 0.5)]["value"].iloc[0]
     assert phi_lr < 0  # the true topics explain their documents better than a perturbed Phi
-    text = w.caption_f3(summary)
+    text = plots.caption_f3(summary)
     assert "Paper:" in text and "Phi:" in text and "m:" in text
 
 
 def test_cost_table_and_workload(data):
     docs, phi, am = data
     doc = np.concatenate(docs[:3])
-    settings = (w.Setting("IS-PT", "is_pt", {"samples": 10}),
-                w.Setting("LR", "lr", {"particles": 2, "resample": True}),
-                w.Setting("LR (no rejuvenation)", "lr", {"particles": 2, "resample": False}),
-                w.Setting("CS", "chib", {"samples": 10}))
+    settings = (w.Setting("IS-PT", "is_pt", samples=10),
+                w.Setting("LR", "lr", particles=2, resample=True),
+                w.Setting("LR (no rejuvenation)", "lr", particles=2, resample=False),
+                w.Setting("CS", "chib", samples=10))
     table = w.cost_table(doc, phi, am, settings=settings, repeats=1)
     n = doc.size
     assert table["table1_site_updates"].tolist() == [10 * n, 2 * n * (n - 1) // 2, 2 * n,
@@ -189,15 +198,15 @@ def test_f1_caption_reports_agreement_and_disagreement():
     agree = {"20newsgroups": {"AIS": -1010, "AIS 2": -1001, "HM": -900, "CS 2": -1002,
                               "LR 2": -1000, "IS-PT 2": -1100, "IS-PZW 2": -1090,
                               "IS-IP 2": -1050}}
-    text = w.caption_f1(summary_table(agree))
+    text = plots.caption_f1(summary_table(agree))
     assert "DISAGREES" not in text and text.count("agrees") == 5
     disagree = {"20newsgroups": {**agree["20newsgroups"], "HM": -2000, "LR 2": -1003}}
-    text = w.caption_f1(summary_table(disagree))
+    text = plots.caption_f1(summary_table(disagree))
     assert "HM above every other method on 0 of 1" in text and "DISAGREES" in text
 
 
 def test_f2_caption():
-    text = w.caption_f2(summary_table({"kos": {"ET": -520, "AIS": -500, "LR": -501}}))
+    text = plots.caption_f2(summary_table({"kos": {"ET": -520, "AIS": -500, "LR": -501}}))
     assert "ET -20.0, LR -1.0 nats from AIS (agrees" in text
 
 

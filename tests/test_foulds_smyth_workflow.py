@@ -8,6 +8,7 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import foulds_smyth as fs
+from topiceval.experiments.tasks import shard_names, shard_tasks
 from topiceval.models import GaPModel, LDAModel, save_model
 from workflow_config import assert_schema_rejects, load_config
 
@@ -46,44 +47,44 @@ def toy_files(tmp_path_factory):
                          [(None, 8), ("quick.yaml", 1), ("paper.yaml", 52)])
 def test_shipped_configs_give_the_documented_grids(overlay, shards_per_perturbation):
     cfg = load_config(overlay)["foulds_smyth"]
-    tasks = fs.workflow_tasks(cfg)
+    shards = fs.workflow_shards(cfg)
     for name in cfg["perturbations"]:
-        part = tasks[tasks["perturbation"] == name]
-        assert part["shard"].nunique() == shards_per_perturbation
+        assert len(shard_names(shards, name)) == shards_per_perturbation
+        tasks = [t for (p, _), part in shards.items() if p == name for t in part]
         # every (method, budget) covers the documents 0..docs-1 exactly once
-        for _, g in part.groupby(["method", "budget"]):
-            covered = np.concatenate([np.arange(a, b) for a, b in
-                                      zip(g["doc_start"], g["doc_stop"], strict=True)])
-            np.testing.assert_array_equal(np.sort(covered), np.arange(cfg["docs"]))
+        for method in fs.METHODS:
+            for budget in ("cheap", "expensive"):
+                covered = np.concatenate([np.arange(t.doc_start, t.doc_stop) for t in tasks
+                                          if (t.method, t.budget.name) == (method, budget)])
+                np.testing.assert_array_equal(np.sort(covered), np.arange(cfg["docs"]))
     if overlay == "paper.yaml":  # the paper's budgets: 1 x 100 and 100 x 1000
-        budgets = tasks.groupby("budget")[["samples", "temperatures"]].first()
-        assert budgets.loc["cheap"].tolist() == [1, 100]
-        assert budgets.loc["expensive"].tolist() == [100, 1000]
+        budgets = {t.budget for part in shards.values() for t in part}
+        assert budgets == {fs.Budget("cheap", 1, 100), fs.Budget("expensive", 100, 1000)}
 
 
 def test_grid_and_shard_lookup_reject_bad_settings():
     with pytest.raises(ValueError, match="unknown shards.by 'document'"):
-        fs.workflow_tasks(toy_block(shards={"by": "document", "block": 2}))
+        fs.workflow_shards(toy_block(shards={"by": "document", "block": 2}))
     with pytest.raises(ValueError, match="headline 'none' is not one of"):
-        fs.workflow_tasks(toy_block(headline="none"))
-    tasks = fs.workflow_tasks(toy_block())
-    with pytest.raises(ValueError, match="no foulds_smyth shard prior/f1-nope"):
-        fs.shard_tasks(tasks, "prior", "f1-nope")
-    one = fs.shard_tasks(tasks, "prior", tasks["shard"].iloc[0])
-    assert len(one) == 1 and isinstance(one[0]["samples"], int)
+        fs.workflow_shards(toy_block(headline="none"))
+    shards = fs.workflow_shards(toy_block())
+    with pytest.raises(ValueError, match="no tasks in shard prior/f1-nope"):
+        shard_tasks(shards, "prior", "f1-nope")
+    one = shard_tasks(shards, "prior", shard_names(shards, "prior")[0])
+    assert len(one) == 1 and isinstance(one[0].budget.samples, int)
 
 
 def _run(toy_files, tmp_path, by, threads):
     """Every shard of the toy grid for both perturbations, then the summary of each."""
     cfg = toy_block(shards={"by": by, "block": 2})
-    tasks = fs.workflow_tasks(cfg)
+    shards = fs.workflow_shards(cfg)
     out = {}
     for name, perturbation in cfg["perturbations"].items():
         rows, timings = [], []
-        for shard in dict.fromkeys(tasks.loc[tasks["perturbation"] == name, "shard"]):
+        for shard in shard_names(shards, name):
             rows.append(tmp_path / f"{by}-{threads}-{name}-{shard}.csv")
             timings.append(tmp_path / f"{by}-{threads}-{name}-{shard}-t.csv")
-            fs.evaluate_shard(fs.shard_tasks(tasks, name, shard), toy_files / "c.npz",
+            fs.evaluate_shard(shard_tasks(shards, name, shard), toy_files / "c.npz",
                               toy_files / "m.npz", rows[-1], timings[-1], docs=cfg["docs"],
                               seed=cfg["seed"], perturbation=perturbation, burnin=cfg["burnin"],
                               threads=threads)
@@ -116,8 +117,8 @@ def test_shard_and_summary_jobs_do_not_depend_on_sharding_or_threads(toy_files, 
 
 
 def test_shard_job_checks_its_inputs(toy_files, tmp_path):
-    tasks = fs.shard_tasks(fs.workflow_tasks(toy_block()), "prior",
-                           fs.workflow_tasks(toy_block())["shard"].iloc[0])
+    shards = fs.workflow_shards(toy_block())
+    tasks = shard_tasks(shards, "prior", shard_names(shards, "prior")[0])
     args = (tmp_path / "r.csv", tmp_path / "t.csv")
     good = {"concentration": 1.0, "weight": 0.05, "seed": 0}
     save_model(tmp_path / "wide.npz", LDAModel(np.full((3, 13), 1 / 13), np.full(3, 0.2)))

@@ -65,13 +65,13 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
     assert len(summary) == 2 * 4 * 2 and np.all(summary["repeats"] == 2)
     final = ex.final_accuracy(summary)
     assert np.all(final["samples"] == 20)
-    caption = ex.caption_f2(summary)
+    caption = plots.caption_f2(summary)
     assert caption.startswith(f"{ex.PAPER}, Figure 2") and "S = 20" in caption
     assert "\nPaper: L2R-E has the lowest KL" in caption
     lengths = {"AP": 20.0, "WS": 5.0}
     table = ex.kl_vs_length(summary, lengths)
     assert list(table["collection"].unique()) == ["WS", "AP"]
-    assert "Spearman" in ex.caption_f1(table)
+    assert "Spearman" in plots.caption_f1(table)
     for name, draw in [("f2.png", lambda p: plots.plot_accuracy(summary, p)),
                        ("f2-mae.pdf", lambda p: plots.plot_accuracy(summary, p, metric="mae")),
                        ("f1.png", lambda p: plots.plot_kl_vs_length(table, p))]:
@@ -93,7 +93,7 @@ def test_loglik_curves_caption_and_figure(tmp_path):
                               n_docs=4, settings={"hm": {"burnin": 4}})
     assert len(curves) == 3 * 2 and np.all(curves["n_docs"] == 4)
     assert np.all(np.isfinite(curves["loglik"]))
-    caption = ex.caption_f3(curves)
+    caption = plots.caption_f3(curves)
     assert caption.startswith(f"{ex.PAPER}, Figure 3") and "Reuters" in caption
     assert "\nPaper: L2R converges faster" in caption
     plots.plot_loglik(curves, tmp_path / "f3.png")

@@ -82,7 +82,7 @@ def test_fit_recovers_separated_topics():
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [
-    ({"n_topics": 0}, "n_topics must be an integer >= 1"),
+    ({"n_topics": 0}, r"n_topics must be an integer in \[1, 2\*\*63\)"),
     ({"burnin": 10, "iterations": 10}, "burnin"),
     ({"a_phi": 0.0}, "a_phi must be a positive"),
     ({"epsilon": 1.5}, "epsilon"),

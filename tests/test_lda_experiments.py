@@ -7,7 +7,7 @@ import pytest
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
 from topiceval.models import LDAModel
-from topiceval.plots.bechard2018 import plot_perplexity_vs_topics
+from topiceval.plots.bechard2018 import f4_caption, plot_perplexity_vs_topics
 from topiceval.training.lda.synthetic import synthetic_corpus
 
 SPACE = list(b.PAPER_TABLES["T2"]["SPACE"])
@@ -49,7 +49,7 @@ def test_perplexity_table(table, corpora):
 
 
 def test_caption_reports_minimum_and_monotonicity(table):
-    caption = b.f4_caption(table)
+    caption = f4_caption(table)
     assert "lowest at T = 12" in caption
     for (trainer, definition), part in table[table["split"] == "test"].groupby(
             ["trainer", "definition"]):

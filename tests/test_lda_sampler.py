@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from reference import lda_train_gibbs as ref
-from topiceval.corpus import pack_documents
 from topiceval.threads import numba_threads
 from topiceval.training.lda import sampler
+from topiceval.validation import pack_documents
 
 
 def skewed_corpus(seed, n_docs=23, n_types=17, max_len=30):

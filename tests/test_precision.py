@@ -262,7 +262,7 @@ def test_estimate_kernels_match_references_at_extreme_alpha_m(method, s):
     am = s * M_BASE
     settings = ESTIMATE_SETTINGS[method]
     got = lda.estimate(method, DOCS, PHI, am, seed=3, **settings)
-    full = registry.resolve_settings(registry.ESTIMATE[method], settings)
+    full = registry.ESTIMATE[method].resolve(settings)
     key = registry.ESTIMATE[method].key
     for d, doc in enumerate(DOCS):
         want = _reference_estimate(method, doc, am, full, nb.rng_state(3, key, d, 0))
@@ -275,7 +275,7 @@ def test_completion_kernels_match_references_at_extreme_alpha_m(method, s):
     am = s * M_BASE
     settings = COMPLETE_SETTINGS[method]
     got = lda.complete(method, DOCS[:2], PHI, am, seed=3, split=SPLITS, **settings)
-    full = registry.resolve_settings(registry.COMPLETE[method], settings)
+    full = registry.COMPLETE[method].resolve(settings)
     key = registry.COMPLETE[method].key
     for d, (doc, n1) in enumerate(zip(DOCS, SPLITS, strict=False)):
         want = _reference_completion(method, doc, n1, am, full, nb.rng_state(3, key, d, 0))

@@ -1,5 +1,7 @@
 """Seed-003 experiment functions (003-F1, 003-X1), their captions and figures."""
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -8,7 +10,9 @@ from topiceval import perturb
 from topiceval.estimators import lda
 from topiceval.estimators.lda import exact
 from topiceval.experiments import foulds_smyth as fs
+from topiceval.experiments.timings import split_timings
 from topiceval.plots import foulds_smyth as plots
+from topiceval.seeds import derived_seed
 
 
 @pytest.fixture(scope="module")
@@ -37,12 +41,13 @@ def test_budgets_and_perturbed_topics():
 
 def test_task_grid():
     tasks = fs.f1_tasks(25, scale=0.1, block=10)
-    assert len(tasks) == 2 * 2 * 3 and tasks["task"].is_unique
-    assert tasks["task"].iloc[0] == "f1-standard-cheap-00000"
-    exp = tasks[(tasks["method"] == "ratio_ais") & (tasks["budget"] == "expensive")]
-    assert exp[["samples", "temperatures"]].drop_duplicates().values.tolist() == [[10, 100]]
-    assert exp["doc_stop"].tolist() == [10, 20, 25]
-    assert fs.f1_tasks(3, methods=["ratio_ais"])["method"].unique().tolist() == ["ratio_ais"]
+    names = [t.name for t in tasks]
+    assert len(tasks) == 2 * 2 * 3 and len(set(names)) == len(names)
+    assert names[0] == "f1-standard-cheap-00000"
+    exp = [t for t in tasks if t.method == "ratio_ais" and t.budget.name == "expensive"]
+    assert {(t.budget.samples, t.budget.temperatures) for t in exp} == {(10, 100)}
+    assert [t.doc_stop for t in exp] == [10, 20, 25]
+    assert {t.method for t in fs.f1_tasks(3, methods=["ratio_ais"])} == {"ratio_ais"}
     with pytest.raises(ValueError, match="unknown method"):
         fs.f1_tasks(3, methods=["hm"])
     with pytest.raises(ValueError, match="block"):
@@ -50,15 +55,15 @@ def test_task_grid():
 
 
 def small_tasks(n_docs, block):
-    tasks = fs.f1_tasks(n_docs, scale=0.01, block=block)
-    tasks.loc[tasks["budget"] == "cheap", "temperatures"] = 20  # keep the test fast
-    tasks.loc[tasks["budget"] == "expensive", ["samples", "temperatures"]] = (3, 60)
-    return tasks
+    small = {"cheap": fs.Budget("cheap", 1, 20),  # keep the test fast
+             "expensive": fs.Budget("expensive", 3, 60)}
+    return [dataclasses.replace(t, budget=small[t.budget.name])
+            for t in fs.f1_tasks(n_docs, scale=0.01, block=block)]
 
 
 def run_all(tasks, docs, phi, am):
-    return pd.concat([fs.run_shard(t, docs, phi, am, seed=3, burnin=10)
-                      for t in tasks.to_dict("records")], ignore_index=True)
+    return pd.concat([fs.run_shard(t, docs, phi, am, seed=3, burnin=10) for t in tasks],
+                     ignore_index=True)
 
 
 def test_shards_do_not_depend_on_blocking_and_match_the_estimators(data):
@@ -70,20 +75,20 @@ def test_shards_do_not_depend_on_blocking_and_match_the_estimators(data):
     pd.testing.assert_frame_equal(one[cols], two[cols])
     pert = fs.perturbed_topics(phi)
     row = one[(one["method"] == "ratio_ais") & (one["budget"] == "expensive")]
-    seed = fs.derived_seed(3, "003-F1", "ratio_ais", "expensive")
+    seed = derived_seed(3, "003-F1", "ratio_ais", "expensive")
     res = lda.compare(docs, (phi, am), (pert, am), samples=3, temperatures=60, seed=seed,
                       burnin=10)
     np.testing.assert_array_equal(row["log_ratio"], res.log_ratio)
     np.testing.assert_array_equal(row["reciprocal_gap"], res.reciprocal_gap)
     std = one[(one["method"] == "standard") & (one["budget"] == "cheap")]
-    seed = fs.derived_seed(3, "003-F1", "standard", "cheap")
+    seed = derived_seed(3, "003-F1", "standard", "cheap")
     np.testing.assert_allclose(std["log_ratio"], lda.compare_standard(
         docs, (phi, am), (pert, am), samples=1, temperatures=20, seed=seed), rtol=1e-12)
     assert std["reverse"].isna().all() and not std["suspect"].any()
     truth = [exact.log_prob(d, phi, am) - exact.log_prob(d, pert, am) for d in docs]
     np.testing.assert_allclose(row["log_ratio"], truth, atol=0.25)
     with pytest.raises(ValueError, match="does not fit"):
-        fs.run_shard({**small_tasks(9, 9).iloc[0].to_dict()}, docs, phi, am)
+        fs.run_shard(small_tasks(9, 9)[0], docs, phi, am)
 
 
 def fake_rows(values):
@@ -122,7 +127,7 @@ def test_summary_shares_intervals_and_captions(tmp_path):
     assert s.loc[("standard", "expensive"), "agree_with_reference"] == 0.75
     assert s.loc[("ratio_ais", "expensive"), "suspect_share"] == pytest.approx(0.5)
     assert np.isnan(s.loc[("standard", "cheap"), "suspect_share"])
-    text = fs.caption_f1(summary)
+    text = plots.caption_f1(summary)
     assert "ratio-AIS, cheap: prefers the unperturbed topics on 95% (19/20" in text
     assert "(paper 95%)" in text and "(paper 52%)" in text
     assert ("ratio-AIS prefers the unperturbed topics on 95%, the standard method on 50% "
@@ -132,19 +137,19 @@ def test_summary_shares_intervals_and_captions(tmp_path):
             "expensive = 1 x 1000") in text
     worse = fs.f1_summary(fake_rows({("standard", "cheap"): good,
                                      ("ratio_ais", "cheap"): -good}))
-    assert "DISAGREES" in fs.caption_f1(worse)
+    assert "DISAGREES" in plots.caption_f1(worse)
 
     rec = fs.reciprocal_summary(rows)
     assert rec["budget"].tolist() == ["cheap", "expensive"]
     assert rec["q50"].iloc[0] == pytest.approx(np.median(0.1 * np.arange(1, n + 1)))
     assert rec["suspect"].tolist() == [10, 10] and rec["negative_share"].tolist() == [0.0, 0.0]
-    assert "flagged 10 of 20" in fs.caption_reciprocal(rec)
+    assert "flagged 10 of 20" in plots.caption_reciprocal(rec)
     with pytest.raises(ValueError, match="no ratio-AIS rows"):
         fs.reciprocal_summary(rows[rows["method"] == "standard"])
     with pytest.raises(ValueError, match="repeat document 0"):
         fs.f1_summary(pd.concat([rows, rows.iloc[:1]]))
 
-    estimates, timings = fs.split_timings(rows)
+    estimates, timings = split_timings(rows, fs.TIMING_KEYS)
     assert "seconds" not in estimates.columns
     cost = fs.projected_cost(timings, n_docs=130)
     assert cost["projected_hours"].tolist() == pytest.approx([0.5 * 130 / 3600] * 4)

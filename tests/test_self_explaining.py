@@ -71,15 +71,16 @@ def test_column_meanings_state_units_and_one_meaning_of_seconds():
 
 
 def test_method_names_in_the_help_are_the_registries():
-    from topiceval.commands import estimate
     from topiceval.estimators import gapfa
     from topiceval.estimators.lda import registry
     from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS
 
-    assert estimate.LDA_METHODS == tuple(registry.ESTIMATE)
-    assert estimate.LDA_COMPLETE_METHODS == tuple(registry.COMPLETE)
-    assert estimate.GAPFA_METHODS == tuple(gapfa.METHODS)
-    text = _help(dict(_parsers(cli.build_parser()))[("topiceval", "evaluate")])
+    parsers = dict(_parsers(cli.build_parser()))
+    estimate = " ".join(_help(parsers[("topiceval", "estimate")]).split())
+    for label, names in (("LDA", registry.ESTIMATE), ("LDA --complete", registry.COMPLETE),
+                         ("GaP-FA", gapfa.METHODS)):
+        assert f"{label} {', '.join(names)}" in estimate
+    text = _help(parsers[("topiceval", "evaluate")])
     text = " ".join(text.split())
     assert f"{DEFAULTS['lda'][0]} for LDA, {DEFAULTS['gapfa'][0]} for GaP-FA" in text
     assert f"{DEFAULT_RUNS['lda']} for LDA, {DEFAULT_RUNS['gapfa']} for GaP-FA" in text
@@ -215,10 +216,12 @@ def test_corpus_length_figure_has_a_caption_and_a_legend_outside_the_panels(tmp_
 def test_captions_name_the_paper_not_an_internal_label(module):
     import importlib
 
-    mod = importlib.import_module(f"topiceval.experiments.{module}")
-    texts = [v for k, v in vars(mod).items()
+    # the tables' captions are beside the tables, the figures' beside the figures
+    mods = [importlib.import_module(f"topiceval.{layer}.{module}")
+            for layer in ("experiments", "plots")]
+    texts = [v for mod in mods for k, v in vars(mod).items()
              if isinstance(v, str) and (k.startswith(("PAPER", "LABELS", "DESCRIBE"))
                                         or k.endswith("_TEXT"))]
-    assert texts and mod.PAPER
+    assert texts and any(getattr(mod, "PAPER", "") for mod in mods)
     for text in texts:
         assert not INTERNAL.search(text), text

@@ -8,6 +8,7 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import wallach2009 as w
+from topiceval.experiments.tasks import shard_names, shard_tasks
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.plots import wallach2009 as plots
 from workflow_config import assert_schema_rejects, load_config
@@ -47,17 +48,23 @@ def toy_corpus():
                                  meta={"dataset": "toy", "variant": "asis"})
 
 
+def all_tasks(shards):
+    return [t for tasks in shards.values() for t in tasks]
+
+
 def test_shipped_configs_give_the_documented_grids():
-    quick = w.workflow_tasks(load_config("quick.yaml")["wallach2009"])
-    assert quick.groupby("figure")["shard"].nunique().to_dict() == {"f1": 1, "f2": 1, "f3": 1}
-    default = w.workflow_tasks(load_config()["wallach2009"])
-    assert default["shard"].is_unique  # by setting, one 50-document block
+    quick = w.workflow_shards(load_config("quick.yaml")["wallach2009"])
+    assert {f: len(shard_names(quick, f)) for f in ("f1", "f2", "f3")} == {
+        "f1": 1, "f2": 1, "f3": 1}
+    default = w.workflow_shards(load_config()["wallach2009"])
+    assert all(len(t) == 1 for t in default.values())  # by setting, one 50-document block
     paper_cfg = load_config("paper.yaml")["wallach2009"]
-    paper = w.workflow_tasks(paper_cfg)
-    assert paper["shard"].nunique() >= 100 and paper["shard"].is_unique
-    assert set(paper["doc_stop"] - paper["doc_start"]) == {10}
+    paper = w.workflow_shards(paper_cfg)
+    assert len(paper) >= 100 and all(len(t) == 1 for t in paper.values())
+    assert {t.doc_stop - t.doc_start for t in all_tasks(paper)} == {10}
     assert w.data_sets(paper_cfg)["20newsgroups"].topics == 200
-    assert paper[paper["label"] == "AIS 2"]["dataset"].unique().tolist() == ["20newsgroups"]
+    assert {t.dataset for t in all_tasks(paper) if t.setting.label == "AIS 2"} == {
+        "20newsgroups"}
     sets = w.data_sets(load_config()["wallach2009"])
     assert [(s.name, s.topics, s.doc_length) for s in sets.values() if s.synthetic] == [
         ("synthetic-3", 3, 500), ("synthetic-50", 50, 200)]
@@ -66,25 +73,26 @@ def test_shipped_configs_give_the_documented_grids():
 
 def test_shard_levels_group_the_same_tasks():
     cfg = toy_block()
-    by_setting = w.workflow_tasks(cfg)
-    assert by_setting["shard"].tolist() == by_setting["task"].tolist()
-    assert by_setting["figure"].tolist() == sorted(by_setting["figure"])  # f1, f2, f3 in order
-    by_dataset = w.workflow_tasks(toy_block(shards={"by": "dataset", "block": 2}))
-    assert set(by_dataset[by_dataset["figure"] == "f1"]["shard"]) == {
+    by_setting = w.workflow_shards(cfg)
+    assert [shard for _, shard in by_setting] == [t.name for t in all_tasks(by_setting)]
+    figures = [figure for figure, _ in by_setting]
+    assert figures == sorted(figures)  # f1, f2, f3 in order
+    by_dataset = w.workflow_shards(toy_block(shards={"by": "dataset", "block": 2}))
+    assert set(shard_names(by_dataset, "f1")) == {
         f"f1-{d}-{lo:05d}" for d in ("synth", "real") for lo in (0, 2, 4)}
-    by_figure = w.workflow_tasks(toy_block(shards={"by": "figure", "block": 5}))
-    assert set(by_figure["shard"]) == {"f1-00000", "f2-00000", "f3-00000"}
-    records = w.shard_tasks(by_figure, "f3", "f3-00000")
-    assert len(records) == 2 * 2 * 4 and {r["lam"] for r in records} == {0.0, 0.5}
-    assert all(r["lam"] is None for r in w.shard_tasks(by_figure, "f1", "f1-00000"))
-    with pytest.raises(ValueError, match="no wallach2009 tasks in shard f1/nope"):
-        w.shard_tasks(by_figure, "f1", "nope")
+    by_figure = w.workflow_shards(toy_block(shards={"by": "figure", "block": 5}))
+    assert list(by_figure) == [("f1", "f1-00000"), ("f2", "f2-00000"), ("f3", "f3-00000")]
+    tasks = shard_tasks(by_figure, "f3", "f3-00000")
+    assert len(tasks) == 2 * 2 * 4 and {t.lam for t in tasks} == {0.0, 0.5}
+    assert all(t.lam is None and t.kind == "" for t in shard_tasks(by_figure, "f1", "f1-00000"))
+    with pytest.raises(ValueError, match="no tasks in shard f1/nope"):
+        shard_tasks(by_figure, "f1", "nope")
     with pytest.raises(ValueError, match="unknown shard level 'block'"):
-        w.workflow_tasks(toy_block(shards={"by": "block", "block": 2}))
+        w.workflow_shards(toy_block(shards={"by": "block", "block": 2}))
     with pytest.raises(ValueError, match=r"f2.datasets names unknown data sets \['nips'\]"):
-        w.workflow_tasks(toy_block(f2={"datasets": ["nips"], "scale": 1.0}))
+        w.workflow_shards(toy_block(f2={"datasets": ["nips"], "scale": 1.0}))
     with pytest.raises(ValueError, match="t1.dataset"):
-        w.workflow_tasks(toy_block(t1={"dataset": "other", "repeats": 1}))
+        w.workflow_shards(toy_block(t1={"dataset": "other", "repeats": 1}))
     with pytest.raises(ValueError, match="corpus must be 'dataset/variant'"):
         w.data_sets(toy_block(datasets={"x": {"corpus": "toy"}}))
 
@@ -104,25 +112,25 @@ def test_schema_bounds_the_wallach2009_block(path, value, message):
     assert_schema_rejects(("wallach2009", *path), value, message)
 
 
-def test_heldout_documents(toy_corpus):
-    held = w.heldout_documents(toy_corpus, 6, seed=2)
+def test_heldout_sample(toy_corpus):
+    held = w.heldout_sample(toy_corpus, 6, seed=2)
     assert held.n_docs == 6 and set(held.split) == {"test"} and held.lengths.min() >= 2
     index = [int(n) for n in held.names]
     assert index == sorted(index) and all(i % 4 == 0 for i in index)
     for name, doc in zip(held.names, held, strict=True):
         np.testing.assert_array_equal(doc, toy_corpus[int(name)])  # ordered: tokens kept
-    assert held.names.tolist() == w.heldout_documents(toy_corpus, 6, seed=2).names.tolist()
-    assert held.names.tolist() != w.heldout_documents(toy_corpus, 6, seed=3).names.tolist()
+    assert held.names.tolist() == w.heldout_sample(toy_corpus, 6, seed=2).names.tolist()
+    assert held.names.tolist() != w.heldout_sample(toy_corpus, 6, seed=3).names.tolist()
     assert held.meta["heldout"]["tokens_shuffled"] is False
     bag = Corpus(toy_corpus.offsets, toy_corpus.tokens, toy_corpus.vocab, toy_corpus.names,
                  toy_corpus.split, {"ordered": False})
-    shuffled = w.heldout_documents(bag, 6, seed=2)
+    shuffled = w.heldout_sample(bag, 6, seed=2)
     assert shuffled.names.tolist() == held.names.tolist()
     assert any(not np.array_equal(a, b) for a, b in zip(shuffled, held, strict=True))
     for a, b in zip(shuffled, held, strict=True):
         np.testing.assert_array_equal(np.sort(a), np.sort(b))
     with pytest.raises(ValueError, match="asked for 16 held-out documents; the .test. split"):
-        w.heldout_documents(toy_corpus, 16)
+        w.heldout_sample(toy_corpus, 16)
 
 
 def test_train_model_and_synthetic_set(toy_corpus):
@@ -148,20 +156,20 @@ def toy_files(tmp_path_factory, toy_corpus):
     truth = w.train_model(toy_corpus, 3, seed=3, **cfg["train"])
     save_model(root / "real.npz", real)
     save_model(root / "synth.npz", truth)
-    w.heldout_documents(toy_corpus, 5, seed=3).save(root / "real-docs.npz")
+    w.heldout_sample(toy_corpus, 5, seed=3).save(root / "real-docs.npz")
     w.synthetic_set(truth, "synth", 5, 12, seed=3).save(root / "synth-docs.npz")
     return root
 
 
 def run_grid(cfg, files, out, threads=1):
     """What the rules do: every shard, then each figure's summary; the tables' bytes."""
-    tasks = w.workflow_tasks(cfg)
+    shards = w.workflow_shards(cfg)
     tables = {}
-    for figure in dict.fromkeys(tasks["figure"]):
+    for figure in dict.fromkeys(figure for figure, _ in shards):
         rows, times = [], []
-        for shard in dict.fromkeys(tasks[tasks["figure"] == figure]["shard"]):
-            records = w.shard_tasks(tasks, figure, shard)
-            names = list(dict.fromkeys(r["dataset"] for r in records))
+        for shard in shard_names(shards, figure):
+            records = shard_tasks(shards, figure, shard)
+            names = list(dict.fromkeys(t.dataset for t in records))
             rows.append(out / f"{shard}.csv")
             times.append(out / f"{shard}.timings.csv")
             w.evaluate_shard(records, [files / f"{n}-docs.npz" for n in names],
@@ -201,8 +209,8 @@ def test_tables_do_not_depend_on_sharding_or_threads(toy_files, tmp_path):
 
 
 def test_shard_checks_its_inputs(toy_files, tmp_path):
-    tasks = w.workflow_tasks(toy_block())
-    records = w.shard_tasks(tasks, "f1", tasks["shard"].iloc[0])
+    shards = w.workflow_shards(toy_block())
+    records = shard_tasks(shards, *next(iter(shards)))
     with pytest.raises(ValueError, match=r"data sets \['synth'\], but 2 document"):
         w.evaluate_shard(records, [toy_files / "synth-docs.npz"] * 2, [toy_files / "synth.npz"],
                          tmp_path / "r.csv", tmp_path / "t.csv")

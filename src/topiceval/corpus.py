@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from topiceval.counts import as_count_matrix
 from topiceval.io import atomic_path
 from topiceval.npzfile import NpzMembers, read_npz
+from topiceval.validation import check_seed
 from topiceval.vocabulary import (
     COLUMN_IDS,
     VocabularyError,
@@ -260,8 +261,7 @@ class Corpus(Sequence):
                     f"{words.shape[0]} words"
                 )
             meta = {"source": "counts", "ordered": False}
-        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+        seed = check_seed(seed)
         docs = []
         for d in range(mat.shape[0]):
             lo, hi = mat.indptr[d], mat.indptr[d + 1]
@@ -532,47 +532,3 @@ def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Count
         "dropped_types": len(words),
         "most_dropped": [w for w, _ in words.most_common(10)],
     }
-
-
-def reject_count_matrix(docs) -> None:
-    """Refuse a (D, V) count matrix, or anything that is not a sequence of documents, where
-    token sequences are expected.
-
-    A dense 2-D array would otherwise be read as D documents of V "token ids" (its counts), a
-    silent wrong answer; a scipy.sparse matrix cannot be iterated as documents at all.
-    """
-    if docs is None or isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
-        raise ValueError(f"docs must be a sequence of documents (token sequences) or a Corpus, "
-                         f"got {type(docs).__name__}")
-    if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
-        raise ValueError(
-            f"docs is a 2-D array of shape {docs.shape}, which looks like a (D, V) count matrix; "
-            "token sequences are expected: convert it with "
-            "topiceval.corpus.Corpus.from_counts(counts, vocabulary) (bag-of-words rows are "
-            "expanded into tokens in a seeded random order)"
-        )
-
-
-def as_documents(docs) -> list[np.ndarray]:
-    """Normalise a Corpus or a sequence of token sequences to a list of int64 arrays."""
-    reject_count_matrix(docs)
-    out = []
-    for i, d in enumerate(docs):
-        arr = np.asarray(d)
-        if arr.ndim != 1:
-            raise ValueError(
-                f"document {i} must be a 1-D sequence of token ids, got shape {arr.shape}"
-            )
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"document {i} must hold integer token ids, got dtype {arr.dtype}")
-        out.append(arr.astype(np.int64, copy=False))
-    return out
-
-
-def pack_documents(docs) -> tuple[np.ndarray, np.ndarray]:
-    """CSR form (offsets int64 (D+1), tokens int64) of a list of documents, for kernels."""
-    docs = as_documents(docs)
-    offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-    np.cumsum([d.shape[0] for d in docs], out=offsets[1:])
-    tokens = np.concatenate(docs) if docs else np.zeros(0, dtype=np.int64)
-    return offsets, tokens.astype(np.int64)

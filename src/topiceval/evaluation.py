@@ -49,9 +49,15 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
-from topiceval.corpus import Corpus, reject_count_matrix
+from topiceval.corpus import Corpus
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
+from topiceval.validation import (
+    check_token_ids,
+    pack_documents,
+    reject_count_matrix,
+    token_documents,
+)
 from topiceval.vocabulary import VocabularyError, check_oov
 
 if TYPE_CHECKING:
@@ -70,30 +76,6 @@ EMPTY_POLICIES = ("error", "skip")
 COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
 PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
 
-# what each method's number is, for the summary (docs/methods/lda-estimators.md,
-# docs/methods/gapfa.md; benchmarks/README.md)
-NATURE = {
-    ("lda", "exact"): "exact (forward recursion)",
-    ("lda", "lr"): "unbiased for P(w) (sequential left-to-right); its log reads low, by several "
-                   "nats on 200-token documents at 20 particles (heavy-tailed weights)",
-    ("lda", "lr_wallach"): "not unbiased: Wallach's Algorithm 3 as printed, what MALLET's "
-                           "evaluator computes; reads higher than lr, and its limit depends on "
-                           "the token order",
-    ("lda", "chib"): "unbiased for P(w) (Chib-style)",
-    ("lda", "ais"): "unbiased for P(w) (annealed importance sampling)",
-    ("lda", "is_pt"): "unbiased for P(w), high variance (importance sampling from the prior)",
-    ("lda", "is_pzw"): "unbiased for P(w), high variance (per-token importance sampling)",
-    ("lda", "is_ip"): "unbiased for P(w), high variance (iterated pseudo-counts)",
-    ("lda", "hm"): "biased upward, often by hundreds of nats: the harmonic mean; never use it "
-                   "to compare models",
-    ("gapfa", "exact"): "exact",
-    ("gapfa", "ds"): "unbiased for p(y), very high variance (direct sampling from the prior)",
-    ("gapfa", "hm"): "biased upward: the harmonic mean; never use it to compare models",
-    ("gapfa", "l2r"): "consistent, not unbiased for finite samples (left-to-right, seed 004)",
-    ("gapfa", "l2r_exact"): "consistent, not unbiased for finite samples (L2R with exact "
-                            "conditionals)",
-    ("gapfa", "l2r_seq"): "unbiased for p(y) (sequential left-to-right)",
-}
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 
 
@@ -210,7 +192,7 @@ class Evaluation:
             f"{self.family.upper()} {self.method} on {int(scored.sum()):,} of {d_all:,} "
             f"documents ({self.n_tokens:,} tokens; {dropped:,} out-of-vocabulary tokens "
             f"dropped, {share:.1%})",
-            f"  method: {NATURE.get((self.family, self.method), self.method)}",
+            f"  method: {_BACKENDS[self.family].method(self.method).nature}",
             f"  settings: {settings or 'none'}; runs={self.runs}, seed={self.seed}",
             f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
             f"documents, +/- one standard error from the runs)",
@@ -319,13 +301,14 @@ def evaluate(model: LDAModel | GaPModel,
     if overlap:
         notes.append(overlap)
     corpus = as_model_corpus(model, docs, oov=oov)
-    backend = _LDA if family == "lda" else _GAPFA
-    resolved = backend.resolve(method, settings)
+    backend = _BACKENDS[family]
+    declaration = backend.method(method)
+    resolved = declaration.resolve(settings)
     lengths = corpus.lengths
     dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
     todo, note = _scorable(family, lengths, dropped, empty)
     notes += [note] if note else []
-    if "biased upward" in NATURE.get((family, method), ""):
+    if "biased upward" in declaration.nature:
         notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare models")
     long_docs = int(np.count_nonzero(lengths[todo] > LONG_DOCUMENT))
     if long_docs and method != "exact":
@@ -487,9 +470,8 @@ def as_model_corpus(model, docs, *, oov: str = "drop") -> Corpus:
             raise VocabularyError("the documents are words but the model has no vocabulary "
                                   "(vocab) to match them to")
         return Corpus.from_tokens(docs, model.vocab, oov=oov)
-    from topiceval.estimators.lda.inputs import check_documents
-
-    ids = check_documents(docs, model.n_types, min_length=0)
+    ids = token_documents(docs)
+    check_token_ids(*pack_documents(ids), model.n_types, "the vocabulary of the model")
     return Corpus.from_documents(ids, _words_or_ids(model), split="test")
 
 
@@ -526,11 +508,12 @@ class _LDA:
     """``topiceval.estimators.lda`` behind the front door."""
 
     @staticmethod
-    def resolve(method, settings):
+    def method(name):
+        """The declaration of estimator ``name`` (``estimators.method.Method``)."""
         from topiceval.estimators.lda import registry
+        from topiceval.estimators.method import lookup
 
-        return registry.resolve_settings(registry.lookup(method, registry.ESTIMATE, "estimate"),
-                                         settings)
+        return lookup(registry.ESTIMATE, name, "estimate")
 
     @staticmethod
     def predict(method, corpus, todo, settings, model, runs, work_limit):
@@ -554,10 +537,11 @@ class _GAPFA:
     """``topiceval.estimators.gapfa`` behind the front door."""
 
     @staticmethod
-    def resolve(method, settings):
+    def method(name):
+        """The declaration of estimator ``name`` (``estimators.method.Method``)."""
         from topiceval.estimators.gapfa import registry
 
-        return registry.resolve_settings(method, settings)
+        return registry.get(name)
 
     @staticmethod
     def predict(method, corpus, todo, settings, model, runs, work_limit):
@@ -577,3 +561,6 @@ class _GAPFA:
         res = gapfa.estimate_runs(method, counts, model.phi, model.p, model.r, runs=runs,
                                   seed=seed, doc_keys=block, work_limit=work_limit, **settings)
         return res.logp, res.work, res.seconds
+
+
+_BACKENDS = {"lda": _LDA, "gapfa": _GAPFA}

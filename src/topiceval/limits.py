@@ -1,11 +1,12 @@
 """Work and memory limits: every estimator call knows its cost before it starts.
 
-Each family's registry predicts the work of one (document, run) task from the document's size and
-the settings (LDA: Gibbs site updates, the units of Wallach et al. 2009 Table 1; GaP-FA: topic-word
-site updates).  Before any kernel runs, ``check_work`` refuses a call in which some task would
-exceed the limit, naming the document, the predicted work, the limit and the largest setting that
-would fit; ``check_memory`` refuses a call whose working arrays would not fit in memory (numba would
-otherwise fail deep inside the kernel with an unreadable error).
+Each method's declaration (``topiceval.estimators.method.Method``) predicts the work of one
+(document, run) task from the document's size and the settings (LDA: Gibbs site updates, the
+units of Wallach et al. 2009 Table 1; GaP-FA: topic-word site updates).  Before any kernel runs,
+``check_work`` refuses a call in which some task would exceed the limit, naming the document, the
+predicted work, the limit and the largest value of the method's budget setting that would fit
+(``fitting_budget``); ``check_memory`` refuses a call whose working arrays would not fit in
+memory (numba would otherwise fail deep inside the kernel with an unreadable error).
 
 Defaults: ``DEFAULT_WORK_LIMIT`` per (document, run) task, a few minutes of one core at the
 measured speeds (LDA about 4e7 site updates per second, GaP-FA about 1e8 topic-word updates per
@@ -18,8 +19,12 @@ from __future__ import annotations
 import numbers
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from topiceval.estimators.method import Method
 
 DEFAULT_WORK_LIMIT = {"lda": 10**10, "gapfa": 10**11}
 MEMORY_FRACTION = 0.5  # of the machine's physical memory, for one call's working arrays
@@ -87,3 +92,23 @@ def check_memory(bytes_per_task: np.ndarray, threads: int, *, method: str,
             f"more than {MEMORY_FRACTION:.0%} of this machine's {total / 2**30:,.1f} GiB; "
             f"lower {setting} or the number of threads"
         )
+
+
+def fitting_budget(method: Method, cost_at: Callable[[int], float], current: dict,
+                   limit: float) -> str:
+    """A phrase naming the largest value of ``method.budget`` whose cost stays within ``limit``.
+
+    ``cost_at(k)``: the cost of the task with the budget setting at ``k``.  Every cost is affine
+    in its budget setting, so two evaluations give the line.
+    """
+    name = method.budget
+    if name is None or not isinstance(current.get(name), (int, np.integer)):
+        return f"lower the settings of {method.name}"
+    one, two = cost_at(1), cost_at(2)
+    step = two - one
+    largest = int((limit - (one - step)) // step) if step > 0 else 0
+    if largest >= 1:
+        return f"use {name} <= {largest:,} (now {current[name]:,})"
+    if method.cheaper:
+        return f"even {name} = 1 is over it: {method.cheaper}"
+    return f"even {name} = 1 is over it"

@@ -16,6 +16,7 @@
 # (topiceval.experiments.capdevila2018).
 
 from topiceval.experiments import capdevila2018 as C4
+from topiceval.experiments import tasks as C4_tasks
 
 C4_CFG = config["capdevila2018"]
 C4_TR = C4_CFG["tractable"]
@@ -23,8 +24,8 @@ C4_RE = C4_CFG["realistic"]
 C4_DIR = f"{RESULTS}/capdevila2018"
 C4_SETTINGS = {"tractable": C4_TR, "realistic": C4_RE}
 C4_VARIANT = {"tractable": C4_CFG["cropped"], "realistic": C4_CFG["corpus"]}
-C4_REPEATS = C4.shard_blocks(C4_TR["repeats"], C4_TR["repeats_per_shard"])
-C4_DOCS = C4.shard_blocks(C4_RE["docs"], C4_RE["docs_per_shard"])
+C4_REPEATS = C4_tasks.blocks(C4_TR["repeats"], C4_TR["repeats_per_shard"])
+C4_DOCS = C4_tasks.blocks(C4_RE["docs"], C4_RE["docs_per_shard"])
 C4_T1 = [d for d in C4.DATASETS if d in {*C4_TR["collections"], *C4_RE["collections"]}]
 
 C4_model = lambda setting, dataset: f"{RESULTS}/models/capdevila2018/{setting}/{dataset}.npz"

@@ -11,15 +11,16 @@
 #   rows + tables --foulds_smyth_figures--> figures/foulds_smyth-{F1,X1}-{perturbation}.{FIG}
 #     and .caption.{md,rst}
 #
-# The shard grid comes from the config at DAG-build time (topiceval.experiments.foulds_smyth
-# .workflow_tasks).  Wall-clock seconds go to timings/ only.
+# The shards come from the config at DAG-build time (topiceval.experiments.foulds_smyth
+# .workflow_shards).  Wall-clock seconds go to timings/ only.
 
 import re
 
 from topiceval.experiments import foulds_smyth as FS
+from topiceval.experiments import tasks as FS_tasks
 
 FS_CFG = config["foulds_smyth"]
-FS_TASKS = FS.workflow_tasks(FS_CFG)
+FS_SHARDS = FS.workflow_shards(FS_CFG)
 FS_DATASET, FS_VARIANT = FS_CFG["corpus"].split("/")
 FS_DIR = f"{RESULTS}/foulds_smyth"
 FS_TIME = f"{RESULTS}/timings"
@@ -47,9 +48,7 @@ FS_EXPERIMENTS = {
     "X1": "Reciprocal check: ratio-AIS in both directions",
 }
 FS_names = "|".join(re.escape(p) for p in FS_CFG["perturbations"])
-FS_shards = lambda perturbation: list(
-    dict.fromkeys(FS_TASKS.loc[FS_TASKS["perturbation"] == perturbation, "shard"])
-)
+FS_shards = lambda perturbation: FS_tasks.shard_names(FS_SHARDS, perturbation)
 FS_note = lambda wc: (
     "Headline configuration."
     if wc.perturbation == FS_CFG["headline"]
@@ -92,7 +91,7 @@ rule foulds_smyth_shard:
         rows=f"{FS_DIR}/{FS_SHARD}",
         timings=f"{FS_TIME}/foulds_smyth/{FS_SHARD}",
     params:
-        tasks=lambda wc: FS.shard_tasks(FS_TASKS, wc.perturbation, wc.shard),
+        tasks=lambda wc: FS_tasks.shard_tasks(FS_SHARDS, wc.perturbation, wc.shard),
         settings=lambda wc: {
             "docs": FS_CFG["docs"],
             "seed": FS_CFG["seed"],

@@ -9,17 +9,18 @@
 #   table --wallach2009_figure--> figures/wallach2009-f{1,2,3}.{FIG} and .caption.{md,rst}
 #   first synthetic document + model --wallach2009_t1--> timings/wallach2009-t1*.csv, caption
 #
-# The task grid and the shard names come from the config at DAG-build time
-# (topiceval.experiments.wallach2009.workflow_tasks).  Wall-clock seconds go to timings/ only.
+# The tasks and the shard names come from the config at DAG-build time
+# (topiceval.experiments.wallach2009.workflow_shards).  Wall-clock seconds go to timings/ only.
 
 import re
 
+from topiceval.experiments import tasks as W2_tasks
 from topiceval.experiments import wallach2009 as W2
 
 W2_CFG = config["wallach2009"]
 W2_SETS = W2.data_sets(W2_CFG)
-W2_TASKS = W2.workflow_tasks(W2_CFG)
-W2_FIGURES = list(dict.fromkeys(W2_TASKS["figure"]))
+W2_SHARDS = W2.workflow_shards(W2_CFG)
+W2_FIGURES = list(dict.fromkeys(figure for figure, _ in W2_SHARDS))
 W2_DIR = f"{RESULTS}/wallach2009"
 W2_TIME = f"{RESULTS}/timings"
 W2_MODEL = f"{RESULTS}/models/{{dataset}}/{{variant}}/{{trainer}}/T{{topics}}/seed{{seed}}/model.npz"
@@ -48,10 +49,9 @@ W2_model = lambda name: W2_MODEL.format(
 W2_docs = lambda name: (
     f"{W2_DIR}/{'synthetic' if W2_SETS[name].synthetic else 'heldout'}/{name}.npz"
 )
-W2_shards = lambda figure: list(dict.fromkeys(W2_TASKS.loc[W2_TASKS["figure"] == figure, "shard"]))
-W2_shard_sets = lambda wc: list(
-    dict.fromkeys(t["dataset"] for t in W2.shard_tasks(W2_TASKS, wc.figure, wc.shard))
-)
+W2_shards = lambda figure: W2_tasks.shard_names(W2_SHARDS, figure)
+W2_shard_tasks = lambda wc: W2_tasks.shard_tasks(W2_SHARDS, wc.figure, wc.shard)
+W2_shard_sets = lambda wc: list(dict.fromkeys(t.dataset for t in W2_shard_tasks(wc)))
 
 
 rule wallach2009_train:
@@ -121,7 +121,7 @@ rule wallach2009_shard:
         rows=f"{W2_DIR}/shards/{W2_SHARD}",
         timings=f"{W2_TIME}/wallach2009/shards/{W2_SHARD}",
     params:
-        tasks=lambda wc: W2.shard_tasks(W2_TASKS, wc.figure, wc.shard),
+        tasks=W2_shard_tasks,
         settings={
             "seed": W2_CFG["seed"],
             "runs": W2_CFG["runs"],

@@ -1,31 +1,50 @@
 """Estimator settings as command-line options, shared by ``estimate`` and ``evaluate``.
 
-Only the options given on the command line are passed on; the others keep the estimator's
-defaults, and the estimator refuses a setting its method does not take (naming the allowed
-ones).  The names are those of ``topiceval.estimators.lda.registry`` and
-``topiceval.estimators.gapfa.registry``.
+The options are read from the methods' declarations (``topiceval.estimators.method.Setting``, in
+``topiceval.estimators.lda.registry`` and ``topiceval.estimators.gapfa.registry``): one option
+per setting name, parsed with the setting's type, with its choices and, in the help, its meaning
+in each method that takes it.  Only the options given on the command line are passed on; the
+others keep the estimator's defaults, and the estimator refuses a setting its method does not
+take (naming the allowed ones) or a value outside its bounds.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections import defaultdict
 
 from topiceval.commands import wrapped
+from topiceval.estimators.method import Method, Setting
 
-# (name, type, help)
-OPTIONS = (
-    ("samples", int, "samples S (LDA: is_*, hm, chib; GaP-FA: every sampled method)"),
-    ("burnin", int, "burn-in sweeps B (LDA: hm, chib, et, completion ais; GaP-FA: hm)"),
-    ("iterations", int, "iterations I (LDA: is_ip, chib's ICM passes)"),
-    ("temperatures", int, "annealing temperatures (LDA: ais)"),
-    ("particles", int, "particles R (LDA: lr, lr_wallach)"),
-    ("max_work", int, "work limit of the exact LDA recursion"),
-    ("inner_samples", int, "inner importance samples S' (GaP-FA: l2r)"),
-    ("gibbs", int, "Gibbs iterations G per sample (GaP-FA: l2r, l2r_exact, l2r_seq)"),
-    ("proposal", str, "L2R proposal, 'paper' or 'code' (GaP-FA: l2r)"),
-    ("max_terms", float, "term limit of the exact GaP-FA marginal"),
-    ("algorithm", str, "exact GaP-FA algorithm: auto, enumerate or dp"),
-)
+
+def method_tables() -> dict[str, dict[str, Method]]:
+    """The declared methods by family label: LDA estimate, LDA completion, GaP-FA."""
+    from topiceval.estimators.gapfa import registry as gapfa_registry
+    from topiceval.estimators.lda import registry as lda_registry
+
+    return {"LDA": lda_registry.ESTIMATE, "LDA --complete": lda_registry.COMPLETE,
+            "GaP-FA": gapfa_registry.METHODS}
+
+
+def declared_settings() -> dict[str, tuple[Setting, str]]:
+    """Each setting name: its first declaration and a help text naming, for each meaning, the
+    methods that take it."""
+    first: dict[str, Setting] = {}
+    uses: dict[str, dict[str, dict[str, list[str]]]] = defaultdict(
+        lambda: defaultdict(lambda: defaultdict(list)))
+    for label, methods in method_tables().items():
+        for method in methods.values():
+            for setting in method.settings:
+                first.setdefault(setting.name, setting)
+                uses[setting.name][setting.help][label].append(method.name)
+    out = {}
+    for name, setting in first.items():
+        meanings = []
+        for text, by in uses[name].items():
+            methods = "; ".join(f"{label}: {', '.join(names)}" for label, names in by.items())
+            meanings.append(f"{text} ({methods})")
+        out[name] = (setting, "; ".join(meanings))
+    return out
 
 
 def add_setting_options(parser: argparse.ArgumentParser) -> None:
@@ -33,18 +52,20 @@ def add_setting_options(parser: argparse.ArgumentParser) -> None:
         "estimator settings", wrapped(
             "only the settings given are passed; the rest keep the method's defaults (the "
             "settings column of the output holds them all)"))
-    for name, kind, text in OPTIONS:
-        group.add_argument(f"--{name.replace('_', '-')}", type=kind, dest=name, help=text)
-    group.add_argument("--resample", action=argparse.BooleanOptionalAction, default=None,
-                       help="left-to-right rejuvenation sweeps (LDA: lr, lr_wallach; default on)")
+    for name, (setting, text) in declared_settings().items():
+        option = f"--{name.replace('_', '-')}"
+        if setting.kind is bool:
+            group.add_argument(option, dest=name, action=argparse.BooleanOptionalAction,
+                               default=None, help=text)
+        else:
+            group.add_argument(option, dest=name, type=setting.kind,
+                               choices=setting.choices or None, help=text)
 
 
 def settings_from(args: argparse.Namespace) -> dict:
     """The settings given on the command line."""
-    out = {name: getattr(args, name) for name, _, _ in OPTIONS if getattr(args, name) is not None}
-    if args.resample is not None:
-        out["resample"] = args.resample
-    return out
+    return {name: getattr(args, name) for name in declared_settings()
+            if getattr(args, name, None) is not None}
 
 
 def work_limit(text: str):

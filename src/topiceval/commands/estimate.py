@@ -27,17 +27,16 @@ import numpy as np
 import pandas as pd
 
 from topiceval.commands import add_command
-from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
+from topiceval.commands._settings import (
+    add_limit_option,
+    add_setting_options,
+    method_tables,
+    settings_from,
+)
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
 from topiceval.threads import numba_threads
-
-# the estimators' names, for --help (the registries are imported only when a command runs; a
-# test keeps these equal to them)
-LDA_METHODS = ("is_pt", "is_pzw", "is_ip", "hm", "ais", "chib", "lr", "lr_wallach", "exact")
-LDA_COMPLETE_METHODS = ("et", "ais", "lr", "lr_wallach", "exact")
-GAPFA_METHODS = ("exact", "ds", "hm", "l2r", "l2r_exact", "l2r_seq")
 
 
 def register(subparsers) -> None:
@@ -51,10 +50,8 @@ def register(subparsers) -> None:
     parser.add_argument("--model", required=True, help="model .npz file")
     parser.add_argument("--docs", required=True, help="corpus .npz file with the documents")
     parser.add_argument("--split", help="evaluate only the documents with this split label")
-    parser.add_argument("--method", required=True,
-                        help=f"estimator: LDA {', '.join(LDA_METHODS)} (with --complete: "
-                             f"{', '.join(LDA_COMPLETE_METHODS)}); GaP-FA "
-                             f"{', '.join(GAPFA_METHODS)}")
+    methods = "; ".join(f"{label} {', '.join(table)}" for label, table in method_tables().items())
+    parser.add_argument("--method", required=True, help=f"estimator: {methods}")
     parser.add_argument("--family", choices=("lda", "gapfa"),
                         help="model family (default: the model file's)")
     parser.add_argument("--complete", action="store_true",
@@ -138,7 +135,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
 
     logp, work, seconds = _blocks(call, corpus, predicted, args, "Gibbs site updates")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
-    resolved = registry.resolve_settings(table[args.method], settings)
+    resolved = table[args.method].resolve(settings)
     return _rows("lda", args, corpus, logp, work, seconds), resolved
 
 
@@ -159,7 +156,7 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
         return res.logp, res.work, res.seconds
 
     logp, work, seconds = _blocks(call, corpus, predicted, args, "topic-word site updates")
-    resolved = registry.resolve_settings(args.method, settings)
+    resolved = registry.get(args.method).resolve(settings)
     return _rows("gapfa", args, corpus, logp, work, seconds), resolved
 
 

@@ -17,7 +17,8 @@ Which perplexity each row is (column ``definition``, docs/methods/lda.md#perplex
   sklearn's bound-based perplexity (what Béchard & Gervet Fig. 4 shows).
 
 :func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
-curve is lowest against the paper's T = 12, and :func:`f4_caption` says it in words.
+curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard2018.f4_caption`
+(beside the figure) says it in words.
 
 001-T1 / 001-T2: :func:`match_paper_topics` pairs the paper's six labelled topics with ours
 (assignment maximising the probability mass our topic gives to the paper's five words) and lists
@@ -277,53 +278,6 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
 
 
 PAPER = "Béchard & Gervet"
-DEFINITIONS_TEXT = (
-    "Perplexity is exp(-L / N), L the log-likelihood of the documents in nats and N their "
-    "number of tokens, under one of three definitions: P2 (solid; plug-in), "
-    "L = sum_d sum_n log sum_t theta_dt phi_t,w_dn with theta_d fitted to document d itself "
-    "(fold-in or query sampling), optimistic on test documents because it re-uses their words; "
-    "P1-bound (dashed; variational EM only), L the evidence lower bound (ELBO), so an upper bound "
-    "on the marginal perplexity P1; P4, scikit-learn's perplexity(), its variational bound "
-    "including the topic term, as in the paper's figure.")
-_LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
-           "P4": "P4, sklearn's bound"}
-
-
-def f4_caption(df: pd.DataFrame) -> str:
-    """What Béchard & Gervet found for Fig. 4 and what the table ``df`` of
-    :func:`perplexity_vs_topics` (or of the workflow, several seeds) shows: where test perplexity is
-    lowest against the paper's T = 12 and whether training perplexity falls monotonically."""
-    minima = minimum_table(df)
-    sizes = df.groupby("split")[["documents", "tokens"]].first()
-    head = [
-        f"{PAPER}, Figure 4: perplexity per token of the training documents (blue circles) and of "
-        "the test documents (red squares) against the number of topics T, one panel per "
-        "trainer; a star marks the lowest point of each test curve, the dotted line the "
-        f"paper's best T = {PAPER_BEST_T}; with several seeds, a curve is their mean and the "
-        "shaded band their range.",
-        DEFINITIONS_TEXT,
-    ]
-    parts = [f"Paper ({PAPER}, Fig. 4; scikit-learn batch VB, P4 perplexity, 20 Newsgroups): "
-             f"training perplexity decreases monotonically with T and the test perplexity is "
-             f"lowest at T = {PAPER_BEST_T}, rising beyond it (overfitting)."]
-    if set(SPLITS) <= set(sizes.index):
-        parts.append(f"Ours: {sizes.loc['train', 'documents']} training documents "
-                     f"({sizes.loc['train', 'tokens']} tokens), {sizes.loc['test', 'documents']} "
-                     f"test documents ({sizes.loc['test', 'tokens']} tokens), T in "
-                     f"{{{minima['grid'].iloc[0].replace(' ', ', ')}}}.")
-    for r in minima.itertuples():
-        where = ("a one-point grid" if " " not in r.grid
-                 else "at the edge of the grid" if r.edge else "an interior minimum")
-        if np.isfinite(r.perplexity_at_paper_T) and r.best_T != r.paper_best_T:
-            where += (f"; at T = {r.paper_best_T} the test perplexity is "
-                      f"{100 * r.excess_at_paper_T:.1f}% higher")
-        seeds = (f" (mean of {r.seeds} seeds; each seed's minimum at T = "
-                 f"{r.seed_best_T.replace(' ', ', ')})" if r.seeds > 1 else "")
-        parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
-                     f"T = {r.best_T} ({where}){seeds}; training perplexity "
-                     f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} "
-                     f"in T.")
-    return "\n".join([*head, " ".join(parts)])
 
 
 # --------------------------------------------------------------------------- 001-T1 / 001-T2
@@ -418,8 +372,6 @@ def workflow_plan(cfg: Mapping) -> Plan:
               for table, trainer in TABLE_TRAINERS.items()}
     settings = {key: cfg[key] for key in DEFAULTS if key in cfg}
     return Plan(dataset, variant, runs, tables, settings)
-
-
 
 
 def train_job(corpus_path, trainer: str, n_topics: int, seed: int, model_path, table_path, *,

@@ -13,7 +13,8 @@ the plot functions of ``topiceval.plots.capdevila2018`` draw them
   10,000).
 * 004-F1 ``kl_vs_length``: KL of L2R and DS at the largest S against the average document length.
 * 004-F3 ``loglik_curves``: sum of log p-hat over the first documents against S (DS, HM, L2R).
-* ``caption_*``: what the paper found (§9.4 headlines) and what the table shows.
+* ``caption_t1``: what the paper found for Table 1 and what ours shows; the figures' captions
+  (§9.4 headlines) are drawn up beside the figures, in ``topiceval.plots.capdevila2018``.
 
 Every function takes the size of its run as parameters (documents, checkpoints, repeats), so the
 quick and default configurations are small and the paper's is a matter of settings.
@@ -29,7 +30,8 @@ Workflow layer (``workflow/rules/capdevila2018.smk``; each rule script calls one
 * ``corpus_table_job``: 004-T1 and its caption.
 
 A shard's rows depend only on (seed, panel, repeat) for F2 and on (seed, collection, document,
-repeat) for F3, never on the blocking (``shard_blocks``), so a cluster may cut the work finer.
+repeat) for F3, never on the blocking (``topiceval.experiments.tasks.blocks``), so a cluster may
+cut the work finer.
 The curves run with ``work_limit=None``: the papers' budgets exceed the interactive limit per
 document (S = 10,000 at T = 100 on NIPS-length documents), and the workflow predicts and budgets
 their cost itself (``benchmarks/cluster_walltime.py``, the SLURM profile).
@@ -49,8 +51,11 @@ from topiceval.counts import as_count_matrix
 from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa.exact import tractable_documents
+from topiceval.experiments.rows import in_order, read_shards
+from topiceval.experiments.trained import load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.models import GaPModel, load_model, save_model
+from topiceval.models import GaPModel, save_model
+from topiceval.seeds import document_seed, offset_seed
 from topiceval.training.gapfa import fit_gapfa
 
 COLLECTIONS = ("NIPS", "AP", "20NGs", "Reuters", "Twitter", "WS")
@@ -77,39 +82,10 @@ STAND_INS = {
 }
 
 PAPER = "Capdevila, Cerquides, Torres, Petitjean & Buntine (2018)"
-METHODS_TEXT = ("DS: direct sampling from the prior; HM: harmonic mean; L2R: the left-to-right "
-                "algorithm with the paper's proposal (6.16); L2R-E: left-to-right with exact "
-                "conditionals; dashed, where present: L2R with the reference code's proposal.")
-DESCRIBE_F2 = (
-    f"{PAPER}, Figure 2: per collection (panel), the KL divergence (eq. 6.19, in bits) from the "
-    "exact to the estimated marginal likelihoods of its tractable documents, each set "
-    "normalised over those documents, against the number of samples S; mean over repeats, band "
-    "+/- one standard error. A panel of a single tractable document, where KL is 0 by "
-    "construction, shows the mean absolute error of log2 p-hat instead, also in bits. "
-    + METHODS_TEXT)
-DESCRIBE_F1 = (
-    f"{PAPER}, Figure 1: the KL divergence of Figure 2 (bits) of L2R and of DS at the largest S "
-    "against the average length (tokens) of the collection's downsized documents; mean over "
-    "repeats, bars +/- one standard error; collections with a single tractable document (KL 0 "
-    "by construction) are left out.")
-DESCRIBE_F3 = (
-    f"{PAPER}, Figure 3: per collection (panel), the estimated log-likelihood log p-hat(y_d) "
-    "(nats) summed over the collection's first documents, against the number of samples S, "
-    "with the model trained on the full vocabulary; mean over repeats. DS: direct sampling "
-    "from the prior; HM: harmonic mean; L2R: the left-to-right algorithm with the paper's "
-    "proposal (6.16).")
 DESCRIBE_T1 = (f"{PAPER}, Table 1: vocabulary size, number of documents and document length "
                "(tokens, mean and standard deviation) of each collection, ours beside the "
                "paper's.")
 
-# the paper's headlines (docs/methods/experiments.md#capdevila2018)
-PAPER_F2 = ("L2R-E has the lowest KL on all six collections, L2R (S' = 1) the second lowest "
-            "on four; L2R is worse than DS on Twitter and WS, the shortest texts.")
-PAPER_F1 = ("KL(L2R) improves relative to KL(DS) as the average document length grows "
-            "(a favourable trend for L2R with longer documents).")
-PAPER_F3 = ("L2R converges faster than DS on all six collections; HM converges fast on the four "
-            "longest-document sets but likely overestimates; L2R's estimates lie between DS "
-            "(below) and HM (above); a few hundred samples suffice for L2R.")
 PAPER_T1 = "Collections ordered by decreasing average document length, from NIPS (1,899) to WS (9)."
 
 F2_METHODS = ("ds", "hm", "l2r", "l2r_exact")
@@ -157,18 +133,6 @@ def kl_bits(log_exact, log_estimate) -> float:
     log_p = log_p - logsumexp(log_p)
     log_q = log_q - logsumexp(log_q)
     return float(np.sum(np.exp(log_p) * (log_p - log_q)) / math.log(2.0))
-
-
-def _repeat_seed(seed: int, repeat: int) -> int:
-    """Repeat k of a run with base ``seed`` uses seed + k (streams are hashed, so independent)."""
-    return int(seed) + int(repeat)
-
-
-def _document_seed(seed: int, repeat: int, doc: int) -> int:
-    """Seed of one document of one repeat, hashed from (seed, repeat, document position), so a
-    document's estimate does not depend on the block of documents it is run in."""
-    state = np.random.SeedSequence([int(seed), int(repeat), int(doc)]).generate_state(1, np.uint64)
-    return int(state[0] >> np.uint64(1))
 
 
 def _method(name: str, settings: Mapping[str, Mapping] | None) -> tuple[str, dict]:
@@ -240,7 +204,8 @@ def accuracy_curves(
     Columns: collection, method, repeat, samples, kl_bits, mae, n_docs.  ``settings`` maps a
     method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``); ``methods`` may name
     ``METHOD_VARIANTS`` (e.g. ``"l2r_code"``).  Repeats ``first_repeat .. first_repeat +
-    repeats - 1`` are run (repeat k with seed ``seed + k``), so blocks of repeats can run apart.
+    repeats - 1`` are run (repeat k with seed ``offset_seed(seed, k)`` = seed + k), so blocks
+    of repeats can run apart.
     """
     mat = counts_of(counts)
     docs = tractable_documents(mat, model.n_topics, max_summands=max_summands, limit=max_docs)
@@ -256,7 +221,7 @@ def accuracy_curves(
         base, extra = _method(method, settings)
         for k in range(first_repeat, first_repeat + repeats):
             curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
-                                         checkpoints=checks, seed=_repeat_seed(seed, k),
+                                         checkpoints=checks, seed=offset_seed(seed, k),
                                          threads=threads, work_limit=None, **extra)
             for i, s in enumerate(checks):
                 rows.append({
@@ -288,47 +253,6 @@ def final_accuracy(summary: pd.DataFrame) -> pd.DataFrame:
     return summary.loc[idx].reset_index(drop=True)
 
 
-def caption_f2(summary: pd.DataFrame) -> str:
-    """What the paper found and what ``summary`` shows: rankings at the largest S among the
-    paper's methods (by MAE on one-document panels, where KL is 0 by construction), and L2R
-    against DS with each proposal."""
-    final = final_accuracy(summary)
-    lines, lowest_e, second_l2r = [], [], []
-    worse = {"l2r": [], "l2r_code": []}
-    for coll, group in final.groupby("collection", sort=False):
-        single = int(group["n_docs"].iloc[0]) < 2
-        metric = "mae" if single else "kl_bits"
-        value = group.set_index("method")[metric]
-        ranked = value[[m for m in value.index if m not in METHOD_VARIANTS]]
-        ranked = ranked.sort_values(kind="stable").index.tolist()
-        lines.append(f"{coll} ({int(group['n_docs'].iloc[0])} doc"
-                     f"{'s' if not single else ', by MAE'}): "
-                     + " < ".join(LABELS.get(m, m) for m in ranked))
-        if ranked[0] == "l2r_exact":
-            lowest_e.append(coll)
-        if len(ranked) > 1 and ranked[1] == "l2r":
-            second_l2r.append(coll)
-        for method, colls in worse.items():
-            if method in value and "ds" in value and value[method] > value["ds"]:
-                colls.append(coll)
-    n = final["collection"].nunique()
-    s_max = int(final["samples"].max())
-    n_rep = int(final["repeats"].max())
-    code = ""
-    if (final["method"] == "l2r_code").any():
-        code = (f"; with the reference code's proposal (rho_t proportional to a_t pi_tj phi_tv, "
-                f"extra curve) L2R is worse than DS on {', '.join(worse['l2r_code']) or 'none'}"
-                ", so the paper's finding depends on the proposal")
-    return (f"{DESCRIBE_F2}\nPaper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
-            f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
-            f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
-            f"construction): L2R-E lowest on {len(lowest_e)} of {n} panels "
-            f"({', '.join(lowest_e) or 'none'}); L2R second on {len(second_l2r)} "
-            f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) worse "
-            f"than DS on {', '.join(worse['l2r']) or 'none'}{code}. "
-            f"Ranking: {'; '.join(lines)}.")
-
-
 # --------------------------------------------------------------------------- 004-F1
 def mean_document_length(counts) -> float:
     """Average number of tokens per document of a (downsized) corpus."""
@@ -344,28 +268,6 @@ def kl_vs_length(summary: pd.DataFrame, lengths: Mapping[str, float],
     out = final[["collection", "method", "kl_bits", "kl_se", "n_docs"]].copy()
     out.insert(1, "mean_length", out["collection"].map(dict(lengths)).astype(float))
     return out.sort_values(["mean_length", "method"]).reset_index(drop=True)
-
-
-def caption_f1(table: pd.DataFrame) -> str:
-    usable = table[table["n_docs"] >= 2]  # KL of a single document is 0 by construction
-    wide = usable.pivot_table(index=["collection", "mean_length"], columns="method",
-                              values="kl_bits").reset_index().sort_values("mean_length")
-    if not {"l2r", "ds"} <= set(wide.columns) or len(wide) < 2:
-        return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: fewer than two collections with two "
-                "or more evaluated documents and both L2R and DS.")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.log(wide["l2r"].to_numpy() / wide["ds"].to_numpy())
-    rho = pd.Series(ratio).corr(pd.Series(np.log(wide["mean_length"].to_numpy())),
-                                method="spearman")
-    pairs = ", ".join(f"{c} ({length:.1f} tokens): {r:.2f}" for c, length, r in
-                      zip(wide["collection"], wide["mean_length"], np.exp(ratio), strict=True))
-    if not np.isfinite(rho):
-        trend = "undetermined"
-    else:
-        trend = "favourable to L2R" if rho < 0 else "not favourable to L2R"
-    return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: KL(L2R)/KL(DS) by collection, shortest "
-            f"first: {pairs}; "
-            f"Spearman correlation of log ratio with log length {rho:.2f} ({trend}).")
 
 
 # --------------------------------------------------------------------------- 004-F3
@@ -386,7 +288,7 @@ def loglik_documents(
     """log p-hat(y_d) against S for the non-empty documents ``start .. start + n_docs - 1``
     (positions among the non-empty documents, file order), one row per document, method,
     repeat and sample size.  Document d of repeat k is run with its own seed
-    (``_document_seed``), so its rows do not depend on ``start``/``n_docs``.
+    (``topiceval.seeds.document_seed``), so its rows do not depend on ``start``/``n_docs``.
 
     Columns: collection, method, repeat, doc, samples, logp.
     """
@@ -405,7 +307,7 @@ def loglik_documents(
                 row = mat[nonempty[pos]: nonempty[pos] + 1]
                 curve = gapfa.estimate_curve(base, row, model.phi, model.p, model.r,
                                              checkpoints=checks,
-                                             seed=_document_seed(seed, k, pos),
+                                             seed=document_seed(seed, k, pos),
                                              threads=threads, work_limit=None, **extra)
                 frames.append(pd.DataFrame({
                     "collection": collection, "method": method, "repeat": k, "doc": int(pos),
@@ -453,51 +355,7 @@ def samples_to_converge(curve: pd.DataFrame, tolerance: float) -> int:
     return int(curve["samples"].to_numpy()[idx])
 
 
-def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
-    mean = curves.groupby(["collection", "method", "samples"], sort=False)["loglik"].mean()
-    mean = mean.reset_index()
-    parts, faster, sandwiched = [], [], []
-    for coll, group in mean.groupby("collection", sort=False):
-        n_docs = int(curves.loc[curves["collection"] == coll, "n_docs"].iloc[0])
-        tol = tolerance_per_doc * n_docs
-        conv = {m: samples_to_converge(g, tol) for m, g in group.groupby("method")}
-        final = group.loc[group.groupby("method")["samples"].idxmax()].set_index("method")
-        final = final["loglik"]
-        if "l2r" in conv and "ds" in conv and conv["l2r"] < conv["ds"]:
-            faster.append(coll)
-        if {"ds", "hm", "l2r"} <= set(final.index) and final["ds"] <= final["l2r"] <= final["hm"]:
-            sandwiched.append(coll)
-        parts.append(f"{coll}: " + ", ".join(f"{LABELS.get(m, m)} {final[m]:.1f} "
-                                              f"(within {tol:g} nats from S = {conv[m]})"
-                                              for m in final.index))
-    n = mean["collection"].nunique()
-    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: L2R reaches its final value (within "
-            f"{tolerance_per_doc} nats per document) before DS on {len(faster)} of {n} "
-            f"({', '.join(faster) or 'none'}); DS <= L2R <= HM at the largest S on "
-            f"{len(sandwiched)} of {n} ({', '.join(sandwiched) or 'none'}). "
-            f"Final sums: {'; '.join(parts)}.")
-
-
 # --------------------------------------------------------------------------- workflow jobs
-def shard_blocks(total: int, size: int) -> list[tuple[int, int]]:
-    """Half-open blocks ``[start, stop)`` of at most ``size`` covering ``0 .. total - 1``."""
-    if total < 1 or size < 1:
-        raise ValueError(f"total and size must be positive, got {total} and {size}")
-    return [(a, min(a + size, total)) for a in range(0, total, size)]
-
-
-
-def _concat_in_order(paths: Sequence, keys: Sequence[str]) -> pd.DataFrame:
-    """Shard tables concatenated, rows sorted by ``keys`` (categorical keys in order of first
-    appearance), so the result does not depend on how the work was cut into shards."""
-    frame = pd.concat([pd.read_csv(p) for p in paths], ignore_index=True)
-    order = [frame[k] if pd.api.types.is_numeric_dtype(frame[k])
-             else frame[k].map({v: i for i, v in enumerate(dict.fromkeys(frame[k]))})
-             for k in keys]
-    index = np.lexsort([o.to_numpy() for o in reversed(order)])
-    return frame.iloc[index].reset_index(drop=True)
-
-
 def train_job(corpus_path, model_path, *, topics: int, iterations: int, burnin: int,
               a_phi: float = 0.1, r: float = 1.0, c: float = 1.0, seed: int = 0,
               threads: int | None = None) -> None:
@@ -517,12 +375,8 @@ def load_panel(paths: Sequence) -> tuple[object, GaPModel]:
     ``[release.mat]`` of a released L2R model (its own counts)."""
     if len(paths) == 1:
         return load_l2r_model(paths[0])
-    corpus_path, model_path = paths
-    corpus, model = Corpus.load(corpus_path), load_model(model_path)
-    if model.family != "gapfa":
-        raise ValueError(f"{model_path}: a {model.family} model; Capdevila et al. (2018) "
-                         "evaluate GaP-FA models")
-    return corpus.align(model, oov="error").counts(), model  # columns matched by word
+    corpus, model = load_matched(*paths, "gapfa", "Capdevila et al. (2018) evaluate GaP-FA models")
+    return corpus.counts(), model  # columns matched by word
 
 
 def accuracy_shard(paths: Sequence, out, *, collection: str, samples: int, checkpoints: int,
@@ -545,7 +399,7 @@ def accuracy_shard(paths: Sequence, out, *, collection: str, samples: int, check
 def accuracy_tables(shards: Sequence, cropped: Mapping[str, object], f2_out, f1_out) -> None:
     """004-F2 summary (``summarise_accuracy``) of the shards, and the 004-F1 table
     (``kl_vs_length``) of the collections in ``cropped`` (collection -> downsized corpus)."""
-    curves = _concat_in_order(shards, ["collection", "method", "repeat", "samples"])
+    curves = in_order(read_shards(shards), ["collection", "method", "repeat", "samples"])
     summary = summarise_accuracy(curves)
     lengths = {name: mean_document_length(Corpus.load(path)) for name, path in cropped.items()}
     write_csv_atomic(f2_out, summary)
@@ -567,7 +421,7 @@ def loglik_shard(paths: Sequence, out, *, collection: str, start: int, stop: int
 
 def loglik_table(shards: Sequence, out) -> None:
     """004-F3 table: the shards' per-document rows summed over documents (``sum_loglik``)."""
-    rows = _concat_in_order(shards, ["collection", "method", "repeat", "doc", "samples"])
+    rows = in_order(read_shards(shards), ["collection", "method", "repeat", "doc", "samples"])
     write_csv_atomic(out, sum_loglik(rows))
 
 

@@ -3,10 +3,10 @@
 Tidy ``pandas.DataFrame`` tables in and out (docs/methods/experiments.md#foulds_smyth); the
 Snakemake rules call these functions and ``topiceval.plots.foulds_smyth`` draws the tables.
 
-* 003-F1 ``f1_tasks`` -> ``run_shard`` -> ``f1_summary``: for every held-out document, the log
-  likelihood ratio log R_d = log P(w_d | Phi, alpha m) - log P(w_d | Phi_pert, alpha m) of a
-  trained model (model A) against its perturbed copy Phi_pert = 0.95 Phi + 0.05 Phi_rand (rows of
-  Phi_rand ~ Dir(1_V), ``perturbed_topics``; model B), estimated by
+* 003-F1 ``f1_tasks`` (``Task`` rows) -> ``run_shard`` -> ``f1_summary``: for every held-out
+  document, the log likelihood ratio log R_d = log P(w_d | Phi, alpha m) - log P(w_d | Phi_pert,
+  alpha m) of a trained model (model A) against its perturbed copy Phi_pert = 0.95 Phi + 0.05
+  Phi_rand (rows of Phi_rand ~ Dir(1_V), ``perturbed_topics``; model B), estimated by
 
   - ``standard``: two independent Wallach-AIS estimates, difference of logs
     (``lda.compare_standard``), and
@@ -19,13 +19,13 @@ Snakemake rules call these functions and ``topiceval.plots.foulds_smyth`` draws 
   documents; the paper reports 95% (ratio-AIS) against 52% (standard) at the cheap budget.
 * 003-X1 ``reciprocal_summary``: the distribution of the ratio-AIS reciprocal gaps per budget
   and the share of documents flagged (|gap| > threshold).
-* ``caption_f1`` / ``caption_reciprocal``: what the paper found and what these tables show;
-  ``projected_cost``: seconds per document measured in the timing rows, extrapolated to a corpus.
+* ``projected_cost``: seconds per document measured in the timing rows, extrapolated to a corpus.
 * Workflow (``workflow/rules/foulds_smyth.smk``): ``train_model`` (collapsed Gibbs with fixed
-  alpha m and beta, §5.5), ``workflow_tasks`` (the shard grid of the config block
-  ``foulds_smyth`` at DAG-build time, one table per named perturbation), ``evaluate_shard``,
-  ``summarise`` and ``plots.foulds_smyth.write_figures``; estimates and wall-clock seconds go to
-  separate files, so result tables are bit-identical for any thread count and machine.
+  alpha m and beta, §5.5), ``workflow_shards`` (the shards of the config block ``foulds_smyth``
+  at DAG-build time, one table per named perturbation), ``evaluate_shard``, ``summarise`` and
+  ``plots.foulds_smyth.write_figures`` (the figures and, beside them, their captions: what the
+  paper found and what these tables show); estimates and wall-clock seconds go to separate
+  files, so result tables are bit-identical for any thread count and machine.
 
 The random topics: Foulds & Smyth say only "random topics" [G3-6].  ``concentration`` c sets rows of
 Phi_rand ~ Dir(c 1_V): c = 1 (uniform on the simplex, the §5.5 default) spreads 5% of every
@@ -52,29 +52,24 @@ from scipy.stats import binomtest
 from topiceval import perturb
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
-from topiceval.experiments.wallach2009 import derived_seed, scaled
+from topiceval.experiments.rows import read_shards
+from topiceval.experiments.tasks import Shards, blocks, check_block, group_shards, scaled, slug
+from topiceval.experiments.timings import TIMING_COLUMNS, write_split
+from topiceval.experiments.trained import gibbs_model, load_matched
 from topiceval.io import write_csv_atomic
-from topiceval.models import LDAModel, load_model
+from topiceval.models import LDAModel
+from topiceval.seeds import derived_seed
 from topiceval.threads import numba_threads
-from topiceval.training.lda import fit_gibbs
 
 PERTURB_WEIGHT = 0.05
 BURNIN = 100
 THRESHOLD = 1.0
 METHODS = ("standard", "ratio_ais")
-LABELS = {"standard": "standard (two AIS runs)", "ratio_ais": "ratio-AIS"}
-PAPER = "Foulds & Smyth"
 PAPER_SHARES = {("ratio_ais", "cheap"): 0.95, ("standard", "cheap"): 0.52}
-PAPER_F1 = ("On 130 held-out NIPS documents, with cheap runs (1 importance sample, 100 "
-            "temperatures) ratio-AIS preferred the unperturbed topics for 95% of the documents, "
-            "the standard method (two independent AIS runs) for 52%; ratio-AIS 'remained "
-            "accurate on a budget'.")
-PAPER_X1 = ("Running ratio-AIS in both directions detects convergence failures when the two "
-            "estimates are 'wildly different' (no numbers given).")
 ROW_COLUMNS = ["method", "budget", "samples", "temperatures", "doc", "tokens", "log_ratio",
                "reverse", "reciprocal_gap", "suspect", "site_updates", "seconds", "threads"]
-TIMING_COLUMNS = ["seconds", "threads"]
 ESTIMATE_COLUMNS = [c for c in ROW_COLUMNS if c not in TIMING_COLUMNS]
+TIMING_KEYS = ["method", "budget", "samples", "temperatures", "doc", "tokens", "site_updates"]
 
 
 @dataclass(frozen=True)
@@ -100,32 +95,37 @@ def perturbed_topics(phi, *, weight: float = PERTURB_WEIGHT, seed: int = 0,
     return perturb.perturb_phi(phi, weight, rand)
 
 
-# --------------------------------------------------------------------------- tasks and shards
+# --------------------------------------------------------------------------- tasks
+@dataclass(frozen=True)
+class Task:
+    """One (method, budget, block ``[doc_start, doc_stop)`` of held-out documents) of 003-F1."""
+
+    method: str
+    budget: Budget
+    doc_start: int
+    doc_stop: int
+
+    @property
+    def name(self) -> str:
+        """The task's name, e.g. "f1-ratio-ais-cheap-00010"."""
+        return f"f1-{slug(self.method)}-{self.budget.name}-{self.doc_start:05d}"
+
+
 def f1_tasks(n_docs: int, *, scale: float = 1.0, block: int = 10,
-             methods: Sequence[str] = METHODS) -> pd.DataFrame:
-    """003-F1 shards: one row per (method, budget, block of ``block`` documents)."""
-    if not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
-        raise ValueError(f"the number of documents must be a positive integer, got {n_docs!r}")
-    if not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block must be a positive integer, got {block!r}")
+             methods: Sequence[str] = METHODS) -> list[Task]:
+    """003-F1 tasks: one per (method, budget, block of ``block`` documents)."""
+    doc_blocks = blocks(n_docs, block)
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         raise ValueError(f"unknown method(s) {unknown}; choose from {list(METHODS)}")
-    rows = []
-    for method in methods:
-        for b in budgets(scale):
-            for lo in range(0, n_docs, block):
-                rows.append({"task": f"f1-{method.replace('_', '-')}-{b.name}-{lo:05d}",
-                             "method": method, "budget": b.name, "samples": b.samples,
-                             "temperatures": b.temperatures, "doc_start": lo,
-                             "doc_stop": min(lo + block, n_docs)})
-    return pd.DataFrame(rows)
+    return [Task(method, b, lo, hi) for method in methods for b in budgets(scale)
+            for lo, hi in doc_blocks]
 
 
-def run_shard(task, docs, phi, alpha_m, *, seed: int = 0, perturbation_seed: int = 0,
+def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, perturbation_seed: int = 0,
               weight: float = PERTURB_WEIGHT, concentration: float = 1.0, burnin: int = BURNIN,
               threshold: float = THRESHOLD, threads: int | None = 1) -> pd.DataFrame:
-    """Evaluate one row of ``f1_tasks``: tidy rows, one per document of the block.
+    """Evaluate one ``Task`` of ``f1_tasks``: tidy rows, one per document of the block.
 
     ``docs``: the whole held-out list (document keys are positions in it); model A = (phi,
     alpha_m), model B = (``perturbed_topics(phi, weight=weight, seed=perturbation_seed,
@@ -134,13 +134,12 @@ def run_shard(task, docs, phi, alpha_m, *, seed: int = 0, perturbation_seed: int
     ``suspect`` False).  The random streams depend on (seed, method, budget, document), not on
     the perturbation: every perturbation is evaluated with common random numbers.
     """
-    method, budget = task["method"], task["budget"]
+    method, budget = task.method, task.budget.name
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {list(METHODS)}")
-    lo, hi = int(task["doc_start"]), int(task["doc_stop"])
-    if not 0 <= lo < hi <= len(docs):
-        raise ValueError(f"task block [{lo}, {hi}) does not fit {len(docs)} documents")
-    samples, temps = int(task["samples"]), int(task["temperatures"])
+    lo, hi = task.doc_start, task.doc_stop
+    check_block(lo, hi, len(docs))
+    samples, temps = task.budget.samples, task.budget.temperatures
     model_a = (np.asarray(phi, dtype=np.float64), np.asarray(alpha_m, dtype=np.float64))
     model_b = (perturbed_topics(model_a[0], weight=weight, seed=perturbation_seed,
                                 concentration=concentration), model_a[1])
@@ -259,123 +258,24 @@ def projected_cost(timings: pd.DataFrame, n_docs: int = 130) -> pd.DataFrame:
     return _ordered(out)
 
 
-# --------------------------------------------------------------------------- captions
-def _row(summary, method, budget):
-    rows = summary[(summary["method"] == method) & (summary["budget"] == budget)]
-    return rows.iloc[0] if len(rows) else None
-
-
-def _share(row) -> str:
-    return (f"{100 * row['share']:.0f}% ({row['prefer_a']}/{row['docs']}; 95% interval "
-            f"{100 * row['ci_low']:.0f}-{100 * row['ci_high']:.0f}%)")
-
-
-def describe_perturbation(concentration: float = 1.0, weight: float = PERTURB_WEIGHT) -> str:
-    """The perturbed topics in words: Phi_pert and the kind of random topics."""
-    kind = ("dense random topics, uniform on the simplex: the perturbation spreads "
-            f"{100 * weight:g}% of every topic's mass over the whole vocabulary (extra smoothing)"
-            if concentration >= 1.0 else
-            "sparse random topics, like draws from the model's own topic prior Dir(beta u) when "
-            f"c = beta: the perturbation moves {100 * weight:g}% of every topic's mass to a few "
-            "arbitrary words")
-    return (f"Phi_pert = {1 - weight:g} Phi + {weight:g} Phi_rand with rows of Phi_rand ~ "
-            f"Dir(c 1_V), c = {concentration:g} ({kind})")
-
-
-def caption_f1(summary: pd.DataFrame, *, concentration: float = 1.0,
-               weight: float = PERTURB_WEIGHT, note: str = "") -> str:
-    """Figure 003-F1's caption: the paper's finding, ours, and whether they agree.
-
-    ``concentration`` and ``weight`` describe the perturbation; ``note`` (optional) is a sentence
-    on its role (headline or variant).  Only deterministic numbers: no wall-clock time.
-    """
-    sizes = "; ".join(f"{b} = {int(g['samples'].iloc[0])} x {int(g['temperatures'].iloc[0])}"
-                      for b, g in summary.groupby("budget", sort=False))
-    lines = [f"{PAPER}, Figure 1: per held-out document d, the estimated log-likelihood ratio "
-             "log P(w_d | Phi) - log P(w_d | Phi_pert) in nats (> 0: the document prefers the "
-             f"unperturbed topics), {describe_perturbation(concentration, weight)}; left, "
-             "histogram of the standard method's estimates (difference of two independent AIS "
-             "estimates); middle, ratio-AIS's; right, every estimate against the expensive "
-             "ratio-AIS one (symmetric log axis beyond +/-10 nats); budgets (importance samples "
-             f"x annealing temperatures): {sizes}.", f"Paper: {PAPER_F1}"]
-    if note:
-        lines.append(note)
-    lines.append("Ours:")
-    for r in summary.itertuples():
-        extra = ""
-        if not np.isnan(r.paper_share):
-            extra = f" (paper {100 * r.paper_share:.0f}%)"
-        agree = ("" if np.isnan(r.agree_with_reference) else
-                 f"; same sign as expensive ratio-AIS on {100 * r.agree_with_reference:.0f}%")
-        lines.append(f"- {LABELS[r.method]}, {r.budget}: prefers the unperturbed topics on "
-                     f"{_share(r._asdict())}{extra}; median log ratio {r.median_log_ratio:+.2f} "
-                     f"nats, sd {r.sd_log_ratio:.2f}{agree}; {r.site_updates_per_doc:.3g} Gibbs "
-                     "site updates per document.")
-    ratio, std = _row(summary, "ratio_ais", "cheap"), _row(summary, "standard", "cheap")
-    ref = _row(summary, "ratio_ais", "expensive")
-    if ratio is not None and std is not None:
-        ok = ratio["ci_low"] > std["ci_high"] and ratio["share"] >= 0.8
-        lines.append(f"- Headline, cheap budget: ratio-AIS prefers the unperturbed topics on "
-                     f"{100 * ratio['share']:.0f}%, the standard method on "
-                     f"{100 * std['share']:.0f}% ({'agrees' if ok else 'DISAGREES'} with the "
-                     "paper's 95% against 52%).")
-    if ratio is not None and std is not None and ref is not None:
-        a, b = ratio["agree_with_reference"], std["agree_with_reference"]
-        ok = a >= 0.9 and a > b
-        lines.append(f"- Accuracy on a budget: the cheap ratio-AIS estimate has the sign of the "
-                     f"expensive ratio-AIS estimate on {100 * a:.0f}% of the documents, the cheap "
-                     f"standard one on {100 * b:.0f}% ({'agrees' if ok else 'DISAGREES'} with "
-                     "'ratio-AIS remains accurate on a budget, the standard method does not').")
-        lines.append(f"- The expensive ratio-AIS estimates (median reciprocal gap "
-                     f"{ref['median_gap']:+.3f} nats) prefer the unperturbed topics on "
-                     f"{100 * ref['share']:.0f}% of the documents: where this is far below "
-                     "100%, the perturbed topics really are better for the other documents, "
-                     "and the share preferring the unperturbed ones measures the data, not the "
-                     "estimator.")
-    return "\n".join(lines)
-
-
-def caption_reciprocal(reciprocal: pd.DataFrame, *, threshold: float = THRESHOLD) -> str:
-    """Figure 003-X1's caption: gap distribution per budget and the flagged documents."""
-    lines = [f"{PAPER}, the reciprocal check of ratio-AIS (not a figure of the paper): per "
-             "held-out document, the reciprocal gap -(L12 + L21) in nats, L12 the ratio-AIS "
-             "estimate of log P(w_d | Phi) - log P(w_d | Phi_pert) (annealing from the perturbed "
-             "topics to the unperturbed ones) and L21 that of the reverse ratio (annealing back); "
-             "both are low in expectation, so the gap is >= 0 in expectation and a large one "
-             f"flags a run that did not converge; documents are flagged when |gap| > "
-             f"{threshold:g} nat; left, histogram of the gaps; right, the share of documents "
-             "whose |gap| is at most x.", f"Paper: {PAPER_X1}", "Ours:"]
-    for r in reciprocal.itertuples():
-        lines.append(f"- {r.budget}: median gap {r.q50:+.3f}, 5-95% range [{r.q05:+.3f}, "
-                     f"{r.q95:+.3f}], negative on {100 * r.negative_share:.0f}% of documents; "
-                     f"flagged {r.suspect} of {r.docs}.")
-    return "\n".join(lines)
-
-
 # --------------------------------------------------------------------------- workflow
 # What the Snakemake rules (workflow/rules/foulds_smyth.smk) call: the shard grid of the config
 # block ``foulds_smyth`` at DAG-build time, then one entry point per rule (paths in, files out,
 # written atomically).
 TRAINER = "gibbs"
 SHARD_LEVELS = ("task", "perturbation")
-TRAIN_DEFAULTS = {"alpha_m": 0.1, "beta": 0.01, "sweeps": 1000, "blocks": 1}
 
 
 def train_model(corpus: Corpus, topics: int, *, alpha_m: float = 0.1, beta: float = 0.01,
                 sweeps: int = 1000, blocks: int = 1, seed: int = 0) -> LDAModel:
     """The Foulds & Smyth model (§5.5): collapsed Gibbs on the training split with fixed symmetric
     alpha m_t = ``alpha_m`` and beta u_v = ``beta``, the point estimate (1.8) of the final state
-    (``fit_gibbs``; ``blocks`` sampler blocks, bit-identical for a given ``blocks``)."""
-    result = fit_gibbs(corpus.select_split("train"), topics, sweeps=sweeps, alpha_m=alpha_m,
-                       beta=beta, threads=blocks, seed=seed)
-    model = result.model
-    model.meta.update({"trainer_name": "foulds_smyth", "split": "train",
-                       "corpus": {k: corpus.meta.get(k) for k in ("dataset", "variant")},
-                       "final_log_joint": float(result.log_joint["log_joint"].iloc[-1])})
-    return model
+    (``gibbs_model``; ``blocks`` sampler blocks, bit-identical for a given ``blocks``)."""
+    return gibbs_model(corpus, topics, trainer_name="foulds_smyth", sweeps=sweeps,
+                       alpha_m=alpha_m, beta=beta, blocks=blocks, seed=seed)
 
 
-def heldout_documents(corpus: Corpus, n_docs: int | None = None) -> list[np.ndarray]:
+def test_documents(corpus: Corpus, n_docs: int | None = None) -> list[np.ndarray]:
     """The first ``n_docs`` documents of the test split (all when None), in corpus order (the
     split is random, so the first ones are a random subset; keys are positions in this list)."""
     docs = list(corpus.select_split("test"))
@@ -392,70 +292,43 @@ def heldout_documents(corpus: Corpus, n_docs: int | None = None) -> list[np.ndar
     return docs
 
 
-def workflow_tasks(cfg: Mapping) -> pd.DataFrame:
-    """The shards of a ``foulds_smyth`` config block: ``f1_tasks`` for every perturbation, with
-    columns ``perturbation`` and ``shard``.  ``shards.by``: "task" (one job per perturbation x
-    method x budget x block of ``shards.block`` documents) or "perturbation" (one job per
-    perturbation and block, every method and budget)."""
+def workflow_shards(cfg: Mapping) -> Shards:
+    """The tasks of a ``foulds_smyth`` config block by (perturbation, shard): ``f1_tasks`` for
+    every perturbation.  ``shards.by``: "task" (one job per perturbation x method x budget x
+    block of ``shards.block`` documents) or "perturbation" (one job per perturbation and block,
+    every method and budget)."""
     by = cfg["shards"]["by"]
     if by not in SHARD_LEVELS:
         raise ValueError(f"unknown shards.by {by!r}; choose from {list(SHARD_LEVELS)}")
     if cfg["headline"] not in cfg["perturbations"]:
         raise ValueError(f"headline {cfg['headline']!r} is not one of the perturbations "
                          f"{list(cfg['perturbations'])}")
-    frames = []
-    for name in cfg["perturbations"]:
-        tasks = f1_tasks(cfg["docs"], scale=cfg["scale"], block=cfg["shards"]["block"])
-        shard = (tasks["task"] if by == "task"
-                 else tasks["doc_start"].map(lambda lo: f"f1-all-{lo:05d}"))
-        frames.append(tasks.assign(perturbation=name, shard=shard))
-    return pd.concat(frames, ignore_index=True)
+    tasks = f1_tasks(cfg["docs"], scale=cfg["scale"], block=cfg["shards"]["block"])
+    return group_shards(((name, task.name if by == "task" else f"f1-all-{task.doc_start:05d}"),
+                         task) for name in cfg["perturbations"] for task in tasks)
 
 
-def shard_tasks(tasks: pd.DataFrame, perturbation: str, shard: str) -> list[dict]:
-    """The task rows of one shard, as plain dicts (Snakemake params)."""
-    part = tasks[(tasks["perturbation"] == perturbation) & (tasks["shard"] == shard)]
-    if part.empty:
-        raise ValueError(f"no foulds_smyth shard {perturbation}/{shard}")
-    cols = ["task", "method", "budget", "samples", "temperatures", "doc_start", "doc_stop"]
-    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-            for row in part[cols].to_dict("records")]
-
-
-def split_timings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(estimates without wall-clock columns, timing rows keyed like the estimates)."""
-    keys = ["method", "budget", "samples", "temperatures", "doc", "tokens", "site_updates"]
-    return rows[ESTIMATE_COLUMNS], rows[keys + TIMING_COLUMNS]
-
-
-
-def evaluate_shard(tasks: Sequence[Mapping], corpus_path, model_path, rows_path, timings_path,
+def evaluate_shard(tasks: Sequence[Task], corpus_path, model_path, rows_path, timings_path,
                    *, docs: int | None = None, seed: int = 0, perturbation: Mapping,
                    burnin: int = BURNIN, threshold: float = THRESHOLD,
                    threads: int | None = 1) -> None:
     """Rule ``foulds_smyth_shard``: ``run_shard`` for each task on the first ``docs`` held-out
     documents of the corpus, against the model's copy perturbed as ``perturbation`` says
-    (``concentration``, ``weight``, ``seed``); estimates and timings to separate files."""
-    model = load_model(model_path)
-    corpus = Corpus.load(corpus_path)
-    if model.family != "lda":
-        raise ValueError(f"{model_path}: a {model.family} model; Foulds & Smyth compare LDA "
-                         "models")
-    corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
+    (``concentration``, ``weight``, ``seed``); estimates and timings to separate files
+    (``timings.write_split``)."""
+    corpus, model = load_matched(corpus_path, model_path, "lda",
+                                 "Foulds & Smyth compare LDA models")
     unknown = sorted(set(perturbation) - {"concentration", "weight", "seed"})
     if unknown:
         raise ValueError(f"unknown perturbation setting(s) {unknown}; allowed: concentration, "
                          "weight, seed")
-    held = heldout_documents(corpus, docs)
-    rows = pd.concat([run_shard(t, held, model.phi, model.alpha_m, seed=seed,
-                                perturbation_seed=perturbation.get("seed", 0),
-                                weight=perturbation.get("weight", PERTURB_WEIGHT),
-                                concentration=perturbation.get("concentration", 1.0),
-                                burnin=burnin, threshold=threshold, threads=threads)
-                      for t in tasks], ignore_index=True)
-    estimates, timings = split_timings(rows)
-    write_csv_atomic(rows_path, estimates)
-    write_csv_atomic(timings_path, timings)
+    held = test_documents(corpus, docs)
+    write_split((run_shard(t, held, model.phi, model.alpha_m, seed=seed,
+                           perturbation_seed=perturbation.get("seed", 0),
+                           weight=perturbation.get("weight", PERTURB_WEIGHT),
+                           concentration=perturbation.get("concentration", 1.0),
+                           burnin=burnin, threshold=threshold, threads=threads)
+                 for t in tasks), TIMING_KEYS, rows_path, timings_path)
 
 
 def _sorted_rows(rows: pd.DataFrame) -> pd.DataFrame:
@@ -470,8 +343,8 @@ def summarise(rows_paths: Sequence, timings_paths: Sequence, rows_out, f1_out, x
     """Rule ``foulds_smyth_summary``: the shards of one perturbation into the per-document rows,
     the 003-F1 table (``f1_summary``), the 003-X1 table (``reciprocal_summary``, when ratio-AIS
     ran) and the cost table (``projected_cost``, wall-clock: under timings/)."""
-    rows = _sorted_rows(pd.concat([pd.read_csv(p) for p in rows_paths], ignore_index=True))
-    timings = pd.concat([pd.read_csv(p) for p in timings_paths], ignore_index=True)
+    rows = _sorted_rows(read_shards(rows_paths))
+    timings = read_shards(timings_paths)
     write_csv_atomic(rows_out, rows)
     write_csv_atomic(f1_out, f1_summary(rows))
     write_csv_atomic(x1_out, reciprocal_summary(rows))

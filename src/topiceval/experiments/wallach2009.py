@@ -1,15 +1,17 @@
-"""Wallach, Murray, Salakhutdinov & Mimno 2009 (``wallach2009``): experiment grids, shards, tables.
+"""Wallach, Murray, Salakhutdinov & Mimno 2009 (``wallach2009``): the task grid and tables.
 
 Tidy ``pandas.DataFrame`` tables in and out (docs/methods/experiments.md#wallach2009); the
 Snakemake rules call these functions and ``topiceval.plots.wallach2009`` draws the tables.
 
-* 002-F1 ``f1_tasks`` -> ``run_shard`` -> ``aggregate``: sum_d log P(w_d | Phi, alpha m) per data
-  set and method at the paper's cost-matched settings (G2-14): CS S = S_CS in {1000, 2000}
-  ("CS 1", "CS 2"); LR R = round(4 S_CS / N_d) per document with rejuvenation ("LR 1/2", both
-  the sequential form (2.5) and Wallach's (2.4), "LR-W 1/2", from the same particles);
-  IS-PT and IS-PZW S = 2 S_CS; IS-IP I + S = 2 S_CS (I = 20); HM B = S = 50,000; AIS 10,000
-  temperatures (and 20,000, "AIS 2", on 20 Newsgroups).  10 runs per document.  Where it is
-  feasible (T = 3), the exact value (7.2) is added as "Exact", which the paper did not have.
+* 002-F1 ``f1_tasks`` (``Task`` rows: a ``Setting`` on a block of documents) -> ``run_shard``
+  -> ``aggregate`` (bootstrap: ``topiceval.experiments.bootstrap``): sum_d log P(w_d | Phi,
+  alpha m) per data set and method at the paper's cost-matched settings (G2-14): CS S = S_CS in
+  {1000, 2000} ("CS 1", "CS 2"); LR R = round(4 S_CS / N_d) per document with rejuvenation
+  ("LR 1/2", both the sequential form (2.5) and Wallach's (2.4), "LR-W 1/2", from the same
+  particles); IS-PT and IS-PZW S = 2 S_CS; IS-IP I + S = 2 S_CS (I = 20); HM B = S = 50,000;
+  AIS 10,000 temperatures (and 20,000, "AIS 2", on 20 Newsgroups).  10 runs per document.
+  Where it is feasible (T = 3), the exact value (7.2) is added as "Exact", which the paper did
+  not have.
 * 002-F2 ``f2_tasks``: document completion, ET B = 5000, S = 20,000; AIS B = 500, 1500
   temperatures; LR R = round(4 * 2000 / N_d).
 * 002-F3 ``f3_tasks`` -> ``run_shard(..., perturbation=...)`` -> ``f3_summary``: Phi and m
@@ -17,7 +19,8 @@ Snakemake rules call these functions and ``topiceval.plots.wallach2009`` draws t
   documents, ET on completion; sum_d [log P-bar_d(lambda) - log P-bar_d(0)].
 * 002-T1 ``cost_table`` and ``paper_workload``: Table 1's site-update costs next to measured
   site updates and seconds, and the CS S = 1000 + LR R = 20 workload on a 200-token document.
-* ``caption_*``: what the paper found (§9.2 headlines) and whether these tables agree.
+* ``caption_t1``: what the paper found for Table 1 and whether ours agrees; the figures'
+  captions are drawn up beside the figures, in ``topiceval.plots.wallach2009``.
 
 ``scale`` multiplies every sample, burn-in and temperature count (at least 1), so the default and
 quick configurations are small and ``scale=1`` is the paper's.  A task covers one block of
@@ -27,24 +30,33 @@ position, run), never on the blocking.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.special import logsumexp
 
 from topiceval import perturb
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
+from topiceval.experiments.bootstrap import bootstrap_totals, document_means
+from topiceval.experiments.rows import read_shards
+from topiceval.experiments.tasks import (
+    Shards,
+    blocks,
+    check_block,
+    group_shards,
+    scaled,
+    slug,
+)
+from topiceval.experiments.timings import write_split
+from topiceval.experiments.trained import gibbs_model, load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.models import LDAModel, load_model
+from topiceval.models import LDAModel
+from topiceval.seeds import derived_seed, keyed_rng, labelled_rng, offset_seed
 from topiceval.threads import numba_threads
-from topiceval.training.lda.gibbs import fit_gibbs
 from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
 
 RUNS = 10
@@ -67,43 +79,7 @@ ROW_COLUMNS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "tok
                "site_updates", "seconds", "threads"]
 
 PAPER = "Wallach, Murray, Salakhutdinov & Mimno (2009)"
-# what the labels of the figures mean (a line of each caption)
-LABELS_F1 = (
-    f"Labels: a number after a label is the paper's cost level, 1 or 2, from S_CS = "
-    f"{S_CS[0]:,} or {S_CS[1]:,} (times the configuration's scale, which shrinks every sample, "
-    f"burn-in and temperature count): CS k (Chib-style) draws S = S_CS samples; LR k "
-    f"(left-to-right, the unbiased sequential form) runs R = round(4 S_CS / N_d) particles on a "
-    f"document of N_d tokens, the cost of CS k; LR-W k reads the same particles through "
-    f"Wallach's Algorithm 3 as printed (biased); IS-PT k (importance sampling from the prior), "
-    f"IS-PZW k (per-token proposal) and IS-IP k (iterated pseudo-counts, {IS_IP_ITERATIONS} "
-    f"iterations) draw 2 S_CS samples in all; AIS anneals over {AIS_TEMPERATURES:,} "
-    f"temperatures, AIS 2 over {AIS_TEMPERATURES_LONG:,}; HM (harmonic mean) runs "
-    f"{HM_BURNIN:,} burn-in sweeps and {HM_SAMPLES:,} samples; Exact is the exact value "
-    f"(forward recursion, feasible for T = 3), which the paper did not have.")
-LABELS_F2 = (
-    f"Labels: ET (estimated theta) runs {ET_BURNIN:,} burn-in sweeps and {ET_SAMPLES:,} "
-    f"samples; AIS {AIS_DC_BURNIN:,} burn-in sweeps and {AIS_DC_TEMPERATURES:,} temperatures; "
-    f"LR (left-to-right, unbiased sequential form) R = round(4 x {LR_DC_SAMPLES:,} / N_d) "
-    f"particles and LR-W the same particles through Wallach's Algorithm 3 as printed; every "
-    f"count times the configuration's scale.")
-LABELS_F3 = (
-    f"Labels: IS-PT (importance sampling from the prior, {2 * F3_S_CS:,} samples), LR "
-    f"(left-to-right, R = round(4 x {F3_S_CS:,} / N_d) particles) and CS (Chib-style, "
-    f"{F3_S_CS:,} samples) score whole documents; ET (estimated theta) scores the second half "
-    f"of each document given the first (document completion), as in the paper; every count "
-    f"times the configuration's scale.")
 
-PAPER_F1 = (
-    "HM wildly overestimates on all data sets; IS-PT, IS-PZW and IS-IP give large "
-    "underestimates, IS-IP the best of them but clearly worse than CS; AIS underestimates on 20 "
-    "Newsgroups relative to LR and 20,000 temperatures bring it into agreement; CS and LR both "
-    "perform well, LR consistently better on the real data sets but not universally on the "
-    "synthetic ones."
-)
-PAPER_F2 = ("ET is relatively poor and far from AIS despite more computation; LR approaches "
-            "AIS with substantially less computation.")
-PAPER_F3 = ("Relative to LR, IS-PT and ET understate the drop caused by perturbing Phi; IS-PT "
-            "is strongly affected by perturbing m; ET is less sensitive to m.")
 PAPER_T1 = ("CS (S = 1000) and LR (R = 20) on a 200-word synthetic document (T = 50) each ran "
             "in 3.2 s on a 1000 MHz Opteron 175; costs in Gibbs site updates: AIS S N, HM "
             "N (B + S), LR R N (N - 1) / 2, CS 2 S N, IS-PT S N, IS-IP (I + S) N, IS-PZW S N.")
@@ -113,21 +89,33 @@ PAPER_T1 = ("CS (S = 1000) and LR (R = 20) on a 200-word synthetic document (T =
 class Setting:
     """One line of a figure: a method at a parameterisation, labelled as in the paper.
 
-    ``params`` are estimator settings, except ``cost_samples`` (LR): R = round(4 S / N_d) per
-    document.  ``kind`` is "estimate" (P(w)) or "complete" (P(w2 | w1)).
+    The estimator settings are typed fields, None where the method does not take them
+    (``params``: those given).  ``cost_samples`` (LR) is not one: LR runs R = round(4 S / N_d)
+    particles on a document of N_d tokens (``cost_matched_particles``).  ``target`` is
+    "estimate" (P(w)) or "complete" (P(w2 | w1)).
     """
 
     label: str
     method: str
-    params: dict = field(default_factory=dict)
-    kind: str = "estimate"
+    target: str = "estimate"
+    samples: int | None = None
+    burnin: int | None = None
+    temperatures: int | None = None
+    iterations: int | None = None
+    particles: int | None = None
+    resample: bool | None = None
+    max_work: int | None = None
+    cost_samples: int | None = None
+
+    @property
+    def params(self) -> dict[str, int | bool]:
+        """The estimator settings given (every typed field but ``cost_samples`` not None)."""
+        return {name: value for name in ESTIMATOR_SETTINGS
+                if (value := getattr(self, name)) is not None}
 
 
-def scaled(count: float, scale: float) -> int:
-    """round(count * scale), at least 1."""
-    if not (np.isfinite(scale) and scale > 0):
-        raise ValueError(f"scale must be positive, got {scale}")
-    return max(1, int(round(count * scale)))
+ESTIMATOR_SETTINGS = ("samples", "burnin", "temperatures", "iterations", "particles", "resample",
+                      "max_work")
 
 
 def cost_matched_particles(n_tokens: int, cost_samples: int) -> int:
@@ -142,22 +130,21 @@ def f1_settings(scale: float = 1.0, *, long_ais: bool = False,
     ``exact`` adds the exact recursion (7.2) ("Exact"; feasible for T = 3 and N = 500, about
     C(N + 3, 3) states per document), which the paper did not have.
     """
-    out = [Setting("Exact", "exact", {"max_work": EXACT_MAX_WORK})] if exact else []
-    out.append(Setting("AIS", "ais", {"temperatures": scaled(AIS_TEMPERATURES, scale)}))
+    out = [Setting("Exact", "exact", max_work=EXACT_MAX_WORK)] if exact else []
+    out.append(Setting("AIS", "ais", temperatures=scaled(AIS_TEMPERATURES, scale)))
     if long_ais:
-        out.append(Setting("AIS 2", "ais", {"temperatures": scaled(AIS_TEMPERATURES_LONG, scale)}))
-    out.append(Setting("HM", "hm", {"burnin": scaled(HM_BURNIN, scale),
-                                    "samples": scaled(HM_SAMPLES, scale)}))
+        out.append(Setting("AIS 2", "ais", temperatures=scaled(AIS_TEMPERATURES_LONG, scale)))
+    out.append(Setting("HM", "hm", burnin=scaled(HM_BURNIN, scale),
+                       samples=scaled(HM_SAMPLES, scale)))
     for i, s_cs in enumerate(S_CS, start=1):
         s = scaled(s_cs, scale)
         iterations = min(IS_IP_ITERATIONS, s)
         out += [
-            Setting(f"CS {i}", "chib", {"samples": s}),
-            Setting(f"LR {i}", "lr", {"cost_samples": s, "resample": True}),
-            Setting(f"IS-PT {i}", "is_pt", {"samples": 2 * s}),
-            Setting(f"IS-PZW {i}", "is_pzw", {"samples": 2 * s}),
-            Setting(f"IS-IP {i}", "is_ip", {"iterations": iterations,
-                                            "samples": 2 * s - iterations}),
+            Setting(f"CS {i}", "chib", samples=s),
+            Setting(f"LR {i}", "lr", cost_samples=s, resample=True),
+            Setting(f"IS-PT {i}", "is_pt", samples=2 * s),
+            Setting(f"IS-PZW {i}", "is_pzw", samples=2 * s),
+            Setting(f"IS-IP {i}", "is_ip", iterations=iterations, samples=2 * s - iterations),
         ]
     return out
 
@@ -165,12 +152,12 @@ def f1_settings(scale: float = 1.0, *, long_ais: bool = False,
 def f2_settings(scale: float = 1.0) -> list[Setting]:
     """The 002-F2 document-completion methods times ``scale``."""
     return [
-        Setting("ET", "et", {"burnin": scaled(ET_BURNIN, scale),
-                             "samples": scaled(ET_SAMPLES, scale)}, "complete"),
-        Setting("AIS", "ais", {"burnin": scaled(AIS_DC_BURNIN, scale),
-                               "temperatures": scaled(AIS_DC_TEMPERATURES, scale)}, "complete"),
-        Setting("LR", "lr", {"cost_samples": scaled(LR_DC_SAMPLES, scale), "resample": True},
-                "complete"),
+        Setting("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
+                samples=scaled(ET_SAMPLES, scale)),
+        Setting("AIS", "ais", "complete", burnin=scaled(AIS_DC_BURNIN, scale),
+                temperatures=scaled(AIS_DC_TEMPERATURES, scale)),
+        Setting("LR", "lr", "complete", cost_samples=scaled(LR_DC_SAMPLES, scale),
+                resample=True),
     ]
 
 
@@ -178,91 +165,84 @@ def f3_settings(scale: float = 1.0) -> list[Setting]:
     """002-F3: IS-PT, LR and CS on whole documents (S_CS = 1000), ET on completion."""
     s = scaled(F3_S_CS, scale)
     return [
-        Setting("IS-PT", "is_pt", {"samples": 2 * s}),
-        Setting("LR", "lr", {"cost_samples": s, "resample": True}),
-        Setting("CS", "chib", {"samples": s}),
-        Setting("ET", "et", {"burnin": scaled(ET_BURNIN, scale),
-                             "samples": scaled(ET_SAMPLES, scale)}, "complete"),
+        Setting("IS-PT", "is_pt", samples=2 * s),
+        Setting("LR", "lr", cost_samples=s, resample=True),
+        Setting("CS", "chib", samples=s),
+        Setting("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
+                samples=scaled(ET_SAMPLES, scale)),
     ]
 
 
 # --------------------------------------------------------------------------- task grids
-def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-")
+@dataclass(frozen=True)
+class Task:
+    """One block ``[doc_start, doc_stop)`` of the held-out documents of ``dataset`` under one
+    ``setting``, for ``figure`` "f1", "f2" or "f3"; on F3, the perturbation ``kind`` ("phi" or
+    "m") and its weight ``lam`` (``kind`` "" and ``lam`` None elsewhere)."""
+
+    figure: str
+    dataset: str
+    setting: Setting
+    doc_start: int
+    doc_stop: int
+    kind: str = ""
+    lam: float | None = None
+
+    @property
+    def name(self) -> str:
+        """The task's name, e.g. "f1-kos-cs-1-00010" or "f3-synthetic-50-phi-0-5-lr-00000"."""
+        parts = [self.figure, self.dataset, self.kind, f"{self.lam:g}" if self.kind else "",
+                 self.setting.label, f"{self.doc_start:05d}"]
+        return "-".join(slug(p) for p in parts if p)
 
 
-def _blocks(n_docs: int, block: int) -> list[tuple[int, int]]:
-    if not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
-        raise ValueError(f"the number of documents must be a positive integer, got {n_docs!r}")
-    if not isinstance(block, (int, np.integer)) or block < 1:
-        raise ValueError(f"block must be a positive integer, got {block!r}")
-    return [(lo, min(lo + block, n_docs)) for lo in range(0, n_docs, block)]
-
-
-def _task_rows(figure, dataset, settings, n_docs, block, kind="", lam=np.nan):
-    rows = []
-    for s in settings:
-        for lo, hi in _blocks(n_docs, block):
-            parts = [figure, dataset, kind, f"{lam:g}" if kind else "", s.label, f"{lo:05d}"]
-            rows.append({
-                "task": "-".join(_slug(p) for p in parts if p), "figure": figure,
-                "dataset": dataset, "kind": kind, "lam": lam, "label": s.label,
-                "method": s.method, "target": s.kind, "params": json.dumps(s.params,
-                                                                           sort_keys=True),
-                "doc_start": lo, "doc_stop": hi,
-            })
-    return rows
+def _tasks(figure, dataset, settings, n_docs, block, kind="", lam=None) -> list[Task]:
+    return [Task(figure, dataset, s, lo, hi, kind, lam)
+            for s in settings for lo, hi in blocks(n_docs, block)]
 
 
 def f1_tasks(datasets: Mapping[str, int], *, scale: float = 1.0, block: int = 10,
              long_ais: Sequence[str] = ("20newsgroups",),
-             exact: Sequence[str] = ()) -> pd.DataFrame:
-    """002-F1 shards: one row per (data set, setting, block of ``block`` documents).
+             exact: Sequence[str] = ()) -> list[Task]:
+    """002-F1 tasks: one per (data set, setting, block of ``block`` documents).
 
     ``datasets`` maps data-set names to their numbers of held-out documents; the data sets in
     ``long_ais`` also get "AIS 2" (20,000 temperatures times ``scale``), those in ``exact`` the
     exact value (e.g. the synthetic 3-topic set).
     """
-    rows = []
+    tasks = []
     for name, n_docs in datasets.items():
         settings = f1_settings(scale, long_ais=name in long_ais, exact=name in exact)
-        rows += _task_rows("f1", name, settings, n_docs, block)
-    return pd.DataFrame(rows)
+        tasks += _tasks("f1", name, settings, n_docs, block)
+    return tasks
 
 
-def f2_tasks(datasets: Mapping[str, int], *, scale: float = 1.0, block: int = 10) -> pd.DataFrame:
-    """002-F2 shards (document completion)."""
-    rows = []
+def f2_tasks(datasets: Mapping[str, int], *, scale: float = 1.0, block: int = 10) -> list[Task]:
+    """002-F2 tasks (document completion)."""
+    tasks = []
     for name, n_docs in datasets.items():
-        rows += _task_rows("f2", name, f2_settings(scale), n_docs, block)
-    return pd.DataFrame(rows)
+        tasks += _tasks("f2", name, f2_settings(scale), n_docs, block)
+    return tasks
 
 
 def f3_tasks(dataset: str, n_docs: int, *, scale: float = 1.0, block: int = 10,
              lambdas: Sequence[float] = perturb.LAMBDAS,
-             kinds: Sequence[str] = perturb.KINDS) -> pd.DataFrame:
-    """002-F3 shards: (perturbation kind, lambda, setting, block) on one data set."""
-    rows = []
+             kinds: Sequence[str] = perturb.KINDS) -> list[Task]:
+    """002-F3 tasks: (perturbation kind, lambda, setting, block) on one data set."""
+    tasks = []
     for kind in kinds:
         if kind not in perturb.KINDS:
             raise ValueError(f"unknown perturbation kind {kind!r}; choose from {perturb.KINDS}")
         for lam in lambdas:
-            rows += _task_rows("f3", dataset, f3_settings(scale), n_docs, block, kind,
-                               float(lam))
-    return pd.DataFrame(rows)
+            tasks += _tasks("f3", dataset, f3_settings(scale), n_docs, block, kind, float(lam))
+    return tasks
 
 
 # --------------------------------------------------------------------------- shards
-def derived_seed(seed: int, *parts) -> int:
-    """A 63-bit seed from ``seed`` and labels (sha256), so settings get unrelated streams."""
-    text = ":".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
-
-
-def run_shard(task: Mapping, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS,
+def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS,
               threads: int | None = 1, perturbation_seed: int = 0,
               concentration: float = 1.0) -> pd.DataFrame:
-    """Evaluate one task row of ``f1_tasks``/``f2_tasks``/``f3_tasks``; tidy rows out.
+    """Evaluate one ``Task`` of ``f1_tasks``/``f2_tasks``/``f3_tasks``; tidy rows out.
 
     ``docs`` is the data set's whole held-out list (the task selects its block; document keys are
     positions in this list).  F3 tasks (``kind`` "phi" or "m") perturb the parameters first
@@ -271,33 +251,29 @@ def run_shard(task: Mapping, docs, phi, alpha_m, *, seed: int = 0, runs: int = R
     runs on ``threads`` threads; ``seconds`` is that call's wall time divided by ``runs`` (the
     time of one run when ``threads`` = 1).  LR tasks give rows for both "lr" and "lr_wallach".
     """
-    params = dict(json.loads(task["params"]))
-    kind = task["kind"] if "kind" in task else ""
-    kind = kind if isinstance(kind, str) else ""  # a task table read back from CSV has NaN
-    lam = float(task["lam"]) if kind else np.nan
+    setting, kind = task.setting, task.kind
+    lam = task.lam if kind else np.nan
     if kind:
         phi, alpha_m = _perturbed(phi, alpha_m, kind, lam, perturbation_seed, concentration)
-    lo, hi = int(task["doc_start"]), int(task["doc_stop"])
-    if not 0 <= lo < hi <= len(docs):
-        raise ValueError(f"task block [{lo}, {hi}) does not fit {len(docs)} documents")
-    target = task["target"]
-    run_fn = lda.complete_runs if target == "complete" else lda.estimate_runs
-    stream = derived_seed(seed, task["dataset"], task["label"], target)
-    cost_samples = params.pop("cost_samples", None)
-    if task["method"] == "exact":
+    lo, hi = task.doc_start, task.doc_stop
+    check_block(lo, hi, len(docs))
+    run_fn = lda.complete_runs if setting.target == "complete" else lda.estimate_runs
+    stream = derived_seed(seed, task.dataset, setting.label, setting.target)
+    if setting.method == "exact":
         runs = 1  # deterministic: one "run" per document
     rows = []
     with numba_threads(threads) as n_threads:
         for d in range(lo, hi):
             doc = np.asarray(docs[d])
-            settings = dict(params)
-            if cost_samples is not None:
-                settings["particles"] = cost_matched_particles(doc.shape[0], cost_samples)
-            result = run_fn(task["method"], [doc], phi, alpha_m, runs=runs, seed=stream,
+            settings = setting.params
+            if setting.cost_samples is not None:
+                settings["particles"] = cost_matched_particles(doc.shape[0],
+                                                               setting.cost_samples)
+            result = run_fn(setting.method, [doc], phi, alpha_m, runs=runs, seed=stream,
                             doc_keys=[d], **settings)
             for method, values in result.forms.items():
                 for r in range(runs):
-                    rows.append((task["dataset"], kind, lam, method, task["label"], d, r,
+                    rows.append((task.dataset, kind, lam, method, setting.label, d, r,
                                  doc.shape[0], values[0, r], int(result.site_updates[0, r]),
                                  result.seconds / runs, n_threads))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
@@ -310,35 +286,12 @@ def _perturbed(phi, alpha_m, kind, lam, seed, concentration):
 
 
 # --------------------------------------------------------------------------- aggregation
-def _group_seed(seed: int, key) -> np.random.Generator:
-    return np.random.default_rng(derived_seed(seed, *np.atleast_1d(key)))
-
-
 def _run_matrix(group: pd.DataFrame) -> np.ndarray:
     """(documents, runs) matrix of log estimates; every document must have the same runs."""
     table = group.pivot_table(index="doc", columns="run", values="logp", aggfunc="first")
     if table.isna().any().any():
         raise ValueError("every document needs the same runs; some (document, run) are missing")
     return table.to_numpy()
-
-
-def document_means(logp: np.ndarray) -> np.ndarray:
-    """log P-bar_d = LSE_r log P-hat_{d,r} - log R (2.0): the mean in probability space."""
-    return logsumexp(logp, axis=1) - np.log(logp.shape[1])
-
-
-def bootstrap_totals(logp: np.ndarray, n_boot: int, rng: np.random.Generator,
-                     chunk: int = 1000) -> np.ndarray:
-    """``n_boot`` bootstrap replicates of sum_d log P-bar_d: runs resampled per document."""
-    n_docs, n_runs = logp.shape
-    out = np.empty(n_boot)
-    rows = np.arange(n_docs)[None, :, None]
-    for lo in range(0, n_boot, chunk):
-        k = min(chunk, n_boot - lo)
-        idx = rng.integers(0, n_runs, size=(k, n_docs, n_runs))
-        sample = logp[rows, idx]
-        out[lo:lo + k] = (logsumexp(sample, axis=2) - np.log(n_runs)).sum(axis=1)
-    return out
 
 
 def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> pd.DataFrame:
@@ -352,7 +305,7 @@ def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> 
     out = []
     for key, group in rows.groupby(keys, sort=False):
         logp = _run_matrix(group)
-        boot = bootstrap_totals(logp, n_boot, _group_seed(seed, key))
+        boot = bootstrap_totals(logp, n_boot, labelled_rng(seed, *key))
         # one run (Exact) leaves nothing to resample: sd 0, not the rounding of std()
         boot_sd = float(boot.std(ddof=1)) if logp.shape[1] > 1 else 0.0
         tokens = group.groupby("doc")["tokens"].first()
@@ -387,8 +340,8 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
                 raise ValueError(f"F3 rows for {kind}/{label}: lambda {lam} has other documents")
             # paired bootstrap: run r at lambda and at 0 share their random numbers, so the
             # same resampled runs are used for both (identical generators)
-            diff = (bootstrap_totals(logp, n_boot, _group_seed(seed, (kind, label)))
-                    - bootstrap_totals(base, n_boot, _group_seed(seed, (kind, label))))
+            diff = (bootstrap_totals(logp, n_boot, labelled_rng(seed, kind, label))
+                    - bootstrap_totals(base, n_boot, labelled_rng(seed, kind, label)))
             out.append({"kind": kind, "setting": label, "method": part["method"].iloc[0],
                         "lam": float(lam),
                         "value": float((document_means(logp) - document_means(base)).sum()),
@@ -398,19 +351,15 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
 
 # --------------------------------------------------------------------------- 002-T1
 T1_SETTINGS = (
-    Setting("IS-PT", "is_pt", {"samples": 1000}),
-    Setting("IS-PZW", "is_pzw", {"samples": 1000}),
-    Setting("IS-IP", "is_ip", {"iterations": 20, "samples": 980}),
-    Setting("HM", "hm", {"burnin": 1000, "samples": 1000}),
-    Setting("AIS", "ais", {"temperatures": 1000}),
-    Setting("CS", "chib", {"samples": 1000}),
-    Setting("LR", "lr", {"particles": 20, "resample": True}),
-    Setting("LR (no rejuvenation)", "lr", {"particles": 20, "resample": False}),
+    Setting("IS-PT", "is_pt", samples=1000),
+    Setting("IS-PZW", "is_pzw", samples=1000),
+    Setting("IS-IP", "is_ip", iterations=20, samples=980),
+    Setting("HM", "hm", burnin=1000, samples=1000),
+    Setting("AIS", "ais", temperatures=1000),
+    Setting("CS", "chib", samples=1000),
+    Setting("LR", "lr", particles=20, resample=True),
+    Setting("LR (no rejuvenation)", "lr", particles=20, resample=False),
 )
-FORMULAS = {"is_pt": "S N", "is_pzw": "S N", "is_ip": "(I + S) N", "hm": "N (B + S)",
-            "ais": "S N", "chib": "2 S N", "lr": "R N (N - 1) / 2", "lr_wallach": "R N (N - 1) / 2"}
-
-
 def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
     """(site updates, fastest kernel wall time, least process CPU time) of ``repeats`` runs on
     one thread (CPU time is robust to other jobs sharing the machine)."""
@@ -418,7 +367,8 @@ def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
     with numba_threads(1):
         for r in range(repeats):
             start = time.process_time()
-            result = lda.estimate_runs(method, [doc], phi, alpha_m, seed=seed + r, **settings)
+            result = lda.estimate_runs(method, [doc], phi, alpha_m, seed=offset_seed(seed, r),
+                                       **settings)
             cpu = min(cpu, time.process_time() - start)
             best = min(best, result.seconds)
     return int(result.site_updates.sum()), best, cpu
@@ -436,12 +386,11 @@ def cost_table(doc, phi, alpha_m, *, settings: Sequence[Setting] = T1_SETTINGS, 
     out = []
     for s in settings:
         method = registry.ESTIMATE[s.method]
-        full = registry.resolve_settings(method, s.params)
-        formula = FORMULAS[s.method] if full.get("resample", True) else "R N"
+        full = method.resolve(s.params)
         measured, seconds, cpu = _timed(s.method, doc, phi, alpha_m, s.params, repeats, seed)
         out.append({"setting": s.label, "method": s.method,
                     "parameters": ", ".join(f"{k}={v}" for k, v in sorted(s.params.items())),
-                    "N": n, "T": phi.shape[0], "formula": formula,
+                    "N": n, "T": phi.shape[0], "formula": method.formula_for(full),
                     "table1_site_updates": method.cost(n, n, full),
                     "measured_site_updates": measured, "seconds": seconds, "cpu_seconds": cpu,
                     "ns_per_site_update": 1e9 * seconds / measured})
@@ -469,134 +418,6 @@ def paper_workload(doc, phi, alpha_m, *, repeats: int = 5, seed: int = 0) -> pd.
     return frame
 
 
-# --------------------------------------------------------------------------- captions
-def _value(summary, dataset, setting, method=None):
-    rows = summary[(summary["dataset"] == dataset) & (summary["setting"] == setting)]
-    if method is not None:
-        rows = rows[rows["method"] == method]
-    return float(rows["value"].iloc[0]) if len(rows) else None
-
-
-def _runs(summary: pd.DataFrame) -> str:
-    """The number of runs per document (a range if settings differ; Exact has one)."""
-    runs = summary.loc[summary["setting"] != "Exact", "runs"] if "runs" in summary else []
-    if len(runs) == 0:
-        return "the"
-    lo, hi = int(runs.min()), int(runs.max())
-    return str(lo) if lo == hi else f"{lo}-{hi}"
-
-
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "DISAGREES"
-
-
-def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
-                                                                   "synthetic-50")) -> str:
-    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees."""
-    lines = [f"{PAPER}, Figure 1: log P(w_d | Phi, alpha m) summed over the held-out documents "
-             f"of each data set (nats); each document's estimate is the mean of {_runs(summary)} "
-             "runs in probability space, bars +/- one bootstrap standard deviation. Top row: "
-             "every method; bottom row: the competitive ones on a zoomed axis.",
-             LABELS_F1, f"Paper: {PAPER_F1}", "Ours:"]
-    datasets = list(dict.fromkeys(summary["dataset"]))
-    seq = summary[summary["method"] != "lr_wallach"]
-    hm_over, is_under, ip_best, lr_vs_cs = [], [], [], []
-    for name in datasets:
-        part = seq[seq["dataset"] == name]
-        hm = _value(part, name, "HM")
-        others = part[~part["setting"].isin(["HM", "Exact"])]["value"]
-        if hm is not None and len(others):
-            hm_over.append(hm > others.max())
-        best = max(v for v in (_value(part, name, s) for s in ("CS 2", "LR 2", "AIS"))
-                   if v is not None) if len(part) else None
-        is_vals = {s: _value(part, name, f"{s} 2") for s in ("IS-PT", "IS-PZW", "IS-IP")}
-        if best is not None and None not in is_vals.values():
-            is_under.append(max(is_vals.values()) < best)
-            ip_best.append(is_vals["IS-IP"] >= max(is_vals["IS-PT"], is_vals["IS-PZW"]))
-        cs, lr_ = _value(part, name, "CS 2"), _value(part, name, "LR 2")
-        if cs is not None and lr_ is not None:
-            lr_vs_cs.append((name, lr_ - cs))
-    if hm_over:
-        lines.append(f"- HM above every other method on {sum(hm_over)} of {len(hm_over)} data "
-                     f"sets ({_verdict(all(hm_over))}).")
-    if is_under:
-        lines.append(f"- the IS methods below the best of AIS, CS and LR on {sum(is_under)} of "
-                     f"{len(is_under)} data sets ({_verdict(all(is_under))}); IS-IP the best IS "
-                     f"method on {sum(ip_best)} of {len(ip_best)} ({_verdict(all(ip_best))}).")
-    real = [(n, d) for n, d in lr_vs_cs if n not in synthetic]
-    if real:
-        text = ", ".join(f"{n} {d:+.1f}" for n, d in real)
-        lines.append(f"- LR 2 minus CS 2 on the real data sets (nats): {text} "
-                     f"({_verdict(all(d >= 0 for _, d in real))} with 'LR consistently better').")
-    synth = [(n, d) for n, d in lr_vs_cs if n in synthetic]
-    if synth:
-        text = ", ".join(f"{n} {d:+.1f}" for n, d in synth)
-        lines.append(f"- LR 2 minus CS 2 on the synthetic data sets: {text}.")
-    for name in datasets:
-        exact = _value(seq, name, "Exact")
-        if exact is not None:
-            part = seq[(seq["dataset"] == name) & (seq["setting"] != "Exact")]
-            text = ", ".join(f"{r.setting} {r.value - exact:+.1f}" for r in part.itertuples())
-            lines.append(f"- {name}, error against the exact value (nats): {text}.")
-    for name in datasets:
-        ais, ais2, lr_ = (_value(seq, name, s) for s in ("AIS", "AIS 2", "LR 2"))
-        if None not in (ais, ais2, lr_):
-            ok = ais < lr_ and abs(ais2 - lr_) < abs(ais - lr_)
-            lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats from "
-                         f"LR 2 ({_verdict(ok)} with 'more temperatures bring AIS to LR').")
-    return "\n".join(lines)
-
-
-def caption_f2(summary: pd.DataFrame) -> str:
-    """002-F2 caption: paper's finding and the comparison of ET, LR with AIS per data set."""
-    lines = [f"{PAPER}, Figure 2: document completion, log P(w2_d | w1_d, Phi, alpha m) summed "
-             "over the held-out documents of each data set (nats), w1_d the first floor(N_d / 2) "
-             f"tokens of document d and w2_d the rest; mean of {_runs(summary)} runs per "
-             "document in probability space, bars +/- one bootstrap standard deviation.",
-             LABELS_F2, f"Paper: {PAPER_F2}", "Ours:"]
-    seq = summary[summary["method"] != "lr_wallach"]
-    for name in dict.fromkeys(seq["dataset"]):
-        et, ais, lr_ = (_value(seq, name, s) for s in ("ET", "AIS", "LR"))
-        if None in (et, ais, lr_):
-            continue
-        ok = abs(lr_ - ais) < abs(et - ais)
-        sites = {s: int(seq[(seq["dataset"] == name) & (seq["setting"] == s)]["site_updates"]
-                        .sum()) for s in ("ET", "AIS", "LR")}
-        lines.append(f"- {name}: ET {et - ais:+.1f}, LR {lr_ - ais:+.1f} nats from AIS "
-                     f"({_verdict(ok)} with 'LR approaches AIS, ET does not'); site updates "
-                     f"ET {sites['ET']:.3g}, AIS {sites['AIS']:.3g}, LR {sites['LR']:.3g}.")
-    return "\n".join(lines)
-
-
-def caption_f3(summary: pd.DataFrame) -> str:
-    """002-F3 caption: the effect at the largest lambda, per method and perturbation kind."""
-    lines = [f"{PAPER}, Figure 3: sum over the held-out documents of log P_lambda(w_d) - "
-             "log P_0(w_d) (nats), where the topics Phi (left) or the prior mean m (right) are "
-             "replaced by (1 - lambda) times themselves plus lambda times random ones; one data "
-             "set (wallach2009.f3.dataset of the configuration: synthetic-50, as in the paper, "
-             "by default), bars +/- one bootstrap standard deviation.", LABELS_F3,
-             f"Paper: {PAPER_F3}", "Ours:"]
-    top = summary[summary["lam"] == summary["lam"].max()]
-
-    def effect(kind, setting):
-        rows = top[(top["kind"] == kind) & (top["setting"] == setting)]
-        return float(rows["value"].iloc[0]) if len(rows) else None
-
-    phi = {s: effect("phi", s) for s in ("IS-PT", "ET", "LR", "CS")}
-    if None not in (phi["IS-PT"], phi["ET"], phi["LR"]):
-        ok = abs(phi["IS-PT"]) < abs(phi["LR"]) and abs(phi["ET"]) < abs(phi["LR"])
-        lines.append(f"- Phi: IS-PT {phi['IS-PT']:+.1f}, ET {phi['ET']:+.1f}, LR "
-                     f"{phi['LR']:+.1f} nats at lambda = {top['lam'].max():g} "
-                     f"({_verdict(ok)} with 'IS-PT and ET understate the drop')"
-                     + (f"; CS {phi['CS']:+.1f}" if phi["CS"] is not None else "") + ".")
-    m = {s: effect("m", s) for s in ("IS-PT", "ET", "LR")}
-    if None not in m.values():
-        ok = abs(m["IS-PT"]) > abs(m["LR"]) and abs(m["ET"]) < abs(m["IS-PT"])
-        lines.append(f"- m: IS-PT {m['IS-PT']:+.1f}, ET {m['ET']:+.1f}, LR {m['LR']:+.1f} nats "
-                     f"({_verdict(ok)} with 'IS-PT strongly affected, ET less sensitive').")
-    return "\n".join(lines)
-
-
 def caption_t1(costs: pd.DataFrame, workload: pd.DataFrame) -> str:
     """002-T1 caption: the paper's costs and timing, and ours."""
     total = workload[workload["workload"] == "total"].iloc[0]
@@ -622,7 +443,7 @@ def caption_t1(costs: pd.DataFrame, workload: pd.DataFrame) -> str:
 # tables are bit-identical for any thread count and machine.
 TRAINER = "wallach2009"
 SHARD_LEVELS = ("setting", "dataset", "figure")
-TIMING_COLUMNS = ["seconds", "threads"]
+TIMING_KEYS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "site_updates"]
 _KEY_HELDOUT = 21
 
 
@@ -668,55 +489,43 @@ def _known(cfg, names, what):
     return list(names)
 
 
-def shard_names(tasks: pd.DataFrame, by: str) -> pd.Series:
-    """The shard (one job) of each task row: the row itself ("setting": data set x setting x
-    block, and perturbation x lambda for F3), all settings of a (data set, block) ("dataset"),
-    or all data sets of a block ("figure")."""
+def shard_key(task: Task, by: str) -> tuple[str, str]:
+    """(figure, shard) of a task: its own name ("setting": data set x setting x block, and
+    perturbation x lambda for F3), all settings of a (data set, block) ("dataset"), or all data
+    sets of a block ("figure")."""
     if by not in SHARD_LEVELS:
         raise ValueError(f"unknown shard level {by!r}; choose from {SHARD_LEVELS}")
     if by == "setting":
-        return tasks["task"].copy()
-    block = tasks["doc_start"].map("{:05d}".format)
+        return task.figure, task.name
+    block = f"{task.doc_start:05d}"
     if by == "dataset":
-        return tasks["figure"] + "-" + tasks["dataset"].map(_slug) + "-" + block
-    return tasks["figure"] + "-" + block
+        return task.figure, f"{task.figure}-{slug(task.dataset)}-{block}"
+    return task.figure, f"{task.figure}-{block}"
 
 
-def workflow_tasks(cfg: Mapping) -> pd.DataFrame:
-    """Every task of 002-F1, F2 and F3 under a ``wallach2009`` config block, with its shard.
+def workflow_shards(cfg: Mapping) -> Shards:
+    """Every task of 002-F1, F2 and F3 under a ``wallach2009`` config block, by (figure, shard).
 
-    Columns of ``f1_tasks`` plus ``figure`` and ``shard``; ``n_docs`` documents per data set,
-    ``shards.block`` documents per block.
+    ``n_docs`` documents per data set, ``shards.block`` documents per block, ``shards.by`` one of
+    ``SHARD_LEVELS`` (``shard_key``).
     """
     n, block = int(cfg["n_docs"]), int(cfg["shards"]["block"])
     f1, f2, f3 = cfg["f1"], cfg["f2"], cfg["f3"]
     _known(cfg, [*f1["long_ais"], *f1["exact"]], "f1")
     _known(cfg, [cfg["t1"]["dataset"]], "t1.dataset")
-    frames = [
-        f1_tasks({d: n for d in _known(cfg, f1["datasets"], "f1.datasets")}, scale=f1["scale"],
-                 block=block, long_ais=f1["long_ais"], exact=f1["exact"]),
-        f2_tasks({d: n for d in _known(cfg, f2["datasets"], "f2.datasets")}, scale=f2["scale"],
-                 block=block),
-        f3_tasks(_known(cfg, [f3["dataset"]], "f3.dataset")[0], n, scale=f3["scale"],
-                 block=block, lambdas=f3["lambdas"]),
+    tasks = [
+        *f1_tasks({d: n for d in _known(cfg, f1["datasets"], "f1.datasets")}, scale=f1["scale"],
+                  block=block, long_ais=f1["long_ais"], exact=f1["exact"]),
+        *f2_tasks({d: n for d in _known(cfg, f2["datasets"], "f2.datasets")},
+                  scale=f2["scale"], block=block),
+        *f3_tasks(_known(cfg, [f3["dataset"]], "f3.dataset")[0], n, scale=f3["scale"],
+                  block=block, lambdas=f3["lambdas"]),
     ]
-    tasks = pd.concat([f for f in frames if len(f)], ignore_index=True)
-    tasks["shard"] = shard_names(tasks, cfg["shards"]["by"])
-    return tasks
+    by = cfg["shards"]["by"]
+    return group_shards((shard_key(task, by), task) for task in tasks)
 
 
-def shard_tasks(tasks: pd.DataFrame, figure: str, shard: str) -> list[dict]:
-    """The task rows of one shard as plain records (``lam`` None off F3), for rule params."""
-    part = tasks[(tasks["figure"] == figure) & (tasks["shard"] == shard)]
-    if part.empty:
-        raise ValueError(f"no wallach2009 tasks in shard {figure}/{shard}")
-    records = part.drop(columns=["shard"]).to_dict("records")
-    for r in records:
-        r["lam"] = None if not r["kind"] else float(r["lam"])
-    return records
-
-
-def heldout_documents(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "test",
+def heldout_sample(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "test",
                       min_length: int = 2) -> Corpus:
     """``n_docs`` held-out documents: a seeded random sample, in corpus order, of the ``split``
     documents with at least ``min_length`` tokens (completion needs two).
@@ -730,7 +539,7 @@ def heldout_documents(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str 
     if not isinstance(n_docs, (int, np.integer)) or not 1 <= n_docs <= candidates.size:
         raise ValueError(f"asked for {n_docs!r} held-out documents; the {split!r} split has "
                          f"{candidates.size} documents of at least {min_length} tokens")
-    rng = np.random.default_rng([int(seed), _KEY_HELDOUT])
+    rng = keyed_rng(seed, _KEY_HELDOUT)
     out = pool.subset(np.sort(rng.choice(candidates, size=int(n_docs), replace=False)))
     ordered = bool(corpus.meta.get("ordered", True))
     if not ordered:
@@ -749,17 +558,12 @@ def train_model(corpus: Corpus, topics: int, *, sweeps: int = 1000, alpha_sum: f
                 blocks: int = 1, seed: int = 0) -> LDAModel:
     """The Wallach et al. model of a corpus: collapsed Gibbs on its training split with MALLET's
     asymmetric alpha m and beta optimisation (§1.3, ``SEED002_OPTIMIZE``) from alpha =
-    ``alpha_sum`` and beta u = ``beta`` (``fit_gibbs``; ``blocks`` sampler blocks, so the model
-    is bit-identical for a given ``blocks`` whatever the thread count)."""
+    ``alpha_sum`` and beta u = ``beta`` (``gibbs_model``; ``blocks`` sampler blocks, so the
+    model is bit-identical for a given ``blocks`` whatever the thread count)."""
     optimize = {**SEED002_OPTIMIZE, "burnin": optimize_burnin, "interval": optimize_interval}
-    result = fit_gibbs(corpus.select_split("train"), topics, sweeps=sweeps,
-                       alpha_m=alpha_sum / topics, beta=beta, optimize=optimize, threads=blocks,
+    return gibbs_model(corpus, topics, trainer_name=TRAINER, sweeps=sweeps,
+                       alpha_m=alpha_sum / topics, beta=beta, optimize=optimize, blocks=blocks,
                        seed=seed)
-    model = result.model
-    model.meta.update({"trainer_name": TRAINER, "split": "train",
-                       "corpus": {k: corpus.meta.get(k) for k in ("dataset", "variant")},
-                       "final_log_joint": float(result.log_joint["log_joint"].iloc[-1])})
-    return model
 
 
 def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
@@ -775,41 +579,27 @@ def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
 
 def load_data_set(docs_path, model_path) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
     """(documents, Phi, alpha m) of a data set, the documents matched to the model's words."""
-    corpus, model = Corpus.load(docs_path), load_model(model_path)
-    if model.family != "lda":
-        raise ValueError(f"{model_path}: a {model.family} model; Wallach et al. (2009) "
-                         "evaluate LDA models")
-    corpus = corpus.align(model, oov="error")  # by word: the model's ids are its own words
+    corpus, model = load_matched(docs_path, model_path, "lda",
+                                 "Wallach et al. (2009) evaluate LDA models")
     return list(corpus), model.phi, model.alpha_m
 
 
-def split_timings(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(estimates without wall-clock columns, the timing rows keyed like the estimates)."""
-    keys = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "site_updates"]
-    return rows.drop(columns=TIMING_COLUMNS), rows[keys + TIMING_COLUMNS]
-
-
-
-
-def evaluate_shard(tasks: Sequence[Mapping], docs_paths: Sequence, model_paths: Sequence,
+def evaluate_shard(tasks: Sequence[Task], docs_paths: Sequence, model_paths: Sequence,
                    rows_path, timings_path, *, seed: int = 0, runs: int = RUNS,
                    threads: int | None = 1, perturbation_seed: int = 0,
                    concentration: float = 1.0) -> None:
     """Rule ``wallach2009_shard``: run the ``tasks`` of one shard (``run_shard`` each) on the
     data sets whose documents and models are given in the order of their first task; write the
-    estimates and, separately, their timings."""
-    names = list(dict.fromkeys(t["dataset"] for t in tasks))
+    estimates and, separately, their timings (``timings.write_split``)."""
+    names = list(dict.fromkeys(t.dataset for t in tasks))
     if not len(names) == len(docs_paths) == len(model_paths):
         raise ValueError(f"the shard's tasks cover data sets {names}, but {len(docs_paths)} "
                          f"document and {len(model_paths)} model files were given")
     data = {n: load_data_set(d, m) for n, d, m in zip(names, docs_paths, model_paths,
                                                       strict=True)}
-    rows = pd.concat([run_shard(t, *data[t["dataset"]], seed=seed, runs=runs, threads=threads,
-                                perturbation_seed=perturbation_seed, concentration=concentration)
-                      for t in tasks], ignore_index=True)
-    estimates, timings = split_timings(rows)
-    write_csv_atomic(rows_path, estimates)
-    write_csv_atomic(timings_path, timings)
+    write_split((run_shard(t, *data[t.dataset], seed=seed, runs=runs, threads=threads,
+                           perturbation_seed=perturbation_seed, concentration=concentration)
+                 for t in tasks), TIMING_KEYS, rows_path, timings_path)
 
 
 def timing_summary(timings: pd.DataFrame) -> pd.DataFrame:
@@ -829,17 +619,10 @@ def summarise_figure(figure: str, rows_paths: Sequence, timings_paths: Sequence,
     (``aggregate`` for F1 and F2, ``f3_summary`` for F3) and its timing summary."""
     if figure not in ("f1", "f2", "f3"):
         raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3")
-    rows = _read_rows(rows_paths)
+    rows = read_shards(rows_paths, text=["kind"])
     summary = (f3_summary if figure == "f3" else aggregate)(rows, n_boot=n_boot, seed=seed)
     write_csv_atomic(table_path, summary)
-    write_csv_atomic(timings_out, timing_summary(_read_rows(timings_paths)))
-
-
-def _read_rows(paths: Sequence) -> pd.DataFrame:
-    """Shard files back into one frame, in order; "kind" is "" off F3 (CSV gives NaN)."""
-    rows = pd.concat([pd.read_csv(p, dtype={"kind": str}) for p in paths], ignore_index=True)
-    rows["kind"] = rows["kind"].fillna("")
-    return rows
+    write_csv_atomic(timings_out, timing_summary(read_shards(timings_paths, text=["kind"])))
 
 
 def cost_files(docs_path, model_path, table_path, workload_path, caption_path, *,

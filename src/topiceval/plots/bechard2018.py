@@ -3,20 +3,28 @@
 Tidy table in (the output of :func:`topiceval.experiments.bechard2018.perplexity_vs_topics`, or
 the workflow's 001-F4 table with several seeds), figure out; a bare ``matplotlib.figure.Figure``
 (Agg canvas, no pyplot state); written atomically.  Several seeds are drawn as their mean with
-the range as a band.  :func:`f4_figure_job` (rule ``bechard2018_f4_figure``) reads the table and
-writes the figure and its caption.  Restyling a figure never re-runs a sampler.
+the range as a band.  :func:`f4_caption` says what the paper found and what the table shows;
+:func:`f4_figure_job` (rule ``bechard2018_f4_figure``) reads the table and writes the figure and
+its caption.  Restyling a figure never re-runs a sampler.
 """
 
 from __future__ import annotations
 
 import os
 
+import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from topiceval.experiments.bechard2018 import COLUMNS, PAPER_BEST_T, f4_caption, f4_summary
-from topiceval.io import atomic_path
+from topiceval.experiments.bechard2018 import (
+    COLUMNS,
+    PAPER_BEST_T,
+    SPLITS,
+    f4_summary,
+    minimum_table,
+)
+from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
 
 TITLES = {
@@ -82,11 +90,60 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
     save_figure(fig, path, dpi=150, default_format="png")
 
 
+# --------------------------------------------------------------------------- captions
+DEFINITIONS_TEXT = (
+    "Perplexity is exp(-L / N), L the log-likelihood of the documents in nats and N their "
+    "number of tokens, under one of three definitions: P2 (solid; plug-in), "
+    "L = sum_d sum_n log sum_t theta_dt phi_t,w_dn with theta_d fitted to document d itself "
+    "(fold-in or query sampling), optimistic on test documents because it re-uses their words; "
+    "P1-bound (dashed; variational EM only), L the evidence lower bound (ELBO), so an upper bound "
+    "on the marginal perplexity P1; P4, scikit-learn's perplexity(), its variational bound "
+    "including the topic term, as in the paper's figure.")
+_LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
+           "P4": "P4, sklearn's bound"}
+
+
+def f4_caption(df: pd.DataFrame) -> str:
+    """What Béchard & Gervet found for Fig. 4 and what the table ``df`` of
+    :func:`perplexity_vs_topics` (or of the workflow, several seeds) shows: where test perplexity is
+    lowest against the paper's T = 12 and whether training perplexity falls monotonically."""
+    minima = minimum_table(df)
+    sizes = df.groupby("split")[["documents", "tokens"]].first()
+    head = [
+        f"{PAPER}, Figure 4: perplexity per token of the training documents (blue circles) and of "
+        "the test documents (red squares) against the number of topics T, one panel per "
+        "trainer; a star marks the lowest point of each test curve, the dotted line the "
+        f"paper's best T = {PAPER_BEST_T}; with several seeds, a curve is their mean and the "
+        "shaded band their range.",
+        DEFINITIONS_TEXT,
+    ]
+    parts = [f"Paper ({PAPER}, Fig. 4; scikit-learn batch VB, P4 perplexity, 20 Newsgroups): "
+             f"training perplexity decreases monotonically with T and the test perplexity is "
+             f"lowest at T = {PAPER_BEST_T}, rising beyond it (overfitting)."]
+    if set(SPLITS) <= set(sizes.index):
+        parts.append(f"Ours: {sizes.loc['train', 'documents']} training documents "
+                     f"({sizes.loc['train', 'tokens']} tokens), {sizes.loc['test', 'documents']} "
+                     f"test documents ({sizes.loc['test', 'tokens']} tokens), T in "
+                     f"{{{minima['grid'].iloc[0].replace(' ', ', ')}}}.")
+    for r in minima.itertuples():
+        where = ("a one-point grid" if " " not in r.grid
+                 else "at the edge of the grid" if r.edge else "an interior minimum")
+        if np.isfinite(r.perplexity_at_paper_T) and r.best_T != r.paper_best_T:
+            where += (f"; at T = {r.paper_best_T} the test perplexity is "
+                      f"{100 * r.excess_at_paper_T:.1f}% higher")
+        seeds = (f" (mean of {r.seeds} seeds; each seed's minimum at T = "
+                 f"{r.seed_best_T.replace(' ', ', ')})" if r.seeds > 1 else "")
+        parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
+                     f"T = {r.best_T} ({where}){seeds}; training perplexity "
+                     f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} "
+                     f"in T.")
+    return "\n".join([*head, " ".join(parts)])
+
+
 def f4_figure_job(table_path: str | os.PathLike, figure_path: str | os.PathLike,
                   caption_path: str | os.PathLike) -> None:
     """Rule ``bechard2018_f4_figure``: 001-F4 from its table, and its caption
-    (:func:`topiceval.experiments.bechard2018.f4_caption`)."""
+    (:func:`f4_caption`)."""
     table = pd.read_csv(table_path)
     plot_perplexity_vs_topics(table, figure_path)
-    with atomic_path(caption_path) as tmp:
-        tmp.write_text(f4_caption(table) + "\n", encoding="utf-8")
+    write_text_atomic(caption_path, f4_caption(table) + "\n")

@@ -41,7 +41,6 @@ without the compilation or cache loading of the first call.
 from __future__ import annotations
 
 import contextlib
-import numbers
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -55,8 +54,8 @@ from topiceval.counts import as_count_matrix
 from topiceval.estimators.gapfa import exact, registry
 from topiceval.estimators.gapfa._data import Docs, prepare
 from topiceval.estimators.gapfa.registry import predicted_work
-from topiceval.estimators.lda.inputs import check_keys
 from topiceval.threads import numba_threads
+from topiceval.validation import INT_LIMIT, check_doc_keys, check_integer, check_seed
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -67,7 +66,6 @@ __all__ = ["METHODS", "Cost", "Runs", "check_limits", "estimate", "estimate_curv
            "estimate_runs", "predicted_work"]
 
 METHODS = tuple(registry.METHODS)
-_KEY_LIMIT = 2**63
 DS_THETA_LIMIT = 1e300
 
 
@@ -107,13 +105,6 @@ class Runs:
     def cost(self) -> Cost:
         """Total work over all documents and runs, and ``seconds``."""
         return Cost(int(self.work.astype(object).sum()), self.seconds)
-
-
-def _integer(name, value, minimum) -> int:
-    if (not isinstance(value, numbers.Integral) or isinstance(value, bool)
-            or not minimum <= value < _KEY_LIMIT):
-        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value!r}")
-    return int(value)
 
 
 def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
@@ -221,9 +212,9 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
         If a (document, run) would exceed ``work_limit``.
     """
     spec = registry.get(method)
-    resolved = registry.resolve_settings(method, settings)
+    resolved = spec.resolve(settings)
     checks = np.array([resolved["samples"]], dtype=np.int64) if spec.sampled else None
-    values, work, seconds = _execute(method, counts, phi, p, r, resolved, checks,
+    values, work, seconds = _execute(spec, counts, phi, p, r, resolved, checks,
                                      work_limit=work_limit, runs=runs,
                                      seed=seed, first_run=first_run, doc_keys=doc_keys,
                                      threads=threads)
@@ -292,8 +283,8 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
         raise ValueError(
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
-    resolved = registry.resolve_settings(method, {**settings, "samples": int(checks[-1])})
-    values, _, _ = _execute(method, counts, phi, p, r, resolved, checks, work_limit=work_limit,
+    resolved = spec.resolve({**settings, "samples": int(checks[-1])})
+    values, _, _ = _execute(spec, counts, phi, p, r, resolved, checks, work_limit=work_limit,
                             runs=1, seed=seed,
                             first_run=0, doc_keys=doc_keys, threads=threads)
     return values[:, 0, :]
@@ -314,13 +305,14 @@ def check_limits(method, counts, n_topics, *, work_limit="default", **settings) 
     """The predicted work of one run of ``method`` on every document, (D,) int64
     (``registry.predicted_work``); raises ``limits.WorkLimitError`` if a (document, run) of a
     sampling method is over ``work_limit`` (what ``estimate_runs`` checks before running)."""
-    resolved = registry.resolve_settings(method, settings)
+    spec = registry.get(method)
+    resolved = spec.resolve(settings)
     mat = as_count_matrix(counts)
     docs = Docs(mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
                 mat.data.astype(np.int64))
-    work = registry.work(method, docs, n_topics, resolved)
-    if registry.get(method).sampled:
-        _check_work(method, docs, n_topics, resolved, work, work_limit)
+    work = registry.document_work(spec, docs, n_topics, resolved)
+    if spec.sampled:
+        _check_work(spec, docs, n_topics, resolved, work, work_limit)
     return work
 
 
@@ -337,54 +329,51 @@ def _check_ds_range(params) -> None:
             "method")
 
 
-def _check_work(method, docs, n_topics, resolved, work, work_limit) -> None:
+def _check_work(spec, docs, n_topics, resolved, work, work_limit) -> None:
     """Refuse, before anything runs, a call in which one (document, run) would exceed the
     work limit (``limits.DEFAULT_WORK_LIMIT["gapfa"]`` topic-word site updates by default)."""
     limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["gapfa"])
 
     def fitting(d: int) -> str:
-        one, two = (registry.work(method, docs, n_topics, {**resolved, "samples": k})[d]
-                    for k in (1, 2))
-        largest = int((limit - (one - (two - one))) // max(two - one, 1))
-        if largest >= 1:
-            return f"use samples <= {largest:,} (now {resolved['samples']:,})"
-        return "even samples = 1 is over it: lower gibbs or inner_samples"
+        def cost_at(k: int) -> float:
+            return registry.document_work(spec, docs, n_topics, {**resolved, spec.budget: k})[d]
+
+        return limits.fitting_budget(spec, cost_at, resolved, limit)
 
     lengths = np.diff(docs.offsets)  # distinct words, the size the cost grows with
-    limits.check_work(work.astype(np.float64), limit, method=method,
+    limits.check_work(work.astype(np.float64), limit, method=spec.name,
                       units="topic-word site updates", lengths=lengths, fitting=fitting,
                       size_unit="distinct words")
 
 
-def _execute(method, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
+def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
              doc_keys, threads):
     """Validate, then run ``runs`` runs; return values (D, R, K), work (D,) and seconds.
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
-    seed = _integer("seed", seed, 0)
-    runs = _integer("runs", runs, 1)
-    first_run = _integer("first_run", first_run, 0)
-    if first_run + runs > _KEY_LIMIT:
+    seed = check_seed(seed)
+    runs = check_integer("runs", runs, 1)
+    first_run = check_integer("first_run", first_run, 0)
+    if first_run + runs > INT_LIMIT:
         raise ValueError(f"first_run + runs must be <= 2**63, got {first_run} + {runs}")
-    if method == "l2r_seq" and (first_run + runs) * resolved["samples"] > _KEY_LIMIT:
+    if spec.name == "l2r_seq" and (first_run + runs) * resolved["samples"] > INT_LIMIT:
         raise ValueError(
             f"l2r_seq keys particle q of run i by i * samples + q: (first_run + runs) * samples "
             f"must be <= 2**63, got ({first_run} + {runs}) * {resolved['samples']}"
         )
     docs, params = prepare(counts, phi, p, r)
-    if method == "ds":
+    if spec.name == "ds":
         _check_ds_range(params)
     n_docs = docs.offsets.shape[0] - 1
-    keys = check_keys(doc_keys, n_docs)
+    keys = check_doc_keys(doc_keys, n_docs)
     n_topics = params.p.shape[0]
-    spec = registry.get(method)
     if not spec.sampled:
         codes, _ = exact.choose_algorithms(docs, n_topics, resolved["algorithm"],
                                            float(resolved["max_terms"]))
-    work = registry.work(method, docs, n_topics, resolved)
+    work = registry.document_work(spec, docs, n_topics, resolved)
     if spec.sampled:
-        _check_work(method, docs, n_topics, resolved, work, work_limit)
+        _check_work(spec, docs, n_topics, resolved, work, work_limit)
     with numba_threads(threads), _one_task_per_chunk():
         if spec.sampled:
             kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}

@@ -68,3 +68,15 @@ def prepare(counts, phi, p, r) -> tuple[Docs, Params]:
         np.log1p(-p),
     )
     return docs, params
+
+
+def n_words(docs: Docs) -> np.ndarray:
+    """J, each document's number of distinct words (float64), the size the costs grow with."""
+    return np.diff(docs.offsets).astype(np.float64)
+
+
+def per_document(docs: Docs, values: np.ndarray) -> np.ndarray:
+    """The sum over each document's non-zero words of ``values`` (one per non-zero word)."""
+    out = np.zeros(docs.offsets.shape[0] - 1)
+    np.add.at(out, np.repeat(np.arange(out.size), np.diff(docs.offsets)), values)
+    return out

@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.estimators.gapfa._data import n_words
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     log_factorials,
@@ -23,6 +24,7 @@ from topiceval.estimators.gapfa._kernels import (
     record,
     sample_theta,
 )
+from topiceval.estimators.method import Method, Setting
 
 KEY = 401
 
@@ -64,3 +66,11 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out):
     """Fill ``out`` (D, R, K) with running DS estimates at the sample sizes ``checkpoints``;
     task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
     _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out)
+
+
+# the declaration of the method (estimators/method.py): S T J topic-word site updates
+DS = Method(
+    "ds", (Setting("samples", 1000, "prior samples S", minimum=1),),
+    cost=lambda docs, t, s: s["samples"] * t * n_words(docs), formula="S T J",
+    budget="samples", key=KEY, run=run,
+    nature="unbiased for p(y), very high variance (direct sampling from the prior)")

@@ -34,6 +34,7 @@ from scipy.special import gammaln
 
 from topiceval._numba import log_rising, log_rising_array, lse_add, lse_value
 from topiceval.counts import as_count_matrix
+from topiceval.estimators.method import Method, Setting
 
 ALGORITHMS = ("auto", "enumerate", "dp")
 DP_MAX_STATES = 2**26  # 512 MiB per DP layer
@@ -333,3 +334,14 @@ def run(docs, params, codes, out):
     """Fill ``out`` (D,) with the exact log p(y_d), document d by the algorithm ``codes[d]``
     (from ``choose_algorithms``); see the module docstring."""
     _exact_kernel(docs, params, codes, out)
+
+
+# the declaration of the method (estimators/method.py): its work is the terms of the algorithm
+# used (``n_terms``), refused above ``max_terms``
+EXACT = Method(
+    "exact", (Setting("max_terms", 1e9, "most summands or DP updates of the exact marginal",
+                      kind=float),
+              Setting("algorithm", "auto", "exact algorithm", kind=str, choices=ALGORITHMS)),
+    cost=lambda docs, t, s: n_terms(docs, t, s["algorithm"]),
+    formula="prod_j C(y_j + T - 1, T - 1) summands (6.7) or T (C(Y + T, T) - 1) updates (6.9)",
+    sampled=False, run=run, nature="exact")

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.estimators.gapfa._data import n_words
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     log_factorials,
@@ -33,6 +34,7 @@ from topiceval.estimators.gapfa._kernels import (
     sample_rows,
     sample_theta,
 )
+from topiceval.estimators.method import Method, Setting
 
 KEY = 402
 
@@ -86,3 +88,13 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out, burnin=100):
     """Fill ``out`` (D, R, K) with running HM estimates at the sample sizes ``checkpoints``;
     task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
     _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out)
+
+
+# the declaration of the method (estimators/method.py): (B + S) T J Gibbs updates and S T J
+# likelihood terms
+HM = Method(
+    "hm", (Setting("samples", 1000, "posterior samples S", minimum=1),
+           Setting("burnin", 100, "Gibbs iterations B before sampling")),
+    cost=lambda docs, t, s: (s["burnin"] + 2 * s["samples"]) * t * n_words(docs),
+    formula="(B + 2 S) T J", budget="samples", cheaper="lower burnin", key=KEY, run=run,
+    nature="biased upward: the harmonic mean; never use it to compare models")

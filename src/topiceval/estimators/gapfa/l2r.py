@@ -18,7 +18,7 @@ the conditional of word j given a left sample is
 
 estimated by importance sampling from Mult(y_j; rho) (6.16)-(6.17) (``mode`` PAPER: rho_t ∝ phi_tj
 a_t p_t / (1 - p_t + p_t F_t(j)), Capdevila et al. 2018 eq. 20; CODE: rho_t ∝ a_t pi_tj phi_tj, the
-reference implementation's), or computed exactly (``mode`` EXACT, "L2R-E", by T - 1 truncated
+reference implementation's), or computed exactly (``mode`` L2R_E, "L2R-E", by T - 1 truncated
 convolutions of the NB pmfs, O(T y_j^2)).  The zero-word block is closed form (6.18):
 
     p(y_zeros = 0 | x_1..J) = prod_t [(1 - p_t + p_t F_t(J+1)) / (1 - p_t + p_t Phi_t)]^(a_t)
@@ -52,18 +52,20 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import lse_add, lse_value, multinomial_into, seed_into
+from topiceval.estimators.gapfa._data import n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     record,
     sample_rows,
     sample_theta,
 )
+from topiceval.estimators.method import Method, Setting
 from topiceval.negbin import log_mult, log_nb_logs
 
 KEY = 403
 KEY_EXACT = 404
 KEY_SEQ = 405
-PAPER, CODE, EXACT = 0, 1, 2
+PAPER, CODE, L2R_E = 0, 1, 2
 PROPOSALS = {"paper": PAPER, "code": CODE}
 
 
@@ -97,7 +99,7 @@ def prefix_terms(phiw, params):
 
 @njit(cache=True, inline="always")
 def proposal(mode, log_phi_j, a, log_left_scale_j, log_pi_j, log_rho, rho):
-    """Normalised multinomial proposal (6.16) (``PAPER``/``EXACT``) or the code's (``CODE``)."""
+    """Normalised multinomial proposal (6.16) (``PAPER``/``L2R_E``) or the code's (``CODE``)."""
     n_topics = a.shape[0]
     m, s = -np.inf, 0.0
     for t in range(n_topics):
@@ -235,7 +237,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                 a[t] = params.r[t] + x_sum[t]
             if j < n_words:
                 proposal(mode, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
-                if mode == EXACT:
+                if mode == L2R_E:
                     multinomial_into(rng, counts[j], rho, cumulative, x[j])
                     log_c = exact_conditional_logs(counts[j], a, log_pi[j], log1m_pi[j], conv,
                                                    term, nxt)
@@ -326,8 +328,6 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out, inner_samples=1
         proposal="paper"):
     """Fill ``out`` (D, R, K) with running L2R estimates at the sample sizes ``checkpoints``;
     task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
-    if proposal not in PROPOSALS:
-        raise ValueError(f"unknown L2R proposal {proposal!r}; choose one of {sorted(PROPOSALS)}")
     _l2r_kernel(docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed, KEY, keys,
                 run_keys, checkpoints, out)
 
@@ -335,7 +335,7 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out, inner_samples=1
 def run_exact(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
     """Fill ``out`` (D, R, K) with running L2R-E estimates (exact conditionals, eqs. 17-19);
     task (d, i) uses the stream (seed, KEY_EXACT, keys[d], run_keys[i])."""
-    _l2r_kernel(docs, params, EXACT, 1, gibbs, seed, KEY_EXACT, keys, run_keys, checkpoints,
+    _l2r_kernel(docs, params, L2R_E, 1, gibbs, seed, KEY_EXACT, keys, run_keys, checkpoints,
                 out)
 
 
@@ -345,3 +345,46 @@ def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, gibb
     (seed, KEY_SEQ, keys[d], run_keys[i] * P + q).  The caller keeps
     (max(run_keys) + 1) * P <= 2**63."""
     _seq_kernel(docs, params, gibbs, seed, keys, run_keys, checkpoints, out)
+
+
+def _l2r_cost(docs, t, s):
+    j = n_words(docs)
+    return s["samples"] * t * (s["gibbs"] * j * (j + 1) / 2 + (s["inner_samples"] + 1) * j)
+
+
+def _l2r_exact_cost(docs, t, s):
+    j = n_words(docs)
+    y = docs.counts.astype(np.float64)
+    conditional = per_document(docs, 2 * t + t * (y + 1) + (t - 1) * (y + 1) * (y + 2) / 2)
+    return s["samples"] * (s["gibbs"] * t * j * (j + 1) / 2 + conditional)
+
+
+def _l2r_seq_cost(docs, t, s):
+    j = n_words(docs)
+    return s["samples"] * t * (s["gibbs"] * j * (j - 1) / 2 + 2 * j)
+
+
+_GIBBS = Setting("gibbs", 1, "Gibbs iterations G per sample", minimum=1,
+                 note="its left-posterior chain needs at least one Gibbs iteration per sample")
+
+# the declarations of the methods (estimators/method.py); costs in topic-word site updates
+# (registry.py)
+L2R = Method(
+    "l2r", (Setting("samples", 1000, "samples S", minimum=1),
+            Setting("inner_samples", 1, "inner importance samples S'", minimum=1), _GIBBS,
+            Setting("proposal", "paper", "L2R proposal", kind=str, choices=tuple(PROPOSALS))),
+    cost=_l2r_cost, formula="S T (G J (J + 1) / 2 + (S' + 1) J)", budget="samples",
+    cheaper="lower gibbs or inner_samples", key=KEY, run=run,
+    nature="consistent, not unbiased for finite samples (left-to-right, seed 004)")
+L2R_EXACT = Method(
+    "l2r_exact", (Setting("samples", 1000, "samples S", minimum=1), _GIBBS),
+    cost=_l2r_exact_cost,
+    formula="S (G T J (J + 1) / 2 + sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2])",
+    budget="samples", cheaper="lower gibbs", key=KEY_EXACT, run=run_exact,
+    nature="consistent, not unbiased for finite samples (L2R with exact conditionals)")
+L2R_SEQ = Method(
+    "l2r_seq", (Setting("samples", 1000, "particles R", minimum=1),
+                Setting("gibbs", 1, "Gibbs iterations G per word (0: no rejuvenation)")),
+    cost=_l2r_seq_cost, formula="S T (G J (J - 1) / 2 + 2 J)", budget="samples",
+    cheaper="lower gibbs", key=KEY_SEQ, run=run_sequential,
+    nature="unbiased for p(y) (sequential left-to-right)")

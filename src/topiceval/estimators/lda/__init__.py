@@ -41,16 +41,22 @@ import numpy as np
 from topiceval import limits
 from topiceval.estimators.lda import exact as _exact
 from topiceval.estimators.lda import registry, tasks
+from topiceval.estimators.lda.ais import AIS_CODE
+from topiceval.estimators.lda.completion import AIS_DC_CODE, LR_DC_CODE
+from topiceval.estimators.lda.cost import Cost
 from topiceval.estimators.lda.inputs import (
     batches,
     build_tables,
     check_documents,
-    check_keys,
     check_params,
     check_prior_weights,
     completion_split,
 )
+from topiceval.estimators.lda.lr import LR_CODE
 from topiceval.estimators.lda.ratio_ais import Comparison, compare, compare_standard
+from topiceval.estimators.lda.settings import int_settings
+from topiceval.estimators.method import lookup
+from topiceval.validation import check_doc_keys, check_integer, check_seed
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -59,14 +65,6 @@ if TYPE_CHECKING:
 
 METHODS = tuple(registry.ESTIMATE)
 COMPLETION_METHODS = tuple(registry.COMPLETE)
-
-
-@dataclass(frozen=True)
-class Cost:
-    """Work of one call: Gibbs site updates (Table 1 units) and wall-clock seconds."""
-
-    site_updates: int
-    seconds: float
 
 
 @dataclass(frozen=True)
@@ -289,32 +287,24 @@ def complete_runs(
                 first_run, doc_keys, split, work_limit, settings)
 
 
-def _index(name, value, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if not minimum <= value < 2**63:
-        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
-    return int(value)
-
-
 def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
          work_limit, settings) -> Runs:
-    m = registry.lookup(method, table, what)
-    settings = registry.resolve_settings(m, settings)
+    m = lookup(table, method, what)
+    settings = m.resolve(settings)
     phi, alpha_m = check_params(phi, alpha_m)
     completion = table is registry.COMPLETE
     docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
     check_prior_weights(docs, phi, alpha_m)
-    keys = check_keys(doc_keys, len(docs))
+    keys = check_doc_keys(doc_keys, len(docs))
     n1 = completion_split(docs, split) if completion else None
-    seed = _index("seed", seed, 0)
-    runs = _index("runs", runs, 1)
-    first_run = _index("first_run", first_run, 0)
+    seed = check_seed(seed)
+    runs = check_integer("runs", runs, 1)
+    first_run = check_integer("first_run", first_run, 0)
     _check_limits(m, docs, n1, phi.shape[0], settings, runs, work_limit)
     shape = (len(docs), runs)
     out, alt = np.empty(shape), np.empty(shape)
     sites = np.zeros(shape, np.int64)
-    if m.code == 0:
+    if not m.sampled:
         start = time.perf_counter()
         _run_exact(docs, phi, alpha_m, n1, settings["max_work"], out, sites)
         seconds = time.perf_counter() - start
@@ -325,7 +315,7 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     if m.alternative:
         out, alt = alt, out
     forms = {method: out}
-    if m.code in (tasks.LR, tasks.LR_DC):
+    if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
     return Runs(method, out, sites, seconds, forms)
@@ -339,18 +329,19 @@ def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
     before running).  ``exact`` reports the work of its recursion (limited by ``max_work``)."""
     table, what = (registry.COMPLETE, "complete") if completion else (registry.ESTIMATE,
                                                                        "estimate")
-    m = registry.lookup(method, table, what)
-    settings = registry.resolve_settings(m, settings)
+    m = lookup(table, method, what)
+    settings = m.resolve(settings)
     n_topics, n_types = np.shape(phi)
     docs = check_documents(docs, n_types, min_length=2 if completion else 1)
     n1 = completion_split(docs, split) if completion else None
-    return _check_limits(m, docs, n1, n_topics, settings, _index("runs", runs, 1), work_limit)
+    return _check_limits(m, docs, n1, n_topics, settings, check_integer("runs", runs, 1),
+                         work_limit)
 
 
 def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit) -> np.ndarray:
     """Predicted work per document (one run); refuse over the work limit or memory."""
     lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
-    if m.code == 0:
+    if not m.sampled:
         for d, n in enumerate(lengths):
             _exact.check_size(int(n), n_topics, settings["max_work"], what=f"document {d}")
         return np.array([_exact.work(int(n), n_topics) for n in lengths], np.int64)
@@ -360,11 +351,12 @@ def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit) -> np.ndarr
                                                                        strict=True)], np.float64)
     limits.check_work(
         work, limit, method=m.name, units="site updates", lengths=lengths,
-        fitting=lambda d: registry.fitting_budget(m, int(lengths[d]), int(observed[d]),
-                                                  settings, limit))
+        fitting=lambda d: limits.fitting_budget(
+            m, lambda k: m.cost(int(lengths[d]), int(observed[d]), {**settings, m.budget: k}),
+            settings, limit))
     per_task = np.array([registry.task_memory(m, int(n), n_topics, settings) for n in lengths],
                         np.float64)
-    if m.code in (tasks.AIS, tasks.AIS_DC):  # the runs of a document share one task
+    if m.code in (AIS_CODE, AIS_DC_CODE):  # the runs of a document share one task
         per_task *= runs
     limits.check_memory(per_task, numba.get_num_threads() if runs * len(docs) > 1 else 1,
                         method=m.name, setting=m.budget or "the settings")
@@ -376,7 +368,7 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
 
     The kernel is first called with no runs, so that loading (or compiling) it is not timed.
     """
-    ipar = registry.int_settings(settings)
+    ipar = int_settings(settings)
     tau = registry.schedule_of(settings)
     run_keys = np.arange(first_run, first_run + out.shape[1], dtype=np.int64)
     previous = numba.get_parallel_chunksize()

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from topiceval.estimators.lda.chains import Chain, log_lik, sweep, temper_rows, urn_draw
+from topiceval.estimators.method import Method, Setting
 
 
 def schedule(temperatures) -> np.ndarray:
@@ -85,3 +86,22 @@ def ais_runs(tab, d, tau, rngs, logw):
             sweep(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
             logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
     return n_temps * n_tokens
+
+
+def n_temperatures(settings: dict) -> int:
+    """S, the number of temperatures of the resolved ``settings``' schedule."""
+    return schedule(settings["temperatures"]).shape[0] - 1
+
+
+def temperatures(default: int) -> Setting:
+    """The ``temperatures`` setting (S, or the schedule τ_1..τ_S; checked by ``schedule``)."""
+    return Setting("temperatures", default, "annealing temperatures S (linear schedule)",
+                   minimum=1, check=schedule)
+
+
+# the declaration of the method (estimators/method.py); AIS_CODE is its branch in tasks.run_tasks
+AIS_CODE = 5
+AIS = Method(
+    "ais", (temperatures(1000),), cost=lambda n, n1, s: n_temperatures(s) * n, formula="S N",
+    budget="temperatures", key=5, code=AIS_CODE,
+    nature="unbiased for P(w) (annealed importance sampling)")

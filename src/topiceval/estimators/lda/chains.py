@@ -145,6 +145,8 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, values, rng):
         n = np.uint64(hi - 1 - i if reverse else lo + i)  # unsigned: no wraparound checks
         row = np.uint64(rows[n] - row_base)
         if mode == SWEEP:
+            # inlined copy (remove z_n, drop its topic from the list in use): see also walk,
+            # rejuvenation.particle
             old = np.uint64(z[n])
             c = cnt[old] - 1
             cnt[old] = c
@@ -218,6 +220,7 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, values, rng):
             else:
                 x -= doc
         if k < 0:  # x falls in the prior bucket
+            # inlined copy (bisection of cq): see also rejuvenation.particle
             a = 0
             b = n_topics - 1
             while a < b:
@@ -227,6 +230,8 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, values, rng):
                 else:
                     a = mid + 1
             k = a
+        # inlined copy (set z_n, add its topic to the list in use): see also walk,
+        # rejuvenation.particle
         z[n] = k
         uk = np.uint64(k)
         c = cnt[uk]
@@ -260,6 +265,8 @@ def walk(ch, pw, cq, rows, am, target):
     out = 0.0
     for n in range(rows.shape[0]):
         row = np.uint64(rows[n])
+        # inlined copy (remove z_n, drop its topic from the list in use): see also scan,
+        # rejuvenation.particle
         old = np.uint64(z[n])
         c = cnt[old] - 1
         cnt[old] = c
@@ -271,7 +278,7 @@ def walk(ch, pw, cq, rows, am, target):
                 nz[jj] = nz[jj + 1]
             nnz -= 1
         acc = 0.0
-        if 2 * nnz <= n_topics:
+        if 2 * nnz <= n_topics:  # inlined copy (the weight sum Z_n): see also scan
             for j in range(nnz):
                 t = np.uint64(nz[j])
                 acc += pw[row, t] * cnt[t]
@@ -291,6 +298,8 @@ def walk(ch, pw, cq, rows, am, target):
             if prod < _FLUSH:
                 out += math.log(prod)
                 prod = 1.0
+        # inlined copy (set z_n, add its topic to the list in use): see also scan,
+        # rejuvenation.particle
         z[n] = k
         cnt[uk] = c + 1
         if c == 0:
@@ -335,7 +344,7 @@ def left_to_right(ch, pw, cq, rows, am, values, rng):
 
 
 @njit(cache=True)
-def evaluate(ch, pw, cq, rows, am, lo, hi, rng):
+def sum_log_normalisers(ch, pw, cq, rows, am, lo, hi, rng):
     """EVAL positions lo..hi-1: sum_n log Z_n, the state unchanged."""
     return scan(ch, pw, cq, rows, np.int64(0), am, np.int64(lo), np.int64(hi),
                 np.bool_(False), np.int64(EVAL), np.empty(0), rng)

@@ -36,6 +36,8 @@ from topiceval.estimators.lda.chains import (
     sweep,
     walk,
 )
+from topiceval.estimators.lda.settings import setting
+from topiceval.estimators.method import Method
 
 
 @njit(cache=True)
@@ -108,3 +110,13 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     logp = log_joint - lse_finish(acc_m, acc_s, samples)
     return logp, logp, (burnin + passes + 2 * samples) * n_tokens
+
+
+# the declaration of the method (estimators/method.py); CHIB_CODE is its branch in tasks.run_tasks
+CHIB_CODE = 6
+CHIB = Method(
+    "chib", (setting("samples", 1000, "chain length S"),
+             setting("burnin", 5, "Gibbs sweeps G0 before ICM"),
+             setting("iterations", 20, "most ICM passes choosing z*")),
+    cost=lambda n, n1, s: 2 * s["samples"] * n, formula="2 S N", budget="samples", key=6,
+    code=CHIB_CODE, nature="unbiased for P(w) (Chib-style)")

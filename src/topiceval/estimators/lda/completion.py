@@ -29,18 +29,29 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add
-from topiceval.estimators.lda.ais import chain_views, new_chains
+from topiceval.estimators.lda.ais import chain_views, n_temperatures, new_chains, temperatures
 from topiceval.estimators.lda.chains import (
-    evaluate,
     init_uniform,
     log_lik,
     lse_finish,
     new_chain,
+    sum_log_normalisers,
     sweep,
     temper_rows,
     urn_draw,
 )
-from topiceval.estimators.lda.lr import particle_log_weights, sequential, wallach
+from topiceval.estimators.lda.lr import (
+    LR_KEY,
+    LR_SETTINGS,
+    lr_cost,
+    lr_formula,
+    particle_log_weights,
+    particle_memory,
+    sequential,
+    wallach,
+)
+from topiceval.estimators.lda.settings import setting
+from topiceval.estimators.method import Method
 
 
 @njit(cache=True)
@@ -67,7 +78,7 @@ def et_document(tab, d, burnin, samples, rng):
     acc_s = 0.0
     for _ in range(samples):
         sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
-        ell = evaluate(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
+        ell = sum_log_normalisers(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, (burnin + samples) * n1 + samples * n2
@@ -115,3 +126,29 @@ def lr_dc_document(tab, d, particles, resample, rng):
     sites = particle_log_weights(tab, d, particles, resample, rng, a)
     seq = sequential(a, 0, n_tokens) - sequential(a, 0, n1)
     return seq, wallach(a, n1, n_tokens), sites
+
+
+# the declarations of the completion methods (estimators/method.py); *_CODE: their branches in
+# tasks.run_tasks
+ET_CODE = 8
+ET = Method(
+    "et", (setting("burnin", 500, "Gibbs sweeps B on the first part"),
+           setting("samples", 2000, "samples S of theta")),
+    cost=lambda n, n1, s: (s["burnin"] + s["samples"]) * n1 + s["samples"] * (n - n1),
+    formula="(B + S) N1 + S N2", budget="samples", key=11, code=ET_CODE,
+    nature="neither unbiased nor consistent (estimated theta, clamped over w2)")
+AIS_DC_CODE = 9
+AIS_DC = Method(
+    "ais", (setting("burnin", 500, "Gibbs sweeps B on the first part"), temperatures(1500)),
+    cost=lambda n, n1, s: s["burnin"] * n1 + n_temperatures(s) * n - n1,
+    formula="B N1 + N2 + (S - 1) N", budget="temperatures", key=12, code=AIS_DC_CODE,
+    nature="unbiased for P(w2 | w1) up to the imperfect burn-in (annealed importance sampling)")
+LR_DC_CODE = 10
+LR_DC = Method(
+    "lr", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
+    memory=particle_memory, key=LR_KEY, code=LR_DC_CODE,
+    nature="consistent, not unbiased (a ratio of sequential left-to-right estimates)")
+LR_WALLACH_DC = Method(
+    "lr_wallach", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
+    memory=particle_memory, key=LR_KEY, code=LR_DC_CODE, alternative=True,
+    nature="not unbiased: Wallach's Algorithm 3 as printed over the second part")

@@ -33,6 +33,7 @@ from numba import njit
 
 from topiceval._numba import categorical, rng_state
 from topiceval.estimators.lda.inputs import check_documents, check_params
+from topiceval.estimators.method import Method, Setting
 
 DEFAULT_MAX_WORK = 400_000_000
 
@@ -251,3 +252,12 @@ def posterior_samples(
     logphi_w = _logphi_w(doc, phi)
     _, layers, offsets = _forward(logphi_w, alpha_m, True)
     return _backward(logphi_w, alpha_m, layers, offsets, int(size), rng_state(seed))
+
+
+# the declaration of the method (estimators/method.py), of both ``estimate`` and ``complete``: its
+# work is that of the recursion, refused above ``max_work`` (``check_size``), not site updates
+EXACT = Method(
+    "exact", (Setting("max_work", DEFAULT_MAX_WORK, "most operations of the exact recursion",
+                      minimum=1),),
+    cost=lambda n, n1, s: 0, formula="T^2 C(N + T, T) operations (no site updates)",
+    sampled=False, nature="exact (forward recursion)")

@@ -18,6 +18,8 @@ from numba import njit
 
 from topiceval._numba import lse_add, lse_value
 from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep
+from topiceval.estimators.lda.settings import setting
+from topiceval.estimators.method import Method
 
 
 @njit(cache=True)
@@ -37,3 +39,13 @@ def hm_document(tab, d, burnin, samples, rng):
         acc_m, acc_s = lse_add(acc_m, acc_s, -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens))
     logp = math.log(samples) - lse_value(acc_m, acc_s)
     return logp, logp, (burnin + samples) * n_tokens
+
+
+# the declaration of the method (estimators/method.py); HM_CODE is its branch in tasks.run_tasks
+HM_CODE = 4
+HM = Method(
+    "hm", (setting("burnin", 1000), setting("samples", 1000, "posterior samples S")),
+    cost=lambda n, n1, s: (s["burnin"] + s["samples"]) * n, formula="N (B + S)",
+    budget="samples", key=4, code=HM_CODE,
+    nature="biased upward, often by hundreds of nats: the harmonic mean; never use it to "
+           "compare models")

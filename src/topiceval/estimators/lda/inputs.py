@@ -24,8 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from topiceval.corpus import Corpus, reject_count_matrix
 from topiceval.models import check_lda_params
+from topiceval.validation import check_token_ids, token_documents
 
 # Table entries per batch: documents are evaluated in batches whose tables hold at most this
 # many floats per array (keys are per document, so batching never changes a result).
@@ -55,30 +55,9 @@ def check_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
 
 
 def check_documents(docs, n_types: int, *, min_length: int = 1) -> list[np.ndarray]:
-    """Documents as int64 arrays, each with >= ``min_length`` tokens, all inside the vocabulary."""
-    reject_count_matrix(docs)
-    if isinstance(docs, np.ndarray) and docs.ndim == 1 and docs.dtype != object:
-        raise ValueError("docs must be a sequence of documents (1-D token arrays), not one array")
-    if isinstance(docs, Corpus):
-        out = [docs.tokens[a:b].astype(np.int64) for a, b in zip(docs.offsets[:-1],
-                                                                   docs.offsets[1:], strict=True)]
-    else:
-        out = []
-        for d, doc in enumerate(docs):
-            if isinstance(doc, (str, bytes)):
-                raise ValueError(
-                    f"document {d} is a string; the estimators take token ids of phi's columns: "
-                    "build the documents with Corpus.from_tokens / Corpus.from_texts and the "
-                    "model's vocabulary, or use topiceval.evaluate"
-                )
-            out.append(np.asarray(doc))
-        for d, doc in enumerate(out):
-            if doc.ndim != 1 or (doc.size and doc.dtype.kind not in "iu"):
-                raise ValueError(
-                    f"document {d} must be a 1-D sequence of integer token ids, got shape "
-                    f"{doc.shape} and dtype {doc.dtype}"
-                )
-        out = [doc.astype(np.int64, copy=False) for doc in out]
+    """Documents as int64 arrays (``validation.token_documents``), each with >= ``min_length``
+    tokens, all inside the vocabulary of phi."""
+    out = token_documents(docs)
     if not out:
         raise ValueError("docs is empty: pass at least one document")
     lengths = np.array([doc.shape[0] for doc in out])
@@ -91,14 +70,8 @@ def check_documents(docs, n_types: int, *, min_length: int = 1) -> list[np.ndarr
             f"document {d} has {lengths[d]} token(s); document completion needs at least "
             f"{min_length} (an observed and an evaluated part)"
         )
-    tokens = np.concatenate(out)
-    bad = np.flatnonzero((tokens < 0) | (tokens >= n_types))
-    if bad.size:
-        d = int(np.searchsorted(np.cumsum(lengths), bad[0], side="right"))
-        raise ValueError(
-            f"document {d} has token id {tokens[bad[0]]} outside the vocabulary of phi "
-            f"(ids 0..{n_types - 1})"
-        )
+    offsets = np.concatenate(([0], np.cumsum(lengths)))
+    check_token_ids(offsets, np.concatenate(out), n_types, "the vocabulary of phi")
     return out
 
 
@@ -117,18 +90,6 @@ def check_prior_weights(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.nda
             f"alpha_m[{t}] * phi[{t}, {v}] = {weights[t, j]:.3g} (word {v} of document {d}) is "
             "below the smallest normal double 2.2e-308: the samplers draw from weights "
             "proportional to alpha m_t phi_(v|t) and would lose their precision; rescale alpha_m")
-
-
-def check_keys(keys, n_docs: int, name: str = "doc_keys") -> np.ndarray:
-    """Non-negative distinct integer keys, one per document (default 0..D-1)."""
-    if keys is None:
-        return np.arange(n_docs, dtype=np.int64)
-    arr = np.asarray(keys)
-    if arr.shape != (n_docs,) or not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"{name} must be {n_docs} integers (one per document), got {arr!r}")
-    if arr.size and (arr.min() < 0 or np.unique(arr).size != arr.size):
-        raise ValueError(f"{name} must be distinct non-negative integers")
-    return arr.astype(np.int64)
 
 
 def completion_split(docs: list[np.ndarray], split) -> np.ndarray:

@@ -22,6 +22,8 @@ from numba import njit
 
 from topiceval._numba import log_dirichlet_into, lse_add
 from topiceval.estimators.lda.chains import lse_finish
+from topiceval.estimators.lda.settings import setting
+from topiceval.estimators.method import Method
 
 
 @njit(cache=True)
@@ -65,3 +67,17 @@ def is_pt_document(tab, d, samples, rng):
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, samples * n_tokens
 
+
+def importance_cost(n: int, n1: int, s: dict) -> int:
+    """Site updates of S importance samples of N tokens: S N (Table 1, is_pt and is_pzw)."""
+    return s["samples"] * n
+
+
+IMPORTANCE_SAMPLES = setting("samples", 1000, "importance samples S")
+
+# the declaration of the method (estimators/method.py); IS_PT_CODE is its branch in tasks.run_tasks
+IS_PT_CODE = 1
+IS_PT = Method(
+    "is_pt", (IMPORTANCE_SAMPLES,), cost=importance_cost, formula="S N", budget="samples",
+    key=1, code=IS_PT_CODE,
+    nature="unbiased for P(w), high variance (importance sampling from the prior)")

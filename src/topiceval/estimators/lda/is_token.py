@@ -29,6 +29,9 @@ from numba import njit
 
 from topiceval._numba import lse_add, search_cumulative, uniform
 from topiceval.estimators.lda.chains import log_prior, lse_finish
+from topiceval.estimators.lda.is_prior import IMPORTANCE_SAMPLES, importance_cost
+from topiceval.estimators.lda.settings import setting
+from topiceval.estimators.method import Method
 
 
 @njit(cache=True)
@@ -129,3 +132,17 @@ def is_ip_document(tab, d, iterations, samples, rng):
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, (iterations + samples) * (hi - lo)
+
+
+# the declarations of the methods (estimators/method.py); *_CODE: their branches in tasks.run_tasks
+IS_PZW_CODE = 2
+IS_PZW = Method(
+    "is_pzw", (IMPORTANCE_SAMPLES,), cost=importance_cost, formula="S N", budget="samples",
+    key=2, code=IS_PZW_CODE,
+    nature="unbiased for P(w), high variance (per-token importance sampling)")
+IS_IP_CODE = 3
+IS_IP = Method(
+    "is_ip", (IMPORTANCE_SAMPLES, setting("iterations", 20, "proposal updates I")),
+    cost=lambda n, n1, s: (s["iterations"] + s["samples"]) * n, formula="(I + S) N",
+    budget="samples", key=3, code=IS_IP_CODE,
+    nature="unbiased for P(w), high variance (iterated pseudo-counts)")

@@ -94,15 +94,16 @@ from topiceval.estimators.lda.chains import (
     sweep,
     urn_draw,
 )
+from topiceval.estimators.lda.cost import Cost
 from topiceval.estimators.lda.inputs import (
     batches,
     build_tables,
     check_documents,
-    check_keys,
     check_prior_weights,
     completion_split,
 )
 from topiceval.models import check_lda_params
+from topiceval.validation import check_doc_keys, check_integer, check_seed
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -335,19 +336,9 @@ class Comparison:
     seconds: float
 
     @property
-    def cost(self):
-        """``lda.Cost(site_updates, seconds)`` of the call."""
-        from topiceval.estimators.lda import Cost
-
+    def cost(self) -> Cost:
+        """``Cost(site_updates, seconds)`` of the call."""
         return Cost(int(self.site_updates.sum()), self.seconds)
-
-
-def _integer(name, value, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
-    if not minimum <= value < 2**63:
-        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
-    return int(value)
 
 
 def _settings(settings: dict) -> dict:
@@ -356,8 +347,8 @@ def _settings(settings: dict) -> dict:
         raise ValueError(f"unknown setting(s) {', '.join(unknown)} for compare; allowed: "
                          f"{', '.join(sorted(DEFAULTS))}")
     out = {**DEFAULTS, **settings}
-    out["burnin"] = _integer("burnin", out["burnin"], 0)
-    out["max_work"] = _integer("max_work", out["max_work"], 1)
+    out["burnin"] = check_integer("burnin", out["burnin"], 0)
+    out["max_work"] = check_integer("max_work", out["max_work"], 1)
     out["work_limit"] = limits.resolve_limit(out["work_limit"], limits.DEFAULT_WORK_LIMIT["lda"])
     threshold = out["threshold"]
     if isinstance(threshold, (bool, np.bool_)) or not isinstance(
@@ -409,7 +400,7 @@ def check_inputs(docs, model_a, model_b, *, completion=False, split=None, doc_ke
     check_prior_weights(docs, phi_b, am_b)
     am = np.stack([_per_document(am_a, len(docs), "model_a"),
                    _per_document(am_b, len(docs), "model_b")])
-    keys = check_keys(doc_keys, len(docs))
+    keys = check_doc_keys(doc_keys, len(docs))
     if completion:
         n1 = completion_split(docs, split)
     elif split is not None:
@@ -571,8 +562,8 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
     s = _settings(settings)
     docs, phi, am, keys, n1 = check_inputs(docs, model_a, model_b, completion=completion,
                                            split=s["split"], doc_keys=s["doc_keys"])
-    samples = _integer("samples", samples, 1)
-    seed = _integer("seed", seed, 0)
+    samples = check_integer("samples", samples, 1)
+    seed = check_seed(seed)
     n_temps = schedule(temperatures).shape[0] - 1  # validates
     streams = streams_of(bool(completion), bool(reciprocal))
     _check_limits(docs, samples, s["burnin"] + n_temps, s["work_limit"])
@@ -646,8 +637,8 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     from topiceval.estimators import lda
 
     docs, phi, am, keys, _ = check_inputs(docs, model_a, model_b, doc_keys=doc_keys)
-    samples = _integer("samples", samples, 1)
-    seed = _integer("seed", seed, 0)
+    samples = check_integer("samples", samples, 1)
+    seed = check_seed(seed)
     out = np.zeros(len(docs))
     sites = np.zeros(len(docs), np.int64)
     seconds = 0.0

@@ -123,6 +123,8 @@ def particle(ch, rc, pw, cq, rows, am, values, rng):
             r = local[ui]
             c = 0
             if i < n:  # site update (1.5): the old topic first
+                # inlined copy (remove z_i, drop its topic from the list in use): see also
+                # chains.scan, chains.walk
                 old = np.uint64(z[ui])
                 c = cnt[old] - 1
                 cnt[old] = c
@@ -165,6 +167,7 @@ def particle(ch, rc, pw, cq, rows, am, values, rng):
             if i < n:
                 cnt[old] = c
             if k < 0:  # x falls in the prior bucket
+                # inlined copy (bisection of cq): see also chains.scan
                 x -= acc
                 a = 0
                 b = last
@@ -180,6 +183,7 @@ def particle(ch, rc, pw, cq, rows, am, values, rng):
                 z[ui] = k
                 for q in range(width):
                     cache[q] += pwt[uk, q] - pwt[old, q]
+            # inlined copy (add the topic to the list in use): see also chains.scan, chains.walk
             c = cnt[uk]
             cnt[uk] = c + 1
             if c == 0:

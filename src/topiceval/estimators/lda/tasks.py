@@ -21,34 +21,44 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import seed_into
-from topiceval.estimators.lda.ais import ais_runs
-from topiceval.estimators.lda.chib import chib_document
-from topiceval.estimators.lda.completion import ais_dc_runs, et_document, lr_dc_document
-from topiceval.estimators.lda.hm import hm_document
-from topiceval.estimators.lda.is_prior import is_pt_document
-from topiceval.estimators.lda.is_token import is_ip_document, is_pzw_document
-from topiceval.estimators.lda.lr import lr_document
-
-# dispatch codes
-IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, ET, AIS_DC, LR_DC = range(1, 11)
-# slots of the integer settings array
-SAMPLES, BURNIN, ITERATIONS, PARTICLES, RESAMPLE = range(5)
-N_INT_SETTINGS = 5
+from topiceval.estimators.lda.ais import AIS_CODE, ais_runs
+from topiceval.estimators.lda.chib import CHIB_CODE, chib_document
+from topiceval.estimators.lda.completion import (
+    AIS_DC_CODE,
+    ET_CODE,
+    LR_DC_CODE,
+    ais_dc_runs,
+    et_document,
+    lr_dc_document,
+)
+from topiceval.estimators.lda.hm import HM_CODE, hm_document
+from topiceval.estimators.lda.is_prior import IS_PT_CODE, is_pt_document
+from topiceval.estimators.lda.is_token import (
+    IS_IP_CODE,
+    IS_PZW_CODE,
+    is_ip_document,
+    is_pzw_document,
+)
+from topiceval.estimators.lda.lr import LR_CODE, lr_document
+from topiceval.estimators.lda.settings import BURNIN, ITERATIONS, PARTICLES, RESAMPLE, SAMPLES
 
 
 @njit(parallel=True, cache=True)
 def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
-    """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring)."""
+    """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring).
+
+    ``code`` is a method's ``Method.code``, declared with it (``*_CODE``); ``ipar`` holds the
+    integer settings at the slots of ``settings.py`` (``settings.int_settings``)."""
     n_runs = run_keys.shape[0]
     n_docs = tab.doc_off.shape[0] - 1
     if n_runs == 0:
         return
-    if code == AIS or code == AIS_DC:
+    if code == AIS_CODE or code == AIS_DC_CODE:
         for d in prange(n_docs):
             rngs = np.empty((n_runs, 4), np.uint64)
             for r in range(n_runs):
                 seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
-            if code == AIS:
+            if code == AIS_CODE:
                 s = ais_runs(tab, d, tau, rngs, out[d])
             else:
                 s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d])
@@ -60,21 +70,21 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
         r = task - d * n_runs
         rng = np.empty(4, np.uint64)
         seed_into(rng, seed, key, tab.keys[d], run_keys[r])
-        if code == IS_PT:
+        if code == IS_PT_CODE:
             v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng)
-        elif code == IS_PZW:
+        elif code == IS_PZW_CODE:
             v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng)
-        elif code == IS_IP:
+        elif code == IS_IP_CODE:
             v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng)
-        elif code == HM:
+        elif code == HM_CODE:
             v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
-        elif code == CHIB:
+        elif code == CHIB_CODE:
             v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng)
-        elif code == LR:
+        elif code == LR_CODE:
             v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
-        elif code == ET:
+        elif code == ET_CODE:
             v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
-        elif code == LR_DC:
+        elif code == LR_DC_CODE:
             v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
         else:
             v, w, s = np.nan, np.nan, -1

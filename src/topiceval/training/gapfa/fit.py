@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,21 +11,10 @@ from topiceval.counts import as_count_matrix
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
 from topiceval.training.gapfa import sampler
+from topiceval.validation import check_integer, check_positive, check_seed
 
 if TYPE_CHECKING:
     from topiceval._types import CountMatrix
-
-
-def _positive(name: str, value) -> float:
-    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
-
-
-def _count(name: str, value, minimum: int) -> int:
-    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 def fit_gapfa(
@@ -79,16 +67,17 @@ def fit_gapfa(
         the number of active topics per iteration.
     """
     mat = as_count_matrix(counts)
-    n_topics = _count("n_topics", n_topics, 1)
-    iterations = _count("iterations", iterations, 1)
-    burnin = _count("burnin", burnin, 0)
+    n_topics = check_integer("n_topics", n_topics, 1)
+    iterations = check_integer("iterations", iterations, 1)
+    burnin = check_integer("burnin", burnin, 0)
     if burnin >= iterations:
         raise ValueError(f"burnin ({burnin}) must be smaller than iterations ({iterations})")
-    epsilon = 1.0 / n_topics if epsilon is None else _positive("epsilon", epsilon)
+    epsilon = 1.0 / n_topics if epsilon is None else check_positive("epsilon", epsilon)
     if epsilon >= 1.0:
         raise ValueError(f"epsilon must lie in (0, 1), got {epsilon!r}")
-    hyper = sampler.Hyper(_positive("a_phi", a_phi), _positive("r", r), _positive("c", c), epsilon)
-    seed = _count("seed", seed, 0)
+    hyper = sampler.Hyper(check_positive("a_phi", a_phi), check_positive("r", r),
+                          check_positive("c", c), epsilon)
+    seed = check_seed(seed)
     n_docs, n_types = mat.shape
     data = sampler.Counts(
         np.ascontiguousarray(mat.indptr, dtype=np.int64),

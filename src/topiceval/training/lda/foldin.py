@@ -32,13 +32,9 @@ from numba import njit, prange
 from topiceval._numba import categorical, randint, seed_into
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
+from topiceval.training.lda.documents import prepare_documents
 from topiceval.training.lda.gibbs import GibbsResult
-from topiceval.training.lda.validation import (
-    check_count,
-    check_seed,
-    check_threads,
-    prepare_documents,
-)
+from topiceval.validation import check_integer, check_seed, check_threads
 
 METHODS = ("query", "fixed_phi")
 KEY_DOCUMENT = 301
@@ -182,8 +178,8 @@ def fold_in(source: GibbsResult | LDAModel, docs, *, method: str = "query", join
     model = source.model if isinstance(source, GibbsResult) else source
     if not isinstance(model, LDAModel):
         raise ValueError(f"expected a GibbsResult or an LDAModel, got {type(source).__name__}")
-    sweeps = check_count("sweeps", sweeps, 1)
-    keep = check_count("keep", keep, 1)
+    sweeps = check_integer("sweeps", sweeps, 1)
+    keep = check_integer("keep", keep, 1)
     if keep > sweeps:
         raise ValueError(f"keep ({keep}) cannot exceed sweeps ({sweeps})")
     seed = check_seed(seed)

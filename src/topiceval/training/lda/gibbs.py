@@ -24,13 +24,13 @@ import pandas as pd
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
 from topiceval.training.lda import hyper, sampler
-from topiceval.training.lda.validation import (
+from topiceval.training.lda.documents import prepare_documents
+from topiceval.validation import (
     check_alpha_m,
-    check_count,
+    check_integer,
     check_positive,
     check_seed,
     check_threads,
-    prepare_documents,
 )
 
 if TYPE_CHECKING:
@@ -97,8 +97,8 @@ def _check_optimize(optimize) -> dict | None:
         )
     if not isinstance(opt["beta"], bool):
         raise ValueError(f"optimize beta must be True or False, got {opt['beta']!r}")
-    check_count("optimize burnin", opt["burnin"], 0)
-    check_count("optimize interval", opt["interval"], 1)
+    check_integer("optimize burnin", opt["burnin"], 0)
+    check_integer("optimize interval", opt["interval"], 1)
     check_positive("optimize scale", opt["scale"])
     if opt["shape"] is not None and not (np.isfinite(opt["shape"]) and opt["shape"] >= 0):
         raise ValueError(f"optimize shape must be >= 0, got {opt['shape']!r}")
@@ -110,8 +110,8 @@ def _check_save_states(save_states, sweeps: int) -> tuple[int, int] | None:
         return None
     if not isinstance(save_states, dict) or set(save_states) - {"start", "lag"}:
         raise ValueError("save_states must be None or a dict with keys 'start' and 'lag'")
-    start = check_count("save_states start", save_states.get("start", sweeps), 1)
-    lag = check_count("save_states lag", save_states.get("lag", 10), 10)
+    start = check_integer("save_states start", save_states.get("start", sweeps), 1)
+    lag = check_integer("save_states lag", save_states.get("lag", 10), 10)
     if start > sweeps:
         raise ValueError(f"save_states start ({start}) is after the last sweep ({sweeps})")
     return start, lag
@@ -212,16 +212,16 @@ def fit_gibbs(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *, sweeps:
     """
     started = time.perf_counter()
     offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
-    n_topics = check_count("n_topics", n_topics, 1)
+    n_topics = check_integer("n_topics", n_topics, 1)
     if n_topics >= sampler.MAX_TOPICS:
         raise ValueError(f"n_topics must be below {sampler.MAX_TOPICS}")
-    sweeps = check_count("sweeps", sweeps, 0)
+    sweeps = check_integer("sweeps", sweeps, 0)
     alpha_m = check_alpha_m(alpha_m, n_topics, 50.0)
     beta = check_positive("beta", beta)
     opt = _check_optimize(optimize)
     blocks = check_threads(threads)
     seed = check_seed(seed)
-    record_every = check_count("record_every", record_every, 1)
+    record_every = check_integer("record_every", record_every, 1)
     saving = _check_save_states(save_states, sweeps)
     if tokens.size == 0:
         raise ValueError("the corpus has no tokens to train on")

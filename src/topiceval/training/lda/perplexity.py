@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from topiceval.training.lda.validation import prepare_documents
+from topiceval.training.lda.documents import prepare_documents
 
 _CHUNK_CELLS = 4_000_000
 

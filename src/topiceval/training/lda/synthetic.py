@@ -25,7 +25,7 @@ from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
 from topiceval.training.lda.gibbs import fit_gibbs
-from topiceval.training.lda.validation import check_count, check_seed, check_threads
+from topiceval.validation import check_integer, check_seed, check_threads
 
 KEY_SYNTHETIC = 401
 SEED002_SETS = {"synthetic-3": (3, 500), "synthetic-50": (50, 200)}
@@ -77,7 +77,7 @@ def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     vocabulary is the model's (word ids as strings when it has none); ``meta["synthetic"]``
     records the generator.
     """
-    n_docs = check_count("n_docs", n_docs, 1)
+    n_docs = check_integer("n_docs", n_docs, 1)
     lengths = np.broadcast_to(np.asarray(doc_length), (n_docs,)).copy()
     offsets, tokens, _, _ = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
     vocab = model.vocab if model.vocab is not None else [str(v) for v in range(model.n_types)]

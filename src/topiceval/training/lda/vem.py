@@ -53,13 +53,8 @@ from numba import njit, prange
 from topiceval._numba import digamma, log_rising, seed_into, uniform
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
-from topiceval.training.lda.validation import (
-    check_count,
-    check_positive,
-    check_seed,
-    check_threads,
-    prepare_documents,
-)
+from topiceval.training.lda.documents import prepare_documents
+from topiceval.validation import check_integer, check_positive, check_seed, check_threads
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -282,11 +277,11 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     """
     started = time.perf_counter()
     offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
-    n_topics = check_count("n_topics", n_topics, 1)
+    n_topics = check_integer("n_topics", n_topics, 1)
     if variant not in VARIANTS:
         raise ValueError(f"unknown VEM variant {variant!r}; expected one of {VARIANTS}")
     alpha = _check_alpha(alpha, n_topics)
-    max_iter = check_count("max_iter", max_iter, 1)
+    max_iter = check_integer("max_iter", max_iter, 1)
     tol = check_positive("tol", tol)
     seed = check_seed(seed)
     threads = check_threads(threads)

@@ -1,0 +1,13 @@
+"""``Cost``: the work of one LDA estimator call, in the units of Wallach et al. 2009 Table 1."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Work of one call: Gibbs site updates (Table 1 units) and wall-clock seconds."""
+
+    site_updates: int
+    seconds: float
