@@ -216,7 +216,7 @@ def test_gibbs_sweeps_match_reference_state_by_state(alpha, layout):
     ref.BRANCHES.clear()
     for sweep in range(12):
         reverse = sweep % 3 == 2
-        chains.sweep(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
+        chains.sweep_chain(ch, tab.pw, tab.cq, tab.rows, 0, am, 0, doc.size, reverse, rng)
         order = range(doc.size - 1, -1, -1) if reverse else range(doc.size)
         for n in order:
             in_use = np.count_nonzero(np.bincount(np.delete(z, n), minlength=am.size))

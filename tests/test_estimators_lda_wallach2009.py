@@ -16,7 +16,7 @@ from topiceval.estimators import lda
 from topiceval.experiments import wallach2009 as w
 from topiceval.models import GaPModel, LDAModel, save_model
 from topiceval.plots import wallach2009 as plots
-from topiceval.seeds import derived_seed
+from topiceval.seeds import derive_seed
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +87,7 @@ def test_shards_do_not_depend_on_blocking(data):
     lr_rows = w.run_shard(pick(one, "LR 1"), docs, phi, am, runs=2)
     assert set(lr_rows["method"]) == {"lr", "lr_wallach"}
     expected = lda.estimate_runs("lr", [docs[1]], phi, am, runs=2, doc_keys=[1],
-                                 seed=derived_seed(0, "toy", "LR 1", "estimate"),
+                                 seed=derive_seed(0, "toy", "LR 1", "estimate"),
                                  particles=w.cost_matched_particles(20, 2))
     got = lr_rows[(lr_rows["doc"] == 1) & (lr_rows["method"] == "lr")]["logp"].to_numpy()
     np.testing.assert_array_equal(got, expected.logp[0])
@@ -167,10 +167,10 @@ def test_perturbation_shards_and_summary(data):
 def test_cost_table_and_workload(data):
     docs, phi, am = data
     doc = np.concatenate(docs[:3])
-    settings = (w.Setting("IS-PT", "is_pt", samples=10),
-                w.Setting("LR", "lr", particles=2, resample=True),
-                w.Setting("LR (no rejuvenation)", "lr", particles=2, resample=False),
-                w.Setting("CS", "chib", samples=10))
+    settings = (w.Configuration("IS-PT", "is_pt", samples=10),
+                w.Configuration("LR", "lr", particles=2, resample=True),
+                w.Configuration("LR (no rejuvenation)", "lr", particles=2, resample=False),
+                w.Configuration("CS", "chib", samples=10))
     table = w.cost_table(doc, phi, am, settings=settings, repeats=1)
     n = doc.size
     assert table["table1_site_updates"].tolist() == [10 * n, 2 * n * (n - 1) // 2, 2 * n,

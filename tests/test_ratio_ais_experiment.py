@@ -12,7 +12,7 @@ from topiceval.estimators.lda import exact
 from topiceval.experiments import foulds_smyth as fs
 from topiceval.experiments.timings import split_timings
 from topiceval.plots import foulds_smyth as plots
-from topiceval.seeds import derived_seed
+from topiceval.seeds import derive_seed
 
 
 @pytest.fixture(scope="module")
@@ -75,13 +75,13 @@ def test_shards_do_not_depend_on_blocking_and_match_the_estimators(data):
     pd.testing.assert_frame_equal(one[cols], two[cols])
     pert = fs.perturbed_topics(phi)
     row = one[(one["method"] == "ratio_ais") & (one["budget"] == "expensive")]
-    seed = derived_seed(3, "003-F1", "ratio_ais", "expensive")
+    seed = derive_seed(3, "003-F1", "ratio_ais", "expensive")
     res = lda.compare(docs, (phi, am), (pert, am), samples=3, temperatures=60, seed=seed,
                       burnin=10)
     np.testing.assert_array_equal(row["log_ratio"], res.log_ratio)
     np.testing.assert_array_equal(row["reciprocal_gap"], res.reciprocal_gap)
     std = one[(one["method"] == "standard") & (one["budget"] == "cheap")]
-    seed = derived_seed(3, "003-F1", "standard", "cheap")
+    seed = derive_seed(3, "003-F1", "standard", "cheap")
     np.testing.assert_allclose(std["log_ratio"], lda.compare_standard(
         docs, (phi, am), (pert, am), samples=1, temperatures=20, seed=seed), rtol=1e-12)
     assert std["reverse"].isna().all() and not std["suspect"].any()

@@ -39,6 +39,7 @@ import scipy.sparse as sp
 from topiceval.counts import as_count_matrix
 from topiceval.io import atomic_path
 from topiceval.npzfile import NpzMembers, read_npz
+from topiceval.seeds import generator
 from topiceval.validation import check_seed
 from topiceval.vocabulary import (
     COLUMN_IDS,
@@ -221,7 +222,7 @@ class Corpus(Sequence):
         """A corpus from a (D, V) document-word count matrix (dense or scipy.sparse).
 
         Bag-of-words rows have no token order, so each row is expanded into a token sequence in
-        a random order drawn from ``numpy.random.default_rng([seed, d])`` for document d, and
+        a random order drawn from ``topiceval.seeds.generator(seed, d)`` for document d, and
         ``meta["ordered"]`` is ``False``.
 
         Parameters
@@ -266,7 +267,7 @@ class Corpus(Sequence):
         for d in range(mat.shape[0]):
             lo, hi = mat.indptr[d], mat.indptr[d + 1]
             tokens = np.repeat(mat.indices[lo:hi], mat.data[lo:hi])
-            docs.append(np.random.default_rng([int(seed), d]).permutation(tokens))
+            docs.append(generator(seed, d).permutation(tokens))
         meta["expansion_seed"] = int(seed)
         return cls.from_documents(docs, words, names, split, meta)
 

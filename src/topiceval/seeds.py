@@ -1,107 +1,89 @@
-"""The seed-derivation scheme of the experiments: every seed an experiment uses is derived here.
+"""The one seed-derivation scheme: a random stream is named by the configured seed and keys.
 
-One configured seed (an integer) gives every random stream of a run, so that a result depends
-only on the seed and on what it estimates, never on how the work was cut into jobs:
+Every random stream of topiceval is named by ``(seed, key, ...)``: the seed a user configures and
+keys that say what the stream is for (a purpose constant, a data set, a setting, a repeat, a
+document position).  The name is hashed, never added to or offset, so streams with different
+names are unrelated and a result depends only on the seed and on what it estimates, never on how
+the work was cut into jobs, blocks or threads (docs/methods/implementation.md#random-streams).
 
-* ``derived_seed(seed, *labels)``: a 63-bit seed hashed (sha256) from the seed and labels such
-  as (data set, setting, target) or (experiment, method, budget); settings get unrelated
-  streams (Wallach et al. 2009 shards, Foulds & Smyth shards, bootstrap replicates);
-* ``labelled_rng(seed, *labels)``: a generator seeded with ``derived_seed`` (the bootstrap of
-  a group of rows);
-* ``keyed_rng(seed, *keys)``: ``numpy.random.default_rng([seed, *keys])``, a generator for one
-  purpose (``keys``: small integer constants naming it, e.g. the held-out sample);
-* ``offset_seed(seed, k)``: seed + k, the k-th repeat or timing run of an estimator that
-  hashes its seed itself (Capdevila et al. 2018 repeats, Table 1 timing repeats);
-* ``document_seed(seed, repeat, doc)``: a 63-bit seed from ``numpy.random.SeedSequence`` of
-  (seed, repeat, document position), so a document's estimate does not depend on its block.
+* In Python (this module) the name is hashed by :class:`numpy.random.SeedSequence`:
+  ``generator(seed, *keys)`` is a NumPy generator for that stream, ``derive_seed(seed, *keys)`` a
+  63-bit integer seed for an API that takes one (an estimator or a sampler, which hashes it again
+  into its per-task streams).
+* In the numba kernels, which cannot call ``SeedSequence``, the same kind of name
+  ``(seed, key0, key1, key2)`` is hashed by splitmix64 (``topiceval._numba.rng_state``).
+
+Keys are non-negative integers, used as they are, or labels (strings, floats, tuples), which
+enter as the CRC-32 of their text; ``bool`` is refused (``True`` would silently equal ``1``).
 """
 
 from __future__ import annotations
 
-import hashlib
+import numbers
+import zlib
 
 import numpy as np
 
-__all__ = ["derived_seed", "document_seed", "keyed_rng", "labelled_rng", "offset_seed"]
+__all__ = ["derive_seed", "generator", "stream_key"]
 
 
-def derived_seed(seed: int, *parts) -> int:
-    """A 63-bit seed from ``seed`` and labels (sha256), so settings get unrelated streams."""
-    text = ":".join(str(p) for p in (seed, *parts))
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
-
-
-def labelled_rng(seed: int, *labels) -> np.random.Generator:
-    """A generator seeded with ``derived_seed(seed, *labels)``.
+def stream_key(key: object) -> int:
+    """The integer a key enters the hash as.
 
     Parameters
     ----------
-    seed : int
-        The configured seed.
-    *labels
-        What the stream is for (e.g. the keys of a group of rows).
-
-    Returns
-    -------
-    numpy.random.Generator
-    """
-    return np.random.default_rng(derived_seed(seed, *labels))
-
-
-def keyed_rng(seed: int, *keys: int) -> np.random.Generator:
-    """``numpy.random.default_rng([seed, *keys])``: the stream of one purpose.
-
-    Parameters
-    ----------
-    seed : int
-        The configured seed.
-    *keys : int
-        Non-negative integers naming the purpose (a module's constants).
-
-    Returns
-    -------
-    numpy.random.Generator
-    """
-    return np.random.default_rng([int(seed), *keys])
-
-
-def offset_seed(seed: int, k: int) -> int:
-    """``seed + k``: the seed of the k-th repeat of an estimator run with base ``seed``.
-
-    The estimators hash their seed into independent streams, so consecutive seeds give
-    unrelated runs.
-
-    Parameters
-    ----------
-    seed : int
-        The base seed.
-    k : int
-        The repeat (or timing run) number.
+    key : int, str or other label
+        A non-negative integer (used as it is) or a label (the CRC-32 of ``str(key)`` encoded
+        as UTF-8).
 
     Returns
     -------
     int
+        A non-negative integer for ``numpy.random.SeedSequence``.
     """
-    return int(seed) + int(k)
+    if isinstance(key, (bool, np.bool_)):
+        raise TypeError(f"a stream key must be an integer or a label, not a bool ({key!r})")
+    if isinstance(key, numbers.Integral) and key >= 0:
+        return int(key)
+    return zlib.crc32(str(key).encode("utf-8"))
 
 
-def document_seed(seed: int, repeat: int, doc: int) -> int:
-    """The seed of one document of one repeat: the first 64-bit word of
-    ``numpy.random.SeedSequence([seed, repeat, doc])`` shifted right by one bit.
+def _sequence(seed: int, keys: tuple) -> np.random.SeedSequence:
+    return np.random.SeedSequence([int(seed), *(stream_key(k) for k in keys)])
+
+
+def generator(seed: int, *keys: object) -> np.random.Generator:
+    """The NumPy generator of the stream named ``(seed, *keys)``.
 
     Parameters
     ----------
     seed : int
-        The configured seed.
-    repeat : int
-        The repeat number.
-    doc : int
-        The document's position in the evaluated list.
+        The configured seed (non-negative).
+    *keys
+        What the stream is for (see ``stream_key``).
+
+    Returns
+    -------
+    numpy.random.Generator
+        ``numpy.random.default_rng(SeedSequence([seed, *keys]))``.
+    """
+    return np.random.default_rng(_sequence(seed, keys))
+
+
+def derive_seed(seed: int, *keys: object) -> int:
+    """A 63-bit integer seed for the stream named ``(seed, *keys)``.
+
+    Parameters
+    ----------
+    seed : int
+        The configured seed (non-negative).
+    *keys
+        What the stream is for (see ``stream_key``).
 
     Returns
     -------
     int
-        A 63-bit seed that does not depend on the block of documents ``doc`` is run in.
+        The first 64-bit word of ``SeedSequence([seed, *keys])`` shifted right by one bit.
     """
-    state = np.random.SeedSequence([int(seed), int(repeat), int(doc)]).generate_state(1, np.uint64)
+    state = _sequence(seed, keys).generate_state(1, np.uint64)
     return int(state[0] >> np.uint64(1))

@@ -7,18 +7,17 @@
 * ``subsample``: at most ``max_docs`` documents per split label, drawn uniformly without
   replacement and kept in source order.
 
-Randomness comes from ``topiceval.seeds.keyed_rng(seed, purpose[, crc32(split label)])``, so a
+Randomness comes from ``topiceval.seeds.generator(seed, purpose[, split label])``, so a
 seed always gives the same documents, independent of anything else in the run.
 """
 
 from __future__ import annotations
 
-import zlib
 from collections.abc import Sequence
 
 import numpy as np
 
-from topiceval.seeds import keyed_rng
+from topiceval.seeds import generator
 
 POLICIES = ("archive", "none", "random")
 _RANDOM_SPLIT, _SUBSAMPLE = 1, 2
@@ -56,7 +55,7 @@ def assign_splits(
         test_size = int(round(test_fraction * n))
     if not 1 <= test_size < n:
         raise ValueError(f"test_size must lie in [1, {n - 1}] for {n} documents, got {test_size}")
-    rng = keyed_rng(seed, _RANDOM_SPLIT)
+    rng = generator(seed, _RANDOM_SPLIT)
     labels[rng.choice(n, size=test_size, replace=False)] = "test"
     return labels
 
@@ -72,7 +71,7 @@ def subsample(labels: np.ndarray, max_docs: int | None, seed: int = 0) -> np.nda
     for label in sorted(set(labels.tolist())):
         idx = np.flatnonzero(labels == label)
         if idx.size > max_docs:
-            rng = keyed_rng(seed, _SUBSAMPLE, zlib.crc32(label.encode()))
+            rng = generator(seed, _SUBSAMPLE, label)
             idx = np.sort(rng.choice(idx, size=int(max_docs), replace=False))
         keep.append(idx)
     return np.sort(np.concatenate(keep)) if keep else np.zeros(0, dtype=np.int64)

@@ -41,8 +41,8 @@ def bootstrap_totals(logp: np.ndarray, n_boot: int, rng: np.random.Generator,
     n_boot : int
         Number of replicates.
     rng : numpy.random.Generator
-        The stream of the resampling (``topiceval.seeds.labelled_rng``); two calls with
-        identical generators resample the same runs (a paired bootstrap).
+        The stream of the resampling (``topiceval.seeds.generator(seed, "bootstrap", *group)``);
+        two calls with identical generators resample the same runs (a paired bootstrap).
     chunk : int
         Replicates drawn per batch (bounds the memory).
 

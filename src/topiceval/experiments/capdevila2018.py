@@ -55,7 +55,7 @@ from topiceval.experiments.rows import in_order, read_shards
 from topiceval.experiments.trained import load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import GaPModel, save_model
-from topiceval.seeds import document_seed, offset_seed
+from topiceval.seeds import derive_seed
 from topiceval.training.gapfa import fit_gapfa
 
 COLLECTIONS = ("NIPS", "AP", "20NGs", "Reuters", "Twitter", "WS")
@@ -204,8 +204,8 @@ def accuracy_curves(
     Columns: collection, method, repeat, samples, kl_bits, mae, n_docs.  ``settings`` maps a
     method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``); ``methods`` may name
     ``METHOD_VARIANTS`` (e.g. ``"l2r_code"``).  Repeats ``first_repeat .. first_repeat +
-    repeats - 1`` are run (repeat k with seed ``offset_seed(seed, k)`` = seed + k), so blocks
-    of repeats can run apart.
+    repeats - 1`` are run (repeat k with seed ``derive_seed(seed, "accuracy", k)``), so blocks of
+    repeats can run apart.
     """
     mat = counts_of(counts)
     docs = tractable_documents(mat, model.n_topics, max_summands=max_summands, limit=max_docs)
@@ -221,7 +221,7 @@ def accuracy_curves(
         base, extra = _method(method, settings)
         for k in range(first_repeat, first_repeat + repeats):
             curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
-                                         checkpoints=checks, seed=offset_seed(seed, k),
+                                         checkpoints=checks, seed=derive_seed(seed, "accuracy", k),
                                          threads=threads, work_limit=None, **extra)
             for i, s in enumerate(checks):
                 rows.append({
@@ -288,7 +288,8 @@ def loglik_documents(
     """log p-hat(y_d) against S for the non-empty documents ``start .. start + n_docs - 1``
     (positions among the non-empty documents, file order), one row per document, method,
     repeat and sample size.  Document d of repeat k is run with its own seed
-    (``topiceval.seeds.document_seed``), so its rows do not depend on ``start``/``n_docs``.
+    (``topiceval.seeds.derive_seed(seed, repeat, position)``), so its rows do not depend on
+    ``start``/``n_docs``.
 
     Columns: collection, method, repeat, doc, samples, logp.
     """
@@ -307,7 +308,7 @@ def loglik_documents(
                 row = mat[nonempty[pos]: nonempty[pos] + 1]
                 curve = gapfa.estimate_curve(base, row, model.phi, model.p, model.r,
                                              checkpoints=checks,
-                                             seed=document_seed(seed, k, pos),
+                                             seed=derive_seed(seed, k, pos),
                                              threads=threads, work_limit=None, **extra)
                 frames.append(pd.DataFrame({
                     "collection": collection, "method": method, "repeat": k, "doc": int(pos),

@@ -58,7 +58,7 @@ from topiceval.experiments.timings import TIMING_COLUMNS, write_split
 from topiceval.experiments.trained import gibbs_model, load_matched
 from topiceval.io import write_csv_atomic
 from topiceval.models import LDAModel
-from topiceval.seeds import derived_seed
+from topiceval.seeds import derive_seed
 from topiceval.threads import numba_threads
 
 PERTURB_WEIGHT = 0.05
@@ -143,7 +143,7 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, perturbation_see
     model_a = (np.asarray(phi, dtype=np.float64), np.asarray(alpha_m, dtype=np.float64))
     model_b = (perturbed_topics(model_a[0], weight=weight, seed=perturbation_seed,
                                 concentration=concentration), model_a[1])
-    stream = derived_seed(seed, "003-F1", method, budget)
+    stream = derive_seed(seed, "003-F1", method, budget)
     rows = []
     with numba_threads(threads) as n_threads:
         for d in range(lo, hi):

@@ -3,7 +3,7 @@
 Tidy ``pandas.DataFrame`` tables in and out (docs/methods/experiments.md#wallach2009); the
 Snakemake rules call these functions and ``topiceval.plots.wallach2009`` draws the tables.
 
-* 002-F1 ``f1_tasks`` (``Task`` rows: a ``Setting`` on a block of documents) -> ``run_shard``
+* 002-F1 ``f1_tasks`` (``Task`` rows: a ``Configuration`` on a block of documents) -> ``run_shard``
   -> ``aggregate`` (bootstrap: ``topiceval.experiments.bootstrap``): sum_d log P(w_d | Phi,
   alpha m) per data set and method at the paper's cost-matched settings (G2-14): CS S = S_CS in
   {1000, 2000} ("CS 1", "CS 2"); LR R = round(4 S_CS / N_d) per document with rejuvenation
@@ -55,7 +55,7 @@ from topiceval.experiments.timings import write_split
 from topiceval.experiments.trained import gibbs_model, load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import LDAModel
-from topiceval.seeds import derived_seed, keyed_rng, labelled_rng, offset_seed
+from topiceval.seeds import derive_seed, generator
 from topiceval.threads import numba_threads
 from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
 
@@ -86,7 +86,7 @@ PAPER_T1 = ("CS (S = 1000) and LR (R = 20) on a 200-word synthetic document (T =
 
 
 @dataclass(frozen=True)
-class Setting:
+class Configuration:
     """One line of a figure: a method at a parameterisation, labelled as in the paper.
 
     The estimator settings are typed fields, None where the method does not take them
@@ -124,51 +124,51 @@ def cost_matched_particles(n_tokens: int, cost_samples: int) -> int:
 
 
 def f1_settings(scale: float = 1.0, *, long_ais: bool = False,
-                exact: bool = False) -> list[Setting]:
+                exact: bool = False) -> list[Configuration]:
     """The 002-F1 methods at the paper's cost-matched settings times ``scale``.
 
     ``exact`` adds the exact recursion (7.2) ("Exact"; feasible for T = 3 and N = 500, about
     C(N + 3, 3) states per document), which the paper did not have.
     """
-    out = [Setting("Exact", "exact", max_work=EXACT_MAX_WORK)] if exact else []
-    out.append(Setting("AIS", "ais", temperatures=scaled(AIS_TEMPERATURES, scale)))
+    out = [Configuration("Exact", "exact", max_work=EXACT_MAX_WORK)] if exact else []
+    out.append(Configuration("AIS", "ais", temperatures=scaled(AIS_TEMPERATURES, scale)))
     if long_ais:
-        out.append(Setting("AIS 2", "ais", temperatures=scaled(AIS_TEMPERATURES_LONG, scale)))
-    out.append(Setting("HM", "hm", burnin=scaled(HM_BURNIN, scale),
+        out.append(Configuration("AIS 2", "ais", temperatures=scaled(AIS_TEMPERATURES_LONG, scale)))
+    out.append(Configuration("HM", "hm", burnin=scaled(HM_BURNIN, scale),
                        samples=scaled(HM_SAMPLES, scale)))
     for i, s_cs in enumerate(S_CS, start=1):
         s = scaled(s_cs, scale)
         iterations = min(IS_IP_ITERATIONS, s)
         out += [
-            Setting(f"CS {i}", "chib", samples=s),
-            Setting(f"LR {i}", "lr", cost_samples=s, resample=True),
-            Setting(f"IS-PT {i}", "is_pt", samples=2 * s),
-            Setting(f"IS-PZW {i}", "is_pzw", samples=2 * s),
-            Setting(f"IS-IP {i}", "is_ip", iterations=iterations, samples=2 * s - iterations),
+            Configuration(f"CS {i}", "chib", samples=s),
+            Configuration(f"LR {i}", "lr", cost_samples=s, resample=True),
+            Configuration(f"IS-PT {i}", "is_pt", samples=2 * s),
+            Configuration(f"IS-PZW {i}", "is_pzw", samples=2 * s),
+            Configuration(f"IS-IP {i}", "is_ip", iterations=iterations, samples=2 * s - iterations),
         ]
     return out
 
 
-def f2_settings(scale: float = 1.0) -> list[Setting]:
+def f2_settings(scale: float = 1.0) -> list[Configuration]:
     """The 002-F2 document-completion methods times ``scale``."""
     return [
-        Setting("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
+        Configuration("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
                 samples=scaled(ET_SAMPLES, scale)),
-        Setting("AIS", "ais", "complete", burnin=scaled(AIS_DC_BURNIN, scale),
+        Configuration("AIS", "ais", "complete", burnin=scaled(AIS_DC_BURNIN, scale),
                 temperatures=scaled(AIS_DC_TEMPERATURES, scale)),
-        Setting("LR", "lr", "complete", cost_samples=scaled(LR_DC_SAMPLES, scale),
+        Configuration("LR", "lr", "complete", cost_samples=scaled(LR_DC_SAMPLES, scale),
                 resample=True),
     ]
 
 
-def f3_settings(scale: float = 1.0) -> list[Setting]:
+def f3_settings(scale: float = 1.0) -> list[Configuration]:
     """002-F3: IS-PT, LR and CS on whole documents (S_CS = 1000), ET on completion."""
     s = scaled(F3_S_CS, scale)
     return [
-        Setting("IS-PT", "is_pt", samples=2 * s),
-        Setting("LR", "lr", cost_samples=s, resample=True),
-        Setting("CS", "chib", samples=s),
-        Setting("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
+        Configuration("IS-PT", "is_pt", samples=2 * s),
+        Configuration("LR", "lr", cost_samples=s, resample=True),
+        Configuration("CS", "chib", samples=s),
+        Configuration("ET", "et", "complete", burnin=scaled(ET_BURNIN, scale),
                 samples=scaled(ET_SAMPLES, scale)),
     ]
 
@@ -182,7 +182,7 @@ class Task:
 
     figure: str
     dataset: str
-    setting: Setting
+    setting: Configuration
     doc_start: int
     doc_stop: int
     kind: str = ""
@@ -258,7 +258,7 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
     lo, hi = task.doc_start, task.doc_stop
     check_block(lo, hi, len(docs))
     run_fn = lda.complete_runs if setting.target == "complete" else lda.estimate_runs
-    stream = derived_seed(seed, task.dataset, setting.label, setting.target)
+    stream = derive_seed(seed, task.dataset, setting.label, setting.target)
     if setting.method == "exact":
         runs = 1  # deterministic: one "run" per document
     rows = []
@@ -305,7 +305,7 @@ def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> 
     out = []
     for key, group in rows.groupby(keys, sort=False):
         logp = _run_matrix(group)
-        boot = bootstrap_totals(logp, n_boot, labelled_rng(seed, *key))
+        boot = bootstrap_totals(logp, n_boot, generator(seed, "bootstrap", *key))
         # one run (Exact) leaves nothing to resample: sd 0, not the rounding of std()
         boot_sd = float(boot.std(ddof=1)) if logp.shape[1] > 1 else 0.0
         tokens = group.groupby("doc")["tokens"].first()
@@ -340,8 +340,8 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
                 raise ValueError(f"F3 rows for {kind}/{label}: lambda {lam} has other documents")
             # paired bootstrap: run r at lambda and at 0 share their random numbers, so the
             # same resampled runs are used for both (identical generators)
-            diff = (bootstrap_totals(logp, n_boot, labelled_rng(seed, kind, label))
-                    - bootstrap_totals(base, n_boot, labelled_rng(seed, kind, label)))
+            diff = (bootstrap_totals(logp, n_boot, generator(seed, "bootstrap", kind, label))
+                    - bootstrap_totals(base, n_boot, generator(seed, "bootstrap", kind, label)))
             out.append({"kind": kind, "setting": label, "method": part["method"].iloc[0],
                         "lam": float(lam),
                         "value": float((document_means(logp) - document_means(base)).sum()),
@@ -351,14 +351,14 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
 
 # --------------------------------------------------------------------------- 002-T1
 T1_SETTINGS = (
-    Setting("IS-PT", "is_pt", samples=1000),
-    Setting("IS-PZW", "is_pzw", samples=1000),
-    Setting("IS-IP", "is_ip", iterations=20, samples=980),
-    Setting("HM", "hm", burnin=1000, samples=1000),
-    Setting("AIS", "ais", temperatures=1000),
-    Setting("CS", "chib", samples=1000),
-    Setting("LR", "lr", particles=20, resample=True),
-    Setting("LR (no rejuvenation)", "lr", particles=20, resample=False),
+    Configuration("IS-PT", "is_pt", samples=1000),
+    Configuration("IS-PZW", "is_pzw", samples=1000),
+    Configuration("IS-IP", "is_ip", iterations=20, samples=980),
+    Configuration("HM", "hm", burnin=1000, samples=1000),
+    Configuration("AIS", "ais", temperatures=1000),
+    Configuration("CS", "chib", samples=1000),
+    Configuration("LR", "lr", particles=20, resample=True),
+    Configuration("LR (no rejuvenation)", "lr", particles=20, resample=False),
 )
 def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
     """(site updates, fastest kernel wall time, least process CPU time) of ``repeats`` runs on
@@ -367,15 +367,15 @@ def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
     with numba_threads(1):
         for r in range(repeats):
             start = time.process_time()
-            result = lda.estimate_runs(method, [doc], phi, alpha_m, seed=offset_seed(seed, r),
-                                       **settings)
+            result = lda.estimate_runs(method, [doc], phi, alpha_m,
+                                       seed=derive_seed(seed, "timing", r), **settings)
             cpu = min(cpu, time.process_time() - start)
             best = min(best, result.seconds)
     return int(result.site_updates.sum()), best, cpu
 
 
-def cost_table(doc, phi, alpha_m, *, settings: Sequence[Setting] = T1_SETTINGS, repeats: int = 3,
-               seed: int = 0) -> pd.DataFrame:
+def cost_table(doc, phi, alpha_m, *, settings: Sequence[Configuration] = T1_SETTINGS,
+               repeats: int = 3, seed: int = 0) -> pd.DataFrame:
     """002-T1: Table 1's site-update cost beside measured site updates and seconds (1 thread).
 
     ``seconds`` is the fastest of ``repeats`` runs (kernel time only); ``ns_per_site_update``
@@ -539,7 +539,7 @@ def heldout_sample(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "
     if not isinstance(n_docs, (int, np.integer)) or not 1 <= n_docs <= candidates.size:
         raise ValueError(f"asked for {n_docs!r} held-out documents; the {split!r} split has "
                          f"{candidates.size} documents of at least {min_length} tokens")
-    rng = keyed_rng(seed, _KEY_HELDOUT)
+    rng = generator(seed, _KEY_HELDOUT)
     out = pool.subset(np.sort(rng.choice(candidates, size=int(n_docs), replace=False)))
     ordered = bool(corpus.meta.get("ordered", True))
     if not ordered:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from topiceval.estimators.lda.chains import Chain, log_lik, sweep, temper_rows, urn_draw
+from topiceval.estimators.lda.chains import Chain, log_lik, sweep_chain, temper_rows, urn_draw
 from topiceval.estimators.method import Method, Setting
 
 
@@ -83,7 +83,7 @@ def ais_runs(tab, d, tau, rngs, logw):
         temper_rows(tab.logpw, tab.am, tau[s], r0, r1, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
-            sweep(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
+            sweep_chain(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
             logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
     return n_temps * n_tokens
 

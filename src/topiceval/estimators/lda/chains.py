@@ -317,7 +317,7 @@ def walk(ch, pw, cq, rows, am, target):
 # specialisation of a function for each combination of literal (constant) arguments, and
 # ``scan`` is the one function worth compiling only once.
 @njit(cache=True)
-def sweep(ch, pw, cq, rows, row_base, am, lo, hi, reverse, rng):
+def sweep_chain(ch, pw, cq, rows, row_base, am, lo, hi, reverse, rng):
     """Gibbs site updates (1.5) of positions lo..hi-1, in reverse order if ``reverse``."""
     scan(ch, pw, cq, rows, np.int64(row_base), am, np.int64(lo), np.int64(hi),
          np.bool_(reverse), np.int64(SWEEP), np.empty(0), rng)

@@ -33,7 +33,7 @@ from topiceval.estimators.lda.chains import (
     lse_finish,
     new_chain,
     set_state,
-    sweep,
+    sweep_chain,
     walk,
 )
 from topiceval.estimators.lda.settings import setting
@@ -82,7 +82,7 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
     ch = new_chain(n_tokens, n_topics)
     init_uniform(ch, 0, n_tokens, n_topics, rng)
     for _ in range(burnin):
-        sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
+        sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
     passes = 0
     while passes < iterations:
         passes += 1
@@ -95,17 +95,17 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
     start = randint(rng, samples)
     scratch = new_chain(n_tokens, n_topics)
     saved = new_chain(n_tokens, n_topics)
-    sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
+    sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
     copy_into(ch, saved)
     lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
     acc_m, acc_s = lse_add(-np.inf, 0.0, lt)
     for _ in range(start + 1, samples):
-        sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
+        sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     copy_into(saved, ch)
     for _ in range(start):
-        sweep(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
+        sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     logp = log_joint - lse_finish(acc_m, acc_s, samples)

@@ -36,7 +36,7 @@ from topiceval.estimators.lda.chains import (
     lse_finish,
     new_chain,
     sum_log_normalisers,
-    sweep,
+    sweep_chain,
     temper_rows,
     urn_draw,
 )
@@ -72,12 +72,12 @@ def et_document(tab, d, burnin, samples, rng):
     ch = new_chain(n1, n_topics)
     init_uniform(ch, 0, n1, n_topics, rng)
     for _ in range(burnin):
-        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+        sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
     norm = n2 * math.log(n1 + tab.alpha)
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
-        sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
+        sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
         ell = sum_log_normalisers(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
     logp = lse_finish(acc_m, acc_s, samples)
@@ -102,7 +102,7 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
         ch = chain_views(z, cnt, nz, nnz, buf, r)
         init_uniform(ch, 0, n1, n_topics, rngs[r])
         for _ in range(burnin):
-            sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
+            sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
         urn_draw(ch, am, n1, n_tokens, rngs[r])
         logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
     pw_tau = np.empty((r_end - r2, n_topics))
@@ -111,8 +111,8 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
         temper_rows(tab.logpw, am, tau[s], r2, r_end, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
-            sweep(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
-            sweep(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rngs[r])
+            sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
+            sweep_chain(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rngs[r])
             logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
     return burnin * n1 + (n_tokens - n1) + (n_temps - 1) * n_tokens
 

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, lse_value
-from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep
+from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep_chain
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
 
@@ -31,11 +31,11 @@ def hm_document(tab, d, burnin, samples, rng):
     ch = new_chain(n_tokens, n_topics)
     init_uniform(ch, 0, n_tokens, n_topics, rng)
     for _ in range(burnin):
-        sweep(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
+        sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
-        sweep(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
+        sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
         acc_m, acc_s = lse_add(acc_m, acc_s, -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens))
     logp = math.log(samples) - lse_value(acc_m, acc_s)
     return logp, logp, (burnin + samples) * n_tokens

@@ -86,12 +86,13 @@ from topiceval import limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
 from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.lda.api import estimate_runs
 from topiceval.estimators.lda.chains import (
     Chain,
     log_lik,
     log_prior,
     set_state,
-    sweep,
+    sweep_chain,
     urn_draw,
 )
 from topiceval.estimators.lda.cost import Cost
@@ -255,7 +256,7 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             ch = Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf)
             urn_draw(ch, am2, 0, n, rngs[i])
             for _ in range(burnin):
-                sweep(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
+                sweep_chain(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
         start_sites = (1 + burnin) * n
     for i in range(m):
         logw[i] = (tau[1] - tau[0]) * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
@@ -280,8 +281,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
         weight = tau[s + 1] - tau[s]
         for i in range(m):
             if same:
-                sweep(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0, am1, 0,
-                      n, False, rngs[i])
+                sweep_chain(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0,
+                            am1, 0, n, False, rngs[i])
             else:
                 general_sweep(z[i], cnt[i], rows, r0, pw, la1, la2, beta, buf, rngs[i])
             logw[i] += weight * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
@@ -604,7 +605,7 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     """The standard comparison: log P-hat(w | A) - log P-hat(w | B) from independent AIS runs.
 
     This is the method ratio-AIS is compared with in Foulds & Smyth (§4 of their paper): each
-    term is ``samples`` independent AIS runs (Wallach et al. 2009; ``lda.estimate_runs("ais")``)
+    term is ``samples`` independent AIS runs (Wallach et al. 2009; ``estimate_runs("ais")``)
     averaged in probability space; A uses runs 0..M-1 and B runs M..2M-1 of the AIS streams,
     so the two estimates are independent.  The ratio of two independent unbiased estimates is
     biased upwards in probability space (docs/methods/validation.md#estimators-that-must-fail),
@@ -634,8 +635,6 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     numpy.ndarray or (numpy.ndarray, Cost)
         (D,) estimates of log P(w_d | A) - log P(w_d | B) in nats.
     """
-    from topiceval.estimators import lda
-
     docs, phi, am, keys, _ = check_inputs(docs, model_a, model_b, doc_keys=doc_keys)
     samples = check_integer("samples", samples, 1)
     seed = check_seed(seed)
@@ -646,12 +645,12 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     for j, sign in ((0, 1.0), (1, -1.0)):
         groups = [np.arange(len(docs))] if shared[j] else [np.array([d]) for d in range(len(docs))]
         for idx in groups:
-            runs = lda.estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
+            runs = estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
                                      runs=samples, seed=seed, first_run=j * samples,
                                      doc_keys=keys[idx], temperatures=temperatures,
                                      work_limit=work_limit)
             out[idx] += sign * (logsumexp(runs.logp, axis=1) - math.log(samples))
             sites[idx] += runs.site_updates.sum(axis=1)
             seconds += runs.seconds
-    cost = lda.Cost(int(sites.sum()), seconds)
+    cost = Cost(int(sites.sum()), seconds)
     return (out, cost) if return_cost else out

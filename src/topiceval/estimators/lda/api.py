@@ -1,0 +1,377 @@
+"""The LDA estimator API: ``estimate``, ``complete`` and their per-run forms, with the work
+limits checked before anything runs (docs/methods/lda-estimators.md).
+
+The package ``topiceval.estimators.lda`` re-exports these functions with the model comparison
+of ``ratio_ais``; its docstring describes the calls.  Each call resolves the method's declaration
+(``estimators/method.py``, collected in ``registry``), validates the documents and settings,
+prices the work (``check_limits``) and hands the (document, run) tasks to the parallel driver
+``tasks.run_tasks`` (the exact recursion runs in ``exact``).
+"""
+
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numba
+import numpy as np
+
+from topiceval import limits
+from topiceval.estimators.lda import exact as _exact
+from topiceval.estimators.lda import registry, tasks
+from topiceval.estimators.lda.ais import AIS_CODE
+from topiceval.estimators.lda.completion import AIS_DC_CODE, LR_DC_CODE
+from topiceval.estimators.lda.cost import Cost
+from topiceval.estimators.lda.inputs import (
+    batches,
+    build_tables,
+    check_documents,
+    check_params,
+    check_prior_weights,
+    completion_split,
+)
+from topiceval.estimators.lda.lr import LR_CODE
+from topiceval.estimators.lda.settings import int_settings
+from topiceval.estimators.method import lookup
+from topiceval.validation import check_doc_keys, check_integer, check_seed
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from topiceval._types import TokenDocuments, WorkLimit
+
+METHODS = tuple(registry.ESTIMATE)
+COMPLETION_METHODS = tuple(registry.COMPLETE)
+
+
+@dataclass(frozen=True)
+class Runs:
+    """R runs per document: ``logp`` and ``site_updates`` have shape (D, R).
+
+    ``forms`` maps method names to (D, R) estimates computed from the same random numbers: for
+    the left-to-right methods both ``lr`` (2.5) and ``lr_wallach`` (2.4); otherwise just the
+    method itself.
+    """
+
+    method: str
+    logp: np.ndarray
+    site_updates: np.ndarray
+    seconds: float
+    forms: dict
+
+    @property
+    def cost(self) -> Cost:
+        return Cost(int(self.site_updates.sum()), self.seconds)
+
+
+def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+             seed: int = 0, return_cost: bool = False,
+             **settings: Any) -> np.ndarray | tuple[np.ndarray, Cost]:
+    """Estimate log P(w_d | Phi, alpha m) for every document (run 0 of ``estimate_runs``).
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"hm"``, ``"ais"``,
+        ``"chib"``, ``"lr"`` (sequential left-to-right, unbiased), ``"lr_wallach"`` (Wallach et
+        al.'s Algorithm 3 as printed, MALLET's evaluator) or ``"exact"``.
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).  Document d's estimate depends only on
+        (seed, d, method, settings): bit-identical for any number of threads.
+    return_cost : bool, default False
+        Also return the work done.
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults (counts are
+        numbers of Gibbs sweeps, samples or particles, see
+        docs/methods/lda-estimators.md):
+
+        ============ ===========================================================
+        ``is_pt``     ``samples=1000``
+        ``is_pzw``    ``samples=1000``
+        ``is_ip``     ``samples=1000``, ``iterations=20`` (proposal updates I)
+        ``hm``        ``burnin=1000``, ``samples=1000``
+        ``ais``       ``temperatures=1000`` (S, linear schedule, or the sequence
+                      tau_1 < ... < tau_S = 1)
+        ``chib``      ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
+                      before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``lr``        ``particles=20`` (R), ``resample=True`` (rejuvenation)
+        ``lr_wallach`` same as ``lr``
+        ``exact``     ``max_work=4e8`` (most operations of the recursion)
+        ============ ===========================================================
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, Cost)
+        (D,) natural-log estimates (nats); with ``return_cost``, also ``Cost(site_updates,
+        seconds)``: the Gibbs site updates actually performed (the units of Wallach et al.'s
+        Table 1) and the kernels' wall-clock seconds.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method or setting, bad documents or parameters.
+    topiceval.limits.WorkLimitError
+        If one document would exceed the default work limit (use ``estimate_runs`` with
+        ``work_limit`` to change it).
+    """
+    runs = estimate_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    logp = runs.logp[:, 0].copy()
+    return (logp, runs.cost) if return_cost else logp
+
+
+def complete(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+             seed: int = 0, return_cost: bool = False,
+             **settings: Any) -> np.ndarray | tuple[np.ndarray, Cost]:
+    """Estimate log P(w2_d | w1_d, Phi, alpha m), document completion (run 0 of ``complete_runs``).
+
+    w1 is the first N1 tokens of each document and w2 the rest, in reading order.
+
+    Parameters
+    ----------
+    method : str
+        One of ``COMPLETION_METHODS``: ``"et"`` (estimated theta), ``"ais"``, ``"lr"``,
+        ``"lr_wallach"`` or ``"exact"``.
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).
+    return_cost : bool, default False
+        Also return ``Cost(site_updates, seconds)``.
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults: ``et``
+        ``burnin=500``, ``samples=2000``; ``ais`` ``burnin=500`` (sweeps on the first part),
+        ``temperatures=1500``; ``lr`` and ``lr_wallach`` ``particles=20``, ``resample=True``;
+        ``exact`` ``max_work=4e8`` (docs/methods/lda-estimators.md#document-completion).
+        ``split`` (an int, or one int per document) sets N1 (default floor(N / 2)).
+
+    Returns
+    -------
+    numpy.ndarray or (numpy.ndarray, Cost)
+        (D,) natural-log estimates of the second parts' conditional probabilities (nats).
+    """
+    runs = complete_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    logp = runs.logp[:, 0].copy()
+    return (logp, runs.cost) if return_cost else logp
+
+
+def estimate_runs(
+    method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+    runs: int = 1, seed: int = 0, first_run: int = 0, doc_keys: npt.ArrayLike | None = None,
+    work_limit: WorkLimit = "default", **settings: Any,
+) -> Runs:
+    """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
+
+    All (document, run) tasks go to the numba threads in one parallel call; each task has its
+    own random stream, so the result does not depend on the thread count or on the blocking.
+
+    Parameters
+    ----------
+    method : str
+        One of ``METHODS`` (see ``estimate``).
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    runs : int, default 1
+        R >= 1, the number of independent runs per document.  Combine them in probability
+        space (``topiceval.evaluation.combine_runs``), never by averaging logs.
+    seed : int, default 0
+        Seed of every random stream, in [0, 2**63).
+    first_run : int, default 0
+        Key of the first run: runs computed in blocks equal those of one call.
+    doc_keys : array_like of int, optional
+        Distinct non-negative keys of the documents' random streams (default their positions
+        0..D-1), so a block of a larger document list evaluated alone gives the same estimates.
+    work_limit : float, None or "default"
+        The most Gibbs site updates one (document, run) may take (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 1e10, a few minutes of one core;
+        ``None``: no limit).  A call over it, or whose working arrays would not fit in memory,
+        is refused before anything runs, naming the largest setting that would fit.
+    **settings
+        The method's settings, as in ``estimate`` (defaults there).
+
+    Returns
+    -------
+    Runs
+        ``logp`` (D, R) natural-log estimates (nats), ``site_updates`` (D, R) work done,
+        ``seconds`` wall-clock time of the kernels, and ``forms``: for the left-to-right methods
+        both ``lr`` (2.5) and ``lr_wallach`` (2.4) from the same particles.  Run 0 with the
+        default keys equals ``estimate``.
+    """
+    return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
+                first_run, doc_keys, None, work_limit, settings)
+
+
+def complete_runs(
+    method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
+    runs: int = 1, seed: int = 0, first_run: int = 0, doc_keys: npt.ArrayLike | None = None,
+    split: int | npt.ArrayLike | None = None, work_limit: WorkLimit = "default",
+    **settings: Any,
+) -> Runs:
+    """Runs of a document-completion method: ``estimate_runs`` for log P(w2 | w1, Phi, alpha m).
+
+    Parameters
+    ----------
+    method : str
+        One of ``COMPLETION_METHODS`` (see ``complete``).
+    docs : Corpus or sequence of 1-D integer arrays
+        The documents as token ids, i.e. column indices of ``phi``, in reading order (a
+        ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
+        ``Corpus.from_tokens`` / ``Corpus.align``).  Every document needs at least one token
+        (two for completion).
+    phi : array_like, shape (T, V)
+        Topics: strictly positive rows summing to 1, ``phi[t, v]`` = P(word v | topic t).
+    alpha_m : array_like, shape (T,)
+        Dirichlet pseudo-counts alpha m_t of the document-topic prior, all positive.
+    runs, seed, first_run, doc_keys, work_limit
+        As in ``estimate_runs``.
+    split : int or array_like of int, optional
+        N1, the number of observed tokens w1 at the start of each document (one value for all
+        documents or one per document; 1 <= N1 < N).  Default floor(N / 2).
+    **settings
+        The method's settings; unknown names raise ``ValueError``.  Defaults: ``et``
+        ``burnin=500``, ``samples=2000``; ``ais`` ``burnin=500`` (sweeps on the first part),
+        ``temperatures=1500``; ``lr`` and ``lr_wallach`` ``particles=20``, ``resample=True``;
+        ``exact`` ``max_work=4e8`` (docs/methods/lda-estimators.md#document-completion).
+
+    Returns
+    -------
+    Runs
+        ``logp`` (D, R) natural-log estimates of log P(w2 | w1) (nats) and the work done.
+    """
+    return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs, seed,
+                first_run, doc_keys, split, work_limit, settings)
+
+
+def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
+         work_limit, settings) -> Runs:
+    m = lookup(table, method, what)
+    settings = m.resolve(settings)
+    phi, alpha_m = check_params(phi, alpha_m)
+    completion = table is registry.COMPLETE
+    docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
+    check_prior_weights(docs, phi, alpha_m)
+    keys = check_doc_keys(doc_keys, len(docs))
+    n1 = completion_split(docs, split) if completion else None
+    seed = check_seed(seed)
+    runs = check_integer("runs", runs, 1)
+    first_run = check_integer("first_run", first_run, 0)
+    _check_limits(m, docs, n1, phi.shape[0], settings, runs, work_limit)
+    shape = (len(docs), runs)
+    out, alt = np.empty(shape), np.empty(shape)
+    sites = np.zeros(shape, np.int64)
+    if not m.sampled:
+        start = time.perf_counter()
+        _run_exact(docs, phi, alpha_m, n1, settings["max_work"], out, sites)
+        seconds = time.perf_counter() - start
+        alt[:] = out
+    else:
+        seconds = _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run,
+                               out, alt, sites)
+    if m.alternative:
+        out, alt = alt, out
+    forms = {method: out}
+    if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
+        other = "lr" if m.alternative else "lr_wallach"
+        forms[other] = alt
+    return Runs(method, out, sites, seconds, forms)
+
+
+def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
+                 work_limit="default", **settings) -> np.ndarray:
+    """The predicted site updates of one run of ``method`` on every document, (D,) int64;
+    raises ``limits.WorkLimitError`` if a (document, run) is over ``work_limit`` or the call's
+    working arrays would not fit in memory (what ``estimate_runs`` / ``complete_runs`` check
+    before running).  ``exact`` reports the work of its recursion (limited by ``max_work``)."""
+    table, what = (registry.COMPLETE, "complete") if completion else (registry.ESTIMATE,
+                                                                       "estimate")
+    m = lookup(table, method, what)
+    settings = m.resolve(settings)
+    n_topics, n_types = np.shape(phi)
+    docs = check_documents(docs, n_types, min_length=2 if completion else 1)
+    n1 = completion_split(docs, split) if completion else None
+    return _check_limits(m, docs, n1, n_topics, settings, check_integer("runs", runs, 1),
+                         work_limit)
+
+
+def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit) -> np.ndarray:
+    """Predicted work per document (one run); refuse over the work limit or memory."""
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
+    if not m.sampled:
+        for d, n in enumerate(lengths):
+            _exact.check_size(int(n), n_topics, settings["max_work"], what=f"document {d}")
+        return np.array([_exact.work(int(n), n_topics) for n in lengths], np.int64)
+    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"])
+    observed = lengths if n1 is None else n1
+    work = np.array([m.cost(int(n), int(k), settings) for n, k in zip(lengths, observed,
+                                                                       strict=True)], np.float64)
+    limits.check_work(
+        work, limit, method=m.name, units="site updates", lengths=lengths,
+        fitting=lambda d: limits.fitting_budget(
+            m, lambda k: m.cost(int(lengths[d]), int(observed[d]), {**settings, m.budget: k}),
+            settings, limit))
+    per_task = np.array([registry.task_memory(m, int(n), n_topics, settings) for n in lengths],
+                        np.float64)
+    if m.code in (AIS_CODE, AIS_DC_CODE):  # the runs of a document share one task
+        per_task *= runs
+    limits.check_memory(per_task, numba.get_num_threads() if runs * len(docs) > 1 else 1,
+                        method=m.name, setting=m.budget or "the settings")
+    return work.astype(np.int64)
+
+
+def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
+    """Run the tasks block by block; return the seconds spent in the kernel.
+
+    The kernel is first called with no runs, so that loading (or compiling) it is not timed.
+    """
+    ipar = int_settings(settings)
+    tau = registry.schedule_of(settings)
+    run_keys = np.arange(first_run, first_run + out.shape[1], dtype=np.int64)
+    previous = numba.get_parallel_chunksize()
+    numba.set_parallel_chunksize(1)
+    seconds = 0.0
+    try:
+        for block in batches(docs, phi.shape[0]):
+            tab = build_tables(docs[block], phi, alpha_m, keys[block],
+                               None if n1 is None else n1[block])
+            args = (seed, m.key)
+            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
+                            alt[block, :0], sites[block, :0])
+            start = time.perf_counter()
+            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys, out[block], alt[block],
+                            sites[block])
+            seconds += time.perf_counter() - start
+    finally:
+        numba.set_parallel_chunksize(previous)
+    return seconds
+
+
+def _run_exact(docs, phi, alpha_m, n1, max_work, out, sites):
+    n_topics = phi.shape[0]  # sizes were checked against max_work by _check_limits
+    for d, doc in enumerate(docs):
+        prefix = _exact.prefix_log_probs(doc, phi, alpha_m, max_work=max_work)
+        out[d, :] = prefix[-1] if n1 is None else prefix[-1] - prefix[n1[d] - 1]
+        sites[d, :] = _exact.work(doc.shape[0], n_topics)
