@@ -46,8 +46,8 @@ def rows(trainer="sklearn", definition="P4", seed=0, curve=None, train=None):
         for split, perplexity in (("test", value), ("train", train[t] if train else 100 / t)):
             out.append({"trainer": trainer, "T": t, "seed": seed, "split": split,
                         "definition": definition, "optimistic": False, "perplexity": perplexity,
-                        "log_likelihood": -np.log(perplexity) * 50, "tokens": 50,
-                        "documents": 5})
+                        "log_likelihood": -np.log(perplexity) * 50,
+                        "log_likelihood_se": np.nan, "tokens": 50, "documents": 5})
     return pd.DataFrame(out, columns=b.COLUMNS)
 
 
@@ -240,6 +240,76 @@ def test_f4_figure_job_is_a_function_of_the_table(tmp_path, fmt):
     assert caption == f4_caption(pd.read_csv(tmp_path / "f4.csv")) + "\n"
 
 
+# --------------------------------------------------------------------------- honest estimate
+HONEST = {"P1-CS": {"samples": 30, "burnin": 5, "iterations": 5}, "P1-LR": {"particles": 3}}
+
+
+@pytest.fixture(scope="module")
+def honest_model(corpus_file, tmp_path_factory):
+    path = tmp_path_factory.mktemp("honest") / "model.npz"
+    b.train_job(corpus_file, "vem", 3, 1, path, path.with_suffix(".csv"), **TINY)
+    return path
+
+
+def test_honest_rows_are_the_estimators_combined_in_probability(corpus_file, honest_model):
+    from topiceval.estimators import lda
+    from topiceval.evaluation import combine_runs
+    from topiceval.seeds import derive_seed
+
+    model = load_model(honest_model)
+    test = Corpus.load(corpus_file).select_split("test")
+    table = b.honest_rows(model, test, "vem", 3, seed=1, methods=HONEST, runs=3, n_docs=12)
+    assert list(table.columns) == b.COLUMNS and list(table["definition"]) == ["P1-CS", "P1-LR"]
+    docs = b.honest_documents(test, 12, 1)
+    assert docs.n_docs == 12 == set(table["documents"]).pop()
+    for row, (definition, settings) in zip(table.itertuples(), HONEST.items(), strict=True):
+        runs = lda.estimate_runs(b.HONEST[definition], docs, model.phi, model.alpha_m, runs=3,
+                                 seed=derive_seed(1, "001-F4", definition, "vem", 3),
+                                 **settings)
+        logp, se = combine_runs(runs.logp)
+        assert row.log_likelihood == logp.sum()
+        assert row.log_likelihood_se == np.sqrt(np.sum(se ** 2)) > 0
+        assert row.perplexity == pytest.approx(np.exp(-logp.sum() / docs.n_tokens), rel=1e-12)
+
+
+def test_honest_documents_are_one_seeded_sample(corpus_file):
+    test = Corpus.load(corpus_file).select_split("test")
+    a, again = b.honest_documents(test, 7, 4), b.honest_documents(test, 7, 4)
+    assert a.n_docs == 7 and np.array_equal(a.tokens, again.tokens)
+    assert not np.array_equal(a.tokens, b.honest_documents(test, 7, 5).tokens)
+    assert b.honest_documents(test, None, 4).n_docs == b.honest_documents(test, 10**6, 4).n_docs
+
+
+def test_honest_job_is_independent_of_the_thread_count(corpus_file, honest_model, tmp_path):
+    tables = [b.honest_job(corpus_file, honest_model, "vem", 3, 1, tmp_path / f"h{k}.csv",
+                           docs=6, runs=2, methods=HONEST, threads=k) for k in (1, 2)]
+    pd.testing.assert_frame_equal(*tables)
+
+
+def test_honest_settings_are_checked(corpus_file, honest_model):
+    model = load_model(honest_model)
+    test = Corpus.load(corpus_file).select_split("test")
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        b.honest_rows(model, test, "vem", 3, seed=1, methods=HONEST, runs=1)
+    with pytest.raises(ValueError, match="unknown honest definition"):
+        b.honest_rows(model, test, "vem", 3, seed=1, methods={"P2": {}}, runs=2)
+    cfg = {**load_config(None)["bechard2018"], "honest": {"docs": 5, "runs": 2,
+                                                          "methods": {"P9": {}}}}
+    with pytest.raises(ValueError, match="unknown definition"):
+        b.workflow_plan(cfg)
+
+
+def test_within_2se_names_the_ts_the_estimate_cannot_separate():
+    table = rows(curve={4: 10.0, 8: 9.0, 12: 9.5}).assign(definition="P1-CS")
+    table["log_likelihood_se"] = 1.0
+    table.loc[table["T"] == 4, "log_likelihood_se"] = 0.1
+    minimum = b.minimum_table(table).iloc[0]
+    # LL = -50 log PP: T = 8 best; T = 12 is 1.3 nats lower (2 se = 2.8): a tie; T = 4 is 2.9
+    # nats lower (2 se = 2.01): separated
+    assert minimum["best_T"] == 8 and minimum["within_2se"] == "8 12"
+    assert b.minimum_table(rows(curve={4: 10.0, 8: 9.0})).iloc[0]["within_2se"] == ""
+
+
 # --------------------------------------------------------------------------- rules
 @pytest.mark.parametrize("overlay", ["quick.yaml", "paper.yaml"])
 def test_dry_run_schedules_one_training_job_per_run(tmp_path, overlay):
@@ -255,4 +325,5 @@ def test_dry_run_schedules_one_training_job_per_run(tmp_path, overlay):
     plan = b.workflow_plan(load_config(overlay)["bechard2018"])
     assert int(counts["bechard2018_train"]) == len(set(plan.runs) | set(plan.tables.values()))
     assert {k: int(v) for k, v in counts.items() if k != "bechard2018_train"} == {
-        "bechard2018_f4_tables": 1, "bechard2018_f4_figure": 1, "bechard2018_topics": 2}
+        "bechard2018_honest": len(plan.runs), "bechard2018_f4_tables": 1,
+        "bechard2018_f4_figure": 1, "bechard2018_topics": 2}

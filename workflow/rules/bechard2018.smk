@@ -3,7 +3,10 @@
 #   corpus --bechard2018_train--> models/{dataset}/{variant}/{trainer}/T{T}/seed{seed}/model.npz
 #                                 + bechard2018/.../perplexity.csv (train and test rows)
 #     one job per trainer (vem | gibbs | sklearn) x T x seed of the config grid
-#   perplexity rows --bechard2018_f4_tables--> tables/bechard2018-F4.csv, -F4-minimum.csv
+#   model --bechard2018_honest--> bechard2018/.../honest.csv: P1 by Chib-style and left-to-right
+#     (topiceval's own estimators, with Monte Carlo error) on a seeded subset of the test split
+#   perplexity and honest rows --bechard2018_f4_tables--> tables/bechard2018-F4.csv,
+#     -F4-minimum.csv
 #   F4 table --bechard2018_f4_figure--> figures/bechard2018-F4.{FIG} and .caption.{md,rst}
 #   VEM / Gibbs model of table_topics topics --bechard2018_topics--> tables/bechard2018-T{1,2}.csv
 #     and .caption.{md,rst}
@@ -19,6 +22,8 @@ B18_DIR = f"{RESULTS}/bechard2018"
 B18_RUN = "{dataset}/{variant}/{trainer}/T{T}/seed{seed}"
 B18_MODEL = f"{RESULTS}/models/{B18_RUN}/model.npz"
 B18_ROWS = f"{B18_DIR}/{B18_RUN}/perplexity.csv"
+B18_HONEST = f"{B18_DIR}/{B18_RUN}/honest.csv"
+B18_HONEST_ON = bool(B18_PLAN.honest["methods"])
 
 if (B18_PLAN.dataset, B18_PLAN.variant) not in configured_corpora():
     raise WorkflowError(
@@ -55,9 +60,32 @@ rule bechard2018_train:
         "../scripts/bechard2018_train.py"
 
 
+rule bechard2018_honest:
+    input:
+        corpus=lambda wc: corpus_path(wc.dataset, wc.variant),
+        model=B18_MODEL,
+    output:
+        B18_HONEST,
+    params:
+        honest=B18_PLAN.honest,
+    wildcard_constraints:
+        trainer="|".join(B18.TRAINERS),
+        T=r"\d+",
+        seed=r"\d+",
+    log:
+        f"{LOGS}/bechard2018/honest/{{dataset}}/{{variant}}/{{trainer}}-T{{T}}-seed{{seed}}.log",
+    benchmark:
+        f"{BENCH}/bechard2018/honest/{{dataset}}/{{variant}}/{{trainer}}-T{{T}}-seed{{seed}}.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/bechard2018_honest.py"
+
+
 rule bechard2018_f4_tables:
     input:
         [B18_path(B18_ROWS, *run) for run in B18_PLAN.runs],
+        [B18_path(B18_HONEST, *run) for run in B18_PLAN.runs if B18_HONEST_ON],
     output:
         table=in_report(
             f"{RESULTS}/tables/bechard2018-F4.csv",

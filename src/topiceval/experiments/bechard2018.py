@@ -16,6 +16,12 @@ Which perplexity each row is (column ``definition``, docs/methods/lda.md#perplex
 * ``sklearn`` (scikit-learn's batch variational LDA, priors 1/T, ``max_iter`` 10): ``P4``,
   sklearn's bound-based perplexity (what Béchard & Gervet Fig. 4 shows).
 
+Beyond the paper, :func:`honest_rows` estimates for every model the true held-out marginal
+perplexity P1 with topiceval's unbiased estimators (``P1-CS``, Chib-style; ``P1-LR``, sequential
+left-to-right), with a Monte Carlo error bar, on one seeded subset of the test documents: the
+question a reader of seed 001 has is whether the T that the plug-in values and bounds pick
+survives an honest estimate.
+
 :func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
 curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard2018.f4_caption`
 (beside the figure) says it in words.
@@ -26,8 +32,9 @@ our top words next to the paper's; :func:`tables_caption` summarises the match.
 
 Workflow (``workflow/rules/bechard2018.smk``): :func:`workflow_plan` turns the config block
 ``bechard2018`` into the training jobs at DAG-build time; :func:`train_job` (one job per
-trainer x T x seed) saves the model and its perplexity rows, :func:`f4_tables_job` gathers the
-rows into the 001-F4 table and the minimum table, :func:`topic_table_job` writes 001-T1 / 001-T2
+trainer x T x seed) saves the model and its perplexity rows, :func:`honest_job` adds the honest
+estimate of that model, :func:`f4_tables_job` gathers the rows into the 001-F4 table and the
+minimum table, :func:`topic_table_job` writes 001-T1 / 001-T2
 and their captions.  No table holds wall-clock times (the rules' ``benchmark:`` files do), so the
 outputs are bit-identical for any thread count: VEM and fold-in results do not depend on threads,
 the Gibbs sampler depends only on its configured block count ``gibbs_blocks``, and scikit-learn
@@ -46,8 +53,12 @@ from scipy.optimize import linear_sum_assignment
 from threadpoolctl import threadpool_limits
 
 from topiceval.corpus import Corpus
+from topiceval.estimators import lda
+from topiceval.evaluation import combine_runs
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import LDAModel, load_model, save_model
+from topiceval.seeds import derive_seed, generator
+from topiceval.threads import numba_threads
 from topiceval.training.lda import (
     fit_gibbs,
     fit_vem,
@@ -60,7 +71,10 @@ from topiceval.training.lda import (
 )
 
 TRAINERS = ("vem", "gibbs", "sklearn")
-DEFINITIONS = ("P2", "P1-bound", "P4")
+DEFINITIONS = ("P2", "P1-bound", "P4", "P1-CS", "P1-LR")
+# the honest estimates of P1 (docs/methods/lda.md#perplexity): the estimator method behind each
+HONEST = {"P1-CS": "chib", "P1-LR": "lr"}
+_KEY_HONEST_DOCS = 1  # stream purpose: the test documents of the honest estimate
 SPLITS = ("train", "test")
 # the grid of 001-F4 (not printed in the paper; docs/methods/experiments.md#bechard2018)
 PAPER_TOPICS = (2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 25, 30)
@@ -93,9 +107,10 @@ PAPER_TABLES = {
 }
 TABLE_TRAINERS = {"T1": "vem", "T2": "gibbs"}
 COLUMNS = ["trainer", "T", "seed", "split", "definition", "optimistic", "perplexity",
-           "log_likelihood", "tokens", "documents"]
+           "log_likelihood", "log_likelihood_se", "tokens", "documents"]
 SUMMARY_COLUMNS = ["trainer", "definition", "optimistic", "split", "T", "perplexity",
-                   "perplexity_min", "perplexity_max", "seeds", "tokens", "documents"]
+                   "perplexity_min", "perplexity_max", "log_likelihood", "log_likelihood_se",
+                   "seeds", "tokens", "documents"]
 
 
 def _non_empty(corpus: Corpus) -> Corpus:
@@ -103,8 +118,9 @@ def _non_empty(corpus: Corpus) -> Corpus:
     return corpus if keep.size == corpus.n_docs else corpus.subset(keep)
 
 
-def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus):
-    """One table row from per-document log-probabilities (or a pooled one) of ``corpus``."""
+def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus, se=np.nan):
+    """One table row from per-document log-probabilities (or a pooled one) of ``corpus``;
+    ``se`` is the Monte Carlo standard error of their sum (NaN for plug-in values and bounds)."""
     log_probs = np.atleast_1d(log_probs)
     lengths = corpus.lengths if log_probs.size == corpus.n_docs else [corpus.n_tokens]
     return {
@@ -116,6 +132,7 @@ def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corp
         "optimistic": optimistic,
         "perplexity": pooled_perplexity(log_probs, lengths),
         "log_likelihood": float(np.sum(log_probs)),
+        "log_likelihood_se": float(se),
         "tokens": corpus.n_tokens,
         "documents": corpus.n_docs,
     }
@@ -194,6 +211,51 @@ def perplexity_vs_topics(train: Corpus, test: Corpus, topics=PAPER_TOPICS, train
     return pd.concat(tables, ignore_index=True)
 
 
+def honest_documents(test: Corpus, n_docs: int | None, seed: int) -> Corpus:
+    """The test documents of the honest estimate: ``n_docs`` non-empty documents drawn without
+    replacement (in corpus order) by the stream ``(seed, purpose)``, or all of them
+    (``n_docs`` None or at least their number).  The same for every model of a seed, so the
+    curves over T are compared on one document set."""
+    test = _non_empty(test)
+    if n_docs is None or n_docs >= test.n_docs:
+        return test
+    pick = generator(seed, _KEY_HONEST_DOCS).choice(test.n_docs, size=int(n_docs), replace=False)
+    return test.subset(np.sort(pick))
+
+
+def honest_rows(model: LDAModel, test: Corpus, trainer: str, n_topics: int, *, seed: int,
+                methods: Mapping[str, Mapping], runs: int, n_docs: int | None = None,
+                threads: int = 1) -> pd.DataFrame:
+    """001-F4 beyond the paper: the held-out marginal perplexity P1 of ``model`` estimated by
+    topiceval's own estimators, with its Monte Carlo error.
+
+    ``methods`` maps a definition of :data:`HONEST` (``P1-CS``: Chib-style, ``P1-LR``:
+    sequential left-to-right, both unbiased for P(w_d | Phi, alpha m)) to the estimator's
+    settings.  Each document is estimated ``runs`` times; the runs are averaged in probability
+    and the standard error of the summed log-likelihood is the delta-method one
+    (``topiceval.evaluation.combine_runs``), so the perplexity's interval is
+    exp(-(LL +- 2 se) / N).  The documents are :func:`honest_documents` of the test split, and
+    the estimator streams are named (seed, "001-F4", definition, trainer, T).
+    """
+    if runs < 2:
+        raise ValueError(f"the honest estimate needs at least 2 runs for its error bar, got {runs}")
+    docs = honest_documents(test, n_docs, seed).align(model, oov="error")
+    rows = []
+    with numba_threads(threads):
+        for definition, settings in methods.items():
+            if definition not in HONEST:
+                raise ValueError(f"unknown honest definition {definition!r}; expected one of "
+                                 f"{sorted(HONEST)}")
+            result = lda.estimate_runs(HONEST[definition], docs, model.phi, model.alpha_m,
+                                       runs=runs, seed=derive_seed(seed, "001-F4", definition,
+                                                                   trainer, n_topics),
+                                       **settings)
+            logp, se = combine_runs(result.logp)
+            rows.append(_row(trainer, n_topics, seed, "test", definition, False, logp, docs,
+                             se=float(np.sqrt(np.sum(se ** 2)))))
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
 # --------------------------------------------------------------------------- 001-F4 summaries
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
     """Rows in a fixed order (trainer, definition, split as listed above, then T and seed)."""
@@ -227,10 +289,14 @@ def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         raise ValueError("the perplexity table has no rows")
     keys = ["trainer", "definition", "optimistic", "split", "T"]
-    summary = df.groupby(keys, sort=False).agg(
+    summary = df.assign(_var=df["log_likelihood_se"] ** 2).groupby(keys, sort=False).agg(
         perplexity=("perplexity", "mean"), perplexity_min=("perplexity", "min"),
-        perplexity_max=("perplexity", "max"), seeds=("seed", "nunique"),
+        perplexity_max=("perplexity", "max"), log_likelihood=("log_likelihood", "mean"),
+        _var=("_var", "sum"), seeds=("seed", "nunique"),
         tokens=("tokens", "first"), documents=("documents", "first")).reset_index()
+    # the Monte Carlo error of the mean over seeds (NaN where the rows have none)
+    summary["log_likelihood_se"] = np.sqrt(summary["_var"].where(summary["_var"] > 0)) \
+        / summary["seeds"]
     return _ordered(summary[SUMMARY_COLUMNS])
 
 
@@ -241,8 +307,10 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
     perplexity (mean over seeds; the smallest T on ties), the perplexity at the paper's T and how
     much higher it is (``excess_at_paper_T``; NaN when ``paper_t`` is not in the grid),
     ``edge`` (the minimum lies at an end of the grid: no interior minimum), ``seed_best_T``
-    (each seed's own minimum, in seed order) and ``train_monotone`` (training perplexity strictly
-    decreasing in T).
+    (each seed's own minimum, in seed order), ``train_monotone`` (training perplexity strictly
+    decreasing in T) and, for the honest estimates (:data:`HONEST`), ``within_2se``: every T
+    whose test log-likelihood is within two combined Monte Carlo standard errors of the best
+    one's (the Ts the estimate cannot tell from the best; empty for plug-in values and bounds).
     """
     summary = f4_summary(df)
     df = df.reset_index(drop=True)
@@ -273,8 +341,17 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
             "edge": bool(grid.size > 1 and best["T"] in (grid.min(), grid.max())),
             "seed_best_T": " ".join(str(int(t)) for t in seed_best),
             "train_monotone": bool(train.size and np.all(np.diff(train["perplexity"]) < 0)),
+            "within_2se": _within_2se(test, best) if definition in HONEST else "",
         })
     return pd.DataFrame(rows)
+
+
+def _within_2se(test: pd.DataFrame, best: pd.Series) -> str:
+    """The Ts of a test curve whose log-likelihood is within 2 combined standard errors of
+    ``best``'s (the estimates of different models are independent)."""
+    gap = best["log_likelihood"] - test["log_likelihood"]
+    se = np.sqrt(best["log_likelihood_se"] ** 2 + test["log_likelihood_se"] ** 2)
+    return " ".join(str(int(t)) for t in test.loc[gap <= 2 * se, "T"])
 
 
 PAPER = "Béchard & Gervet"
@@ -342,13 +419,15 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
 @dataclass(frozen=True)
 class Plan:
     """The jobs of a ``bechard2018`` config block: corpus, training runs (trainer, T, seed),
-    the run behind each topic table, and the trainer settings."""
+    the run behind each topic table, the trainer settings and the honest estimate's settings
+    (``honest``: ``docs``, ``runs`` and ``methods``; no methods, no honest jobs)."""
 
     dataset: str
     variant: str
     runs: tuple[tuple[str, int, int], ...]
     tables: dict
     settings: dict
+    honest: dict
 
 
 def workflow_plan(cfg: Mapping) -> Plan:
@@ -371,7 +450,14 @@ def workflow_plan(cfg: Mapping) -> Plan:
     tables = {table: (trainer, int(cfg["table_topics"]), seeds[0])
               for table, trainer in TABLE_TRAINERS.items()}
     settings = {key: cfg[key] for key in DEFAULTS if key in cfg}
-    return Plan(dataset, variant, runs, tables, settings)
+    honest = dict(cfg.get("honest") or {})
+    methods = dict(honest.get("methods") or {})
+    if unknown := sorted(set(methods) - set(HONEST)):
+        raise ValueError(f"bechard2018.honest.methods: unknown definition(s) {unknown}; "
+                         f"expected some of {sorted(HONEST)}")
+    honest = {"docs": honest.get("docs"), "runs": int(honest.get("runs", 4)),
+              "methods": {k: dict(v or {}) for k, v in methods.items()}}
+    return Plan(dataset, variant, runs, tables, settings, honest)
 
 
 def train_job(corpus_path, trainer: str, n_topics: int, seed: int, model_path, table_path, *,
@@ -387,9 +473,21 @@ def train_job(corpus_path, trainer: str, n_topics: int, seed: int, model_path, t
     return rows
 
 
+def honest_job(corpus_path, model_path, trainer: str, n_topics: int, seed: int, table_path, *,
+               docs: int | None, runs: int, methods: Mapping[str, Mapping],
+               threads: int = 1) -> pd.DataFrame:
+    """Rule ``bechard2018_honest``: :func:`honest_rows` of one trained model on the corpus's
+    test split, written as perplexity rows."""
+    test = Corpus.load(corpus_path).select_split("test")
+    rows = honest_rows(load_model(model_path), test, trainer, int(n_topics), seed=int(seed),
+                       methods=methods, runs=runs, n_docs=docs, threads=threads)
+    write_csv_atomic(table_path, rows)
+    return rows
+
+
 def f4_tables_job(job_tables: Sequence[str | os.PathLike], table_path, minimum_path) -> None:
-    """Rule ``bechard2018_f4_tables``: the 001-F4 table (every job's rows) and its minimum
-    table (:func:`minimum_table`)."""
+    """Rule ``bechard2018_f4_tables``: the 001-F4 table (every training and honest job's rows)
+    and its minimum table (:func:`minimum_table`)."""
     df = f4_table([pd.read_csv(p) for p in job_tables])
     write_csv_atomic(table_path, df)
     write_csv_atomic(minimum_path, minimum_table(df))

@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 
 from topiceval.experiments.bechard2018 import (
     COLUMNS,
+    HONEST,
     PAPER_BEST_T,
     SPLITS,
     f4_summary,
@@ -36,10 +37,13 @@ DEFINITIONS = {
     "P2": "P2: plug-in theta",
     "P1-bound": "P1-bound: from the ELBO",
     "P4": "P4: scikit-learn's bound",
+    "P1-CS": "P1 by Chib-style, +-2 s.e. (honest)",
+    "P1-LR": "P1 by left-to-right, +-2 s.e. (honest)",
 }
+HONEST_COLORS = {"P1-CS": "tab:green", "P1-LR": "tab:purple"}
 SPLIT_STYLE = {"train": {"color": "tab:blue", "marker": "o"},
                "test": {"color": "tab:red", "marker": "s"}}
-DEFINITION_STYLE = {"P2": "-", "P1-bound": "--", "P4": "-"}
+DEFINITION_STYLE = {"P2": "-", "P1-bound": "--", "P4": "-", "P1-CS": "-.", "P1-LR": ":"}
 PAPER = "Béchard & Gervet"
 # no dates, fixed SVG ids: a figure's bytes depend only on its table
 
@@ -61,12 +65,21 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
         part = summary[summary["trainer"] == trainer]
         for (definition, split), curve in part.groupby(["definition", "split"], sort=False):
             curve = curve.sort_values("T")
-            style = SPLIT_STYLE[split]
+            style = dict(SPLIT_STYLE[split])
             label = f"{split}, {DEFINITIONS[definition]}"
             if curve["optimistic"].any():
                 label += " (optimistic)"
-            (line,) = ax.plot(curve["T"], curve["perplexity"],
-                              linestyle=DEFINITION_STYLE[definition], label=label, **style)
+            if definition in HONEST:
+                style["color"] = HONEST_COLORS[definition]
+                ll, se, n = (curve[c].to_numpy() for c in ("log_likelihood",
+                                                            "log_likelihood_se", "tokens"))
+                lower = curve["perplexity"] - np.exp(-(ll + 2 * se) / n)
+                upper = np.exp(-(ll - 2 * se) / n) - curve["perplexity"]
+                line = ax.errorbar(curve["T"], curve["perplexity"], yerr=[lower, upper],
+                                   linestyle=DEFINITION_STYLE[definition], capsize=2, **style)
+            else:
+                (line,) = ax.plot(curve["T"], curve["perplexity"],
+                                  linestyle=DEFINITION_STYLE[definition], label=label, **style)
             entries.setdefault(label, line)
             if curve["seeds"].max() > 1:
                 band = ax.fill_between(curve["T"], curve["perplexity_min"],
@@ -98,9 +111,15 @@ DEFINITIONS_TEXT = (
     "(fold-in or query sampling), optimistic on test documents because it re-uses their words; "
     "P1-bound (dashed; variational EM only), L the evidence lower bound (ELBO), so an upper bound "
     "on the marginal perplexity P1; P4, scikit-learn's perplexity(), its variational bound "
-    "including the topic term, as in the paper's figure.")
+    "including the topic term, as in the paper's figure. Beyond the paper, P1-CS (green, "
+    "dash-dot) and P1-LR (purple, dotted) are honest estimates of P1 itself, "
+    "L = sum_d log P(w_d | Phi, alpha m), by topiceval's Chib-style and sequential "
+    "left-to-right estimators (unbiased for P(w_d)), on a seeded subset of the test documents "
+    "shared by every model, with bars of +-2 Monte Carlo standard errors (estimator noise "
+    "only: the documents are a sample of the test split, the same for every T).")
 _LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
-           "P4": "P4, sklearn's bound"}
+           "P4": "P4, sklearn's bound", "P1-CS": "P1 by Chib-style",
+           "P1-LR": "P1 by left-to-right"}
 
 
 def f4_caption(df: pd.DataFrame) -> str:
@@ -133,11 +152,34 @@ def f4_caption(df: pd.DataFrame) -> str:
                       f"{100 * r.excess_at_paper_T:.1f}% higher")
         seeds = (f" (mean of {r.seeds} seeds; each seed's minimum at T = "
                  f"{r.seed_best_T.replace(' ', ', ')})" if r.seeds > 1 else "")
+        train = ("" if r.definition in HONEST else
+                 f"; training perplexity "
+                 f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} in T")
         parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
-                     f"T = {r.best_T} ({where}){seeds}; training perplexity "
-                     f"{'decreases monotonically' if r.train_monotone else 'is not monotone'} "
-                     f"in T.")
+                     f"T = {r.best_T} ({where}){seeds}{train}.")
+    parts += _honest_verdicts(df, minima)
     return "\n".join([*head, " ".join(parts)])
+
+
+def _honest_verdicts(df: pd.DataFrame, minima: pd.DataFrame) -> list[str]:
+    """Per trainer: does the T its plug-in value or bound picks survive the honest estimates
+    (is it within two Monte Carlo standard errors of their minimum)?"""
+    honest = minima[minima["definition"].isin(list(HONEST))]
+    if honest.empty:
+        return []
+    docs = df.loc[df["definition"].isin(list(HONEST)), ["documents", "tokens"]].iloc[0]
+    out = [f"Honest estimates on {docs['documents']} test documents ({docs['tokens']} tokens):"]
+    for trainer, part in minima.groupby("trainer", sort=False):
+        picked = part[~part["definition"].isin(list(HONEST))]
+        for h in honest[honest["trainer"] == trainer].itertuples():
+            ties = h.within_2se.split()
+            verdicts = [f"the choice of {_LABELS[r.definition]}, T = {r.best_T}, "
+                        f"{'survives' if str(r.best_T) in ties else 'does not survive'}"
+                        for r in picked.itertuples()]
+            out.append(f"{trainer}, {_LABELS[h.definition]}: lowest at T = {h.best_T}, "
+                       f"indistinguishable (within 2 s.e.) from T in {{{', '.join(ties)}}}"
+                       + (f"; {'; '.join(verdicts)}." if verdicts else "."))
+    return out
 
 
 def f4_figure_job(table_path: str | os.PathLike, figure_path: str | os.PathLike,

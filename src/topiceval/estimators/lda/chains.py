@@ -203,6 +203,8 @@ def scan(ch, pw, cq, rows, row_base, am, lo, hi, reverse, mode, values, rng):
                     continue
             x = uniform(rng) * total
             if doc < 0.0:
+                # inlined copy (bisection of the cumulative weights): see also
+                # _numba.search_cumulative
                 a = 0
                 b = n_topics - 1
                 while a < b:
