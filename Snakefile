@@ -5,6 +5,7 @@
 #   snakemake --cores N --configfile config/paper.yaml    # the papers' own sizes (cluster)
 #   ... --config data_mirror=../shared/data               # read the corpora from a local mirror
 #   snakemake --report report.html [the run's options]    # every figure and table, with captions
+#   snakemake publish --config publish_dir=docs/results/NAME [the run's options]   # a compact copy
 #
 # config/quick.yaml and config/paper.yaml are overlays on config/config.yaml.
 
@@ -30,6 +31,7 @@ include: "workflow/rules/bechard2018.smk"
 include: "workflow/rules/wallach2009.smk"
 include: "workflow/rules/foulds_smyth.smk"
 include: "workflow/rules/capdevila2018.smk"
+include: "workflow/rules/publish.smk"
 
 
 rule all:

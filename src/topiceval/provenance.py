@@ -1,0 +1,215 @@
+"""Publishing a run's results with their provenance (rule ``publish``).
+
+A run's figures, captions and summary tables are copied into a compact directory that can sit in
+the repository (``docs/results/<configuration>/``), next to a ``provenance.json`` that says how
+they were made:
+
+* the commit of the code (and whether the work tree had uncommitted changes), the date, the
+  command, the resolved configuration;
+* the machine (platform, CPU model, cores, memory) and the versions of Python and the scientific
+  stack;
+* per rule, the jobs, wall seconds and CPU seconds summed over its jobs and the largest job's,
+  and the peak memory, read from the ``benchmark:`` files Snakemake wrote
+  (``rule_costs.csv`` holds the same table).  Rules without a ``benchmark:`` file (downloads,
+  summaries, figures: seconds each) are not listed.
+
+Nothing per shard is copied: the directory holds what a reader opens (figures as PNG, captions
+as Markdown, the tables under ``tables/`` and the timing summaries under ``timings/``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+
+import pandas as pd
+
+from topiceval.io import write_csv_atomic, write_text_atomic
+
+PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
+COPIED = ("figures/*.png", "figures/*.svg", "figures/*.pdf", "figures/*.caption.md",
+          "tables/*.csv", "tables/*.caption.md", "timings/*.csv")
+
+
+def benchmark_regex(pattern: str) -> re.Pattern:
+    """A regular expression matching the files of a rule's ``benchmark:`` pattern (each
+    ``{wildcard}`` matches one or more characters)."""
+    parts = re.split(r"(\{[^}]+\})", pattern)
+    return re.compile("".join(".+?" if p.startswith("{") else re.escape(p) for p in parts) + "$")
+
+
+def rule_costs(benchmark_files: Sequence[Path], patterns: Mapping[str, str]) -> pd.DataFrame:
+    """Per rule: jobs, summed and largest wall and CPU seconds, peak resident memory (MB).
+
+    Parameters
+    ----------
+    benchmark_files : sequence of Path
+        Snakemake ``benchmark:`` files (tab-separated, columns ``s`` and ``cpu_time``).
+    patterns : mapping
+        Rule name -> its ``benchmark:`` pattern.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns rule, jobs, wall_seconds, cpu_seconds, largest_job_wall_seconds,
+        largest_job_cpu_seconds, max_rss_mb; rules in ``patterns`` order.
+    """
+    regexes = {rule: benchmark_regex(p) for rule, p in patterns.items()}
+    rows = []
+    for path in benchmark_files:
+        rule = next((r for r, rx in regexes.items() if rx.search(str(path))), None)
+        if rule is None:
+            continue
+        table = pd.read_csv(path, sep="\t")
+        rows.append({"rule": rule, "wall": float(table["s"].iloc[-1]),
+                     "cpu": float(table["cpu_time"].iloc[-1]),
+                     "rss": float(table["max_rss"].iloc[-1])})
+    columns = ["rule", "jobs", "wall_seconds", "cpu_seconds", "largest_job_wall_seconds",
+               "largest_job_cpu_seconds", "max_rss_mb"]
+    if not rows:
+        return pd.DataFrame(columns=columns)
+    jobs = pd.DataFrame(rows)
+    out = jobs.groupby("rule", sort=False).agg(
+        jobs=("wall", "size"), wall_seconds=("wall", "sum"), cpu_seconds=("cpu", "sum"),
+        largest_job_wall_seconds=("wall", "max"), largest_job_cpu_seconds=("cpu", "max"),
+        max_rss_mb=("rss", "max")).reset_index()
+    order = {rule: i for i, rule in enumerate(patterns)}
+    out = out.sort_values("rule", key=lambda s: s.map(order)).reset_index(drop=True)[columns]
+    return out.round(2)
+
+
+def machine() -> dict:
+    """Platform, CPU model, cores, memory and package versions of this machine."""
+    cpu = platform.processor()
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+        cpu = re.search(r"^model name\s*:\s*(.+)$", text, re.MULTILINE).group(1).strip()
+    except (OSError, AttributeError):
+        pass
+    memory = None
+    try:
+        memory = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        pass
+    versions = {"python": platform.python_version()}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
+            "memory_gib": memory, "versions": versions}
+
+
+def code_version(root: Path) -> dict:
+    """The commit of ``root``'s git checkout and whether its tracked files had changes."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
+                              check=False).stdout.strip()
+
+    commit = git("rev-parse", "HEAD") or None
+    dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
+    return {"commit": commit, "uncommitted_changes": dirty}
+
+
+def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
+            patterns: Mapping[str, str]) -> dict:
+    """Copy a run's figures, captions and summary tables to ``out_dir`` and write its
+    ``provenance.json``, ``rule_costs.csv`` and a ``README.md`` index.
+
+    Parameters
+    ----------
+    results_dir : path
+        The run's ``results_dir``.
+    out_dir : path
+        The directory to fill (created; files of an earlier publication are replaced).
+    config : mapping
+        The run's resolved configuration.
+    command : str
+        The command that ran the workflow.
+    root : path
+        The repository checkout whose commit is recorded.
+    patterns : mapping
+        Rule name -> its ``benchmark:`` pattern (for the per-rule costs).
+
+    Returns
+    -------
+    dict
+        The provenance written.
+    """
+    results, out = Path(results_dir), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    copied = []
+    for pattern in COPIED:
+        for path in sorted(results.glob(pattern)):
+            target = out / path.relative_to(results)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            copied.append(target.relative_to(out).as_posix())
+    costs = rule_costs(sorted((results / "benchmarks").rglob("*.tsv")), patterns)
+    write_csv_atomic(out / "rule_costs.csv", costs)
+    stamps = [p.stat().st_mtime for p in results.rglob("*") if p.is_file()]
+    provenance = {
+        **code_version(Path(root)),
+        "published": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "outputs_written": {
+            "first": _iso(min(stamps)) if stamps else None,
+            "last": _iso(max(stamps)) if stamps else None},
+        "command": command,
+        "machine": machine(),
+        "totals": {"jobs_benchmarked": int(costs["jobs"].sum()),
+                   "cpu_hours": round(float(costs["cpu_seconds"].sum()) / 3600, 3),
+                   "wall_hours_summed_over_jobs":
+                       round(float(costs["wall_seconds"].sum()) / 3600, 3)},
+        "rules": costs.to_dict(orient="records"),
+        "config": _plain(config),
+        "files": copied,
+    }
+    write_text_atomic(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
+    write_text_atomic(out / "README.md", _readme(provenance, out))
+    return provenance
+
+
+def _iso(stamp: float) -> str:
+    return dt.datetime.fromtimestamp(stamp, dt.UTC).isoformat(timespec="seconds")
+
+
+def _plain(value):
+    """The configuration as JSON types (Snakemake hands a mapping of its own)."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _readme(provenance: dict, out: Path) -> str:
+    """README.md of a publication: where it came from and every figure with its caption's
+    first sentence."""
+    commit = provenance["commit"] or "unknown"
+    lines = [f"# Results of `{provenance['command']}`", "",
+             f"Commit `{commit}`"
+             + (" (with uncommitted changes)" if provenance["uncommitted_changes"] else "")
+             + f", outputs written {provenance['outputs_written']['first']} to "
+               f"{provenance['outputs_written']['last']} on {provenance['machine']['cpu']} "
+               f"({provenance['machine']['cores']} cores); "
+               f"{provenance['totals']['cpu_hours']} CPU hours in the benchmarked rules "
+               "(`rule_costs.csv`). `provenance.json` holds the configuration, the machine and "
+               "the versions.", "", "| file | caption (first sentence) |", "|---|---|"]
+    for name in provenance["files"]:
+        if name.endswith(".caption.md"):
+            continue
+        caption = out / re.sub(r"\.\w+$", ".caption.md", name)
+        first = ""
+        if caption.exists():
+            first = caption.read_text().strip().split("\n")[0].split(". ")[0].replace("|", "/")
+        lines.append(f"| [{name}]({name}) | {first} |")
+    return "\n".join(lines) + "\n"
