@@ -75,18 +75,20 @@ def rng_state(seed: int, key0: int = 0, key1: int = 0, key2: int = 0) -> np.ndar
 
 
 # --------------------------------------------------------------------------- raw generator
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _rotl(x, k):
     return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
-@njit(cache=True)
-def next_u64(rng):
-    """xoshiro256** (Blackman & Vigna 2018): next 64-bit output, state advanced in place."""
-    s0 = rng[0]
-    s1 = rng[1]
-    s2 = rng[2]
-    s3 = rng[3]
+# The draws that GaP-FA's innermost loops take (``next_u64`` .. ``log_gamma_variate``) exist in an
+# ``*_inline`` form (``inline="always"``: a regular numba call with the ``rng`` array as argument
+# costs tens of ns of reference counting, as much as the draw itself) and in the regular form,
+# which calls it: one body, the same operations in the same order, so the same numbers.
+@njit(cache=True, inline="always")
+def xoshiro_step(s0, s1, s2, s3):
+    """One step of xoshiro256** on a state held in four local words: (output, new state).
+    A loop of draws that keeps the state in locals (``rng`` loaded before it and stored after)
+    takes the same numbers as ``next_u64`` without a store and reload of the state per draw."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -95,17 +97,55 @@ def next_u64(rng):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
+    return result, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def unit_double(bits):
+    """The ``uniform`` double of a 64-bit output: (top 53 bits + 1/2) 2^-53, in (0, 1)."""
+    return (float(bits >> np.uint64(11)) + 0.5) * _TWO_M53
+
+
+@njit(cache=True, inline="always")
+def store_state(rng, s0, s1, s2, s3):
+    """Write a state held in locals back to ``rng``."""
     rng[0] = s0
     rng[1] = s1
     rng[2] = s2
     rng[3] = s3
+
+
+@njit(cache=True, inline="always")
+def next_u64_inline(rng):
+    """xoshiro256** (Blackman & Vigna 2018): next 64-bit output, state advanced in place."""
+    result, s0, s1, s2, s3 = xoshiro_step(rng[0], rng[1], rng[2], rng[3])
+    store_state(rng, s0, s1, s2, s3)
     return result
+
+
+@njit(cache=True)
+def next_u64(rng):
+    """xoshiro256** (Blackman & Vigna 2018): next 64-bit output, state advanced in place."""
+    return next_u64_inline(rng)
+
+
+@njit(cache=True, inline="always")
+def uniform_state(s0, s1, s2, s3):
+    """``uniform`` on a state held in locals (``xoshiro_step``): (u, new state)."""
+    bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+    return unit_double(bits), s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def uniform_inline(rng):
+    """``uniform``, inlined into its caller."""
+    return unit_double(next_u64_inline(rng))
 
 
 @njit(cache=True)
 def uniform(rng):
     """Uniform double on the open interval (0, 1), 53 random bits."""
-    return (float(next_u64(rng) >> np.uint64(11)) + 0.5) * _TWO_M53
+    return uniform_inline(rng)
 
 
 @njit(cache=True)
@@ -120,15 +160,26 @@ def standard_exponential(rng):
     return -math.log(uniform(rng))
 
 
+@njit(cache=True, inline="always")
+def standard_normal_state(s0, s1, s2, s3):
+    """Standard normal by Marsaglia's polar method (one of the pair is discarded), on a state
+    held in locals: (x, new state)."""
+    while True:
+        u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+        v, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+        u = 2.0 * u - 1.0
+        v = 2.0 * v - 1.0
+        s = u * u + v * v
+        if 0.0 < s < 1.0:
+            return u * math.sqrt(-2.0 * math.log(s) / s), s0, s1, s2, s3
+
+
 @njit(cache=True)
 def standard_normal(rng):
     """Standard normal by Marsaglia's polar method (one of the pair is discarded)."""
-    while True:
-        u = 2.0 * uniform(rng) - 1.0
-        v = 2.0 * uniform(rng) - 1.0
-        s = u * u + v * v
-        if 0.0 < s < 1.0:
-            return u * math.sqrt(-2.0 * math.log(s) / s)
+    x, s0, s1, s2, s3 = standard_normal_state(rng[0], rng[1], rng[2], rng[3])
+    store_state(rng, s0, s1, s2, s3)
+    return x
 
 
 # Shapes from which _gamma_ge1 evaluates its acceptance test without cancellation (below it the
@@ -136,9 +187,29 @@ def standard_normal(rng):
 GAMMA_STABLE_SHAPE = 2.0**20
 
 
-@njit(cache=True)
-def _gamma_ge1(rng, a):
-    """Gamma(a, 1) for a >= 1 (Marsaglia & Tsang 2000).
+@njit(cache=True, inline="always")
+def gamma_constants(a):
+    """Marsaglia and Tsang's d = a - 1/3 and c = 1 / sqrt(9 d) of a shape a >= 1: callers
+    that draw many times from the same shapes keep them (``log_gamma_variate_state``)."""
+    d = a - 1.0 / 3.0
+    return d, 1.0 / math.sqrt(9.0 * d)
+
+
+# Marsaglia and Tsang's squeeze, u < 1 - 0.0331 x^4, lies inside their acceptance region
+# log u < x^2/2 + d (1 - v + log v) (Marsaglia & Tsang 2000, for every shape a >= 1).  Lowered by
+# SQUEEZE_MARGIN + SQUEEZE_MARGIN_PER_SHAPE d, more than the rounding error of the test as
+# computed (for |x| < 2.35, the only x the squeeze can accept: <= 2.4e-15 + 1.9e-14 d for the test,
+# 8.2e-15 for log u with u >= 2^-54, 6e-16 for the threshold), every u it accepts the full test
+# accepts too: the same draws, without the two logarithms.
+SQUEEZE_MARGIN = 1e-12
+SQUEEZE_MARGIN_PER_SHAPE = 1e-13
+
+
+@njit(cache=True, inline="always")
+def gamma_dc_state(d, c, squeeze, s0, s1, s2, s3):
+    """Gamma(a, 1) for a >= 1 (Marsaglia & Tsang 2000), given d, c = ``gamma_constants(a)``,
+    on a state held in locals: (draw, new state).  ``squeeze`` accepts first by the squeeze
+    (``SQUEEZE_MARGIN``): the same draws.
 
     Notes
     -----
@@ -152,30 +223,66 @@ def _gamma_ge1(rng, a):
     whose terms are all O(y^2) = O(x^2 / d) (at d = 1e16 the original form's rounding error is
     several units in the exponent, and the draws were no longer Gamma distributed).
     """
-    d = a - 1.0 / 3.0
-    c = 1.0 / math.sqrt(9.0 * d)
     while True:
-        x = standard_normal(rng)
+        x, s0, s1, s2, s3 = standard_normal_state(s0, s1, s2, s3)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
         v = v * v * v
-        u = uniform(rng)
+        u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
         if d < GAMMA_STABLE_SHAPE:
+            if squeeze:
+                xx = x * x
+                if u < 1.0 - 0.0331 * (xx * xx) - (SQUEEZE_MARGIN + SQUEEZE_MARGIN_PER_SHAPE * d):
+                    return d * v, s0, s1, s2, s3
             if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
-                return d * v
+                return d * v, s0, s1, s2, s3
         else:
             y = c * x
             if math.log(u) < 0.5 * x * x + d * (3.0 * log1pmx(y) - y * y * (3.0 + y)):
-                return d * v
+                return d * v, s0, s1, s2, s3
+
+
+@njit(cache=True)
+def _gamma_ge1(rng, a):
+    """Gamma(a, 1) for a >= 1 (``gamma_dc_state``)."""
+    d, c = gamma_constants(a)
+    g, s0, s1, s2, s3 = gamma_dc_state(d, c, False, rng[0], rng[1], rng[2], rng[3])
+    store_state(rng, s0, s1, s2, s3)
+    return g
+
+
+@njit(cache=True, inline="always")
+def shape_constants(a):
+    """d, c of the shape that ``log_gamma_variate(rng, a)`` draws from: a, or a + 1 if a < 1."""
+    return gamma_constants(a if a >= 1.0 else a + 1.0)
+
+
+@njit(cache=True, inline="always")
+def log_gamma_variate_state(a, d, c, squeeze, s0, s1, s2, s3):
+    """``log_gamma_variate`` given d, c = ``shape_constants(a)``, on a state held in locals:
+    (log draw, new state); ``squeeze`` as in ``gamma_dc_state`` (the same draws)."""
+    g, s0, s1, s2, s3 = gamma_dc_state(d, c, squeeze, s0, s1, s2, s3)
+    if a >= 1.0:
+        return math.log(g), s0, s1, s2, s3
+    u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+    return math.log(g) + math.log(u) / a, s0, s1, s2, s3
+
+
+@njit(cache=True, inline="always")
+def log_gamma_variate_inline(rng, a):
+    """``log_gamma_variate``, inlined into its caller."""
+    d, c = shape_constants(a)
+    out, s0, s1, s2, s3 = log_gamma_variate_state(a, d, c, False, rng[0], rng[1], rng[2],
+                                                  rng[3])
+    store_state(rng, s0, s1, s2, s3)
+    return out
 
 
 @njit(cache=True)
 def log_gamma_variate(rng, a):
     """log of a Gamma(a, 1) draw, accurate for tiny shapes: log G(a) = log G(a+1) + log(U)/a."""
-    if a >= 1.0:
-        return math.log(_gamma_ge1(rng, a))
-    return math.log(_gamma_ge1(rng, a + 1.0)) + math.log(uniform(rng)) / a
+    return log_gamma_variate_inline(rng, a)
 
 
 @njit(cache=True)
@@ -311,7 +418,7 @@ def multinomial_into(rng, n, weights, cumulative, out):
             last = t
     total = cumulative[last]
     for _ in range(n):
-        out[search(cumulative, last, uniform(rng) * total)] += 1
+        out[search(cumulative, last, uniform_inline(rng) * total)] += 1
 
 
 # --------------------------------------------------------------------------- log-sum-exp

@@ -8,7 +8,8 @@ NB(x; r, p) is ``nbinom.pmf(x, r, 1 - p)``.
 Two forms of each function:
 
 * ``log_nb``, ``log_nb_logs`` (from log p and log(1 - p)), ``log_mult`` (scalar, ``@njit``) are
-  the building blocks of the estimator kernels;
+  the building blocks of the estimator kernels (the last two with lgamma(k + 1) from a table,
+  ``log_factorials_table``);
 * ``nb_logpmf``, ``nm_logpmf``, ``nm_params`` (vectorised NumPy / scipy.special) serve Python code
   and tests.
 
@@ -47,8 +48,19 @@ def log_nb(x, r, p):
 
 
 @njit(cache=True)
-def log_nb_logs(x, r, log_p, log1m_p):
-    """log NB(x; r, p) (6.3) from log p and log(1 - p); log p = -inf is p = 0.
+def log_factorials_table(n):
+    """lgamma(k + 1) = log k! for k = 0..n: the tables of ``log_nb_logs`` and ``log_mult_table``
+    (the same numbers as ``math.lgamma``, looked up instead of recomputed per draw)."""
+    out = np.empty(n + 1)
+    for k in range(n + 1):
+        out[k] = math.lgamma(k + 1.0)
+    return out
+
+
+@njit(cache=True, inline="always")
+def log_nb_logs(x, r, log_p, log1m_p, log_fact):
+    """log NB(x; r, p) (6.3) from log p and log(1 - p); log p = -inf is p = 0.  ``log_fact``
+    is ``log_factorials_table(n)`` for some n >= x.
 
     For callers that know log(1 - p) more accurately than ``log1p(-p)`` can give it: as p -> 1
     the rounding of p is most of 1 - p, and r log(1 - p) is huge for huge r (L2R's pi_tj,
@@ -58,21 +70,27 @@ def log_nb_logs(x, r, log_p, log1m_p):
         return 0.0 if x == 0 else -np.inf
     out = r * log1m_p
     if x > 0:
-        out += log_rising(r, x) - math.lgamma(x + 1.0) + x * log_p
+        out += log_rising(r, x) - log_fact[x] + x * log_p
     return out
 
 
 @njit(cache=True, inline="always")
+def log_mult_table(b, n, log_rho, log_fact):
+    """``log_mult`` with lgamma(k + 1) from ``log_fact`` = ``log_factorials_table(m)``, m >= n."""
+    out = log_fact[n]
+    for t in range(b.shape[0]):
+        if b[t] > 0:
+            out += b[t] * log_rho[t] - log_fact[b[t]]
+    return out
+
+
+@njit(cache=True)
 def log_mult(b, n, log_rho):
     """log Mult(b; n, rho) = lgamma(n+1) - sum lgamma(b_t+1) + sum b_t log rho_t (§6.2).
 
     Terms with b_t = 0 are skipped, so rho_t = 0 (log rho_t = -inf) is allowed there.
     """
-    out = math.lgamma(n + 1.0)
-    for t in range(b.shape[0]):
-        if b[t] > 0:
-            out += b[t] * log_rho[t] - math.lgamma(b[t] + 1.0)
-    return out
+    return log_mult_table(b, n, log_rho, log_factorials_table(n))
 
 
 def nb_logpmf(x, r, p) -> np.ndarray:

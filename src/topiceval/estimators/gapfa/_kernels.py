@@ -1,7 +1,10 @@
 """numba helpers shared by the GaP-FA sampling estimators (DS, HM, L2R).
 
 All of them work on one document at a time: its J non-zero words (ascending vocabulary order),
-their counts y_j, and the T loadings of those words, ``phiw[j, t] = phi_{t v_j}``.  theta is
+their counts y_j, and the T loadings of those words, ``phiw[j, t] = phi_{t v_j}``, also kept
+transposed, ``phi_tj[t, j]``, so that the per-row sums over topics of the Gibbs rows and of the
+likelihood run over all rows at once: J independent sums, each in the same order over t as one
+row at a time, but one SIMD lane per row instead of one add latency per topic-site.  theta is
 kept in log space so that shapes r_t < 1 (whose gamma draws can underflow) and topics with
 p_t -> 0 never make a multinomial with all-zero weights
 (docs/methods/implementation.md#input-guards).
@@ -14,7 +17,17 @@ import math
 import numpy as np
 from numba import njit
 
-from topiceval._numba import log_gamma_variate, lse_add, lse_value, search, uniform
+from topiceval._numba import (
+    LINEAR_SEARCH_MAX,
+    log_gamma_variate_state,
+    lse_add,
+    lse_value,
+    search_cumulative,
+    shape_constants,
+    store_state,
+    unit_double,
+    xoshiro_step,
+)
 
 
 @njit(cache=True)
@@ -31,11 +44,62 @@ def document_loadings(words, params):
     return phiw, log_phiw
 
 
+@njit(cache=True)
+def transposed(phiw):
+    """phiw.T as a C-contiguous (T, J) array: the layout of ``row_cumulatives``."""
+    out = np.empty((phiw.shape[1], phiw.shape[0]))
+    for j in range(phiw.shape[0]):
+        for t in range(phiw.shape[1]):
+            out[t, j] = phiw[j, t]
+    return out
+
+
+@njit(cache=True)
+def rows_work(n_words, n_topics):
+    """Work arrays of ``sample_rows``: theta (T,), cumulative (T, J), total (J,), last (J,)."""
+    return (np.empty(n_topics), np.empty((n_topics, n_words)), np.empty(n_words),
+            np.empty(n_words, dtype=np.int64))
+
+
+@njit(cache=True)
+def shape_cache(n_topics):
+    """Work array (3, T) of ``sample_theta``: each topic's last shape (NaN: none yet) and its
+    Marsaglia-Tsang constants (``_numba.shape_constants``)."""
+    out = np.empty((3, n_topics))
+    out[0] = np.nan
+    return out
+
+
 @njit(cache=True, inline="always")
-def sample_theta(rng, r, x_sum, log_scale, log_theta):
-    """theta_t | x ~ Ga(r_t + x_sum_t, scale exp(log_scale_t)), in log space (6.10), (6.12)."""
+def sample_theta(rng, r, x_sum, log_scale, log_theta, shapes):
+    """theta_t | x ~ Ga(r_t + x_sum_t, scale exp(log_scale_t)), in log space (6.10), (6.12).
+
+    The shape of topic t changes only when its count x_sum_t does (rarely, with T topics and
+    a document's few tokens), so its constants d, c (a square root and a division) are kept in
+    ``shapes`` (``shape_cache``) and recomputed only then; the draws accept by Marsaglia and
+    Tsang's squeeze first (``_numba.SQUEEZE_MARGIN``): the same numbers as
+    ``log_gamma_variate``."""
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for t in range(r.shape[0]):
-        log_theta[t] = log_gamma_variate(rng, r[t] + x_sum[t]) + log_scale[t]
+        a = r[t] + x_sum[t]
+        if a != shapes[0, t]:
+            shapes[0, t] = a
+            shapes[1, t], shapes[2, t] = shape_constants(a)
+        log_g, s0, s1, s2, s3 = log_gamma_variate_state(a, shapes[1, t], shapes[2, t], True,
+                                                        s0, s1, s2, s3)
+        log_theta[t] = log_g + log_scale[t]
+    store_state(rng, s0, s1, s2, s3)
+
+
+@njit(cache=True, inline="always")
+def shape_logs(r, x_sum, a, log_a):
+    """a_t = r_t + x_sum_t into ``a`` and log a_t into ``log_a``, the logarithm recomputed only
+    for the topics whose shape changed (``a`` starts as NaN)."""
+    for t in range(r.shape[0]):
+        a_t = r[t] + x_sum[t]
+        if a_t != a[t]:
+            a[t] = a_t
+            log_a[t] = math.log(a_t)
 
 
 @njit(cache=True, inline="always")
@@ -52,50 +116,77 @@ def scaled_theta(log_theta, theta):
 
 
 @njit(cache=True, inline="always")
-def sample_rows(rng, n_rows, counts, phiw, log_phiw, log_theta, x, x_sum, work):
+def row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last):
+    """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t into
+    ``cumulative[:, j]``, their total into ``total[j]`` and the last t of positive weight into
+    ``last[j]`` (0 if none).  Rows are independent: the inner loop over j vectorises, and each
+    row's sum is accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+    for j in range(n_rows):
+        total[j] = 0.0
+        last[j] = 0
+    for t in range(theta.shape[0]):
+        theta_t = theta[t]
+        for j in range(n_rows):
+            w = phi_tj[t, j] * theta_t
+            acc = total[j] + w
+            total[j] = acc
+            cumulative[t, j] = acc
+            last[j] = t if w > 0.0 else last[j]
+
+
+@njit(cache=True, inline="always")
+def search_column(cumulative, j, last, target):
+    """``_numba.search`` on the column ``cumulative[:, j]``: smallest k <= last with
+    cumulative[k, j] > target (``last`` if there is none), by the same comparisons."""
+    if last < LINEAR_SEARCH_MAX:
+        k = 0
+        for t in range(last):
+            k += cumulative[t, j] <= target
+        return k
+    return search_cumulative(cumulative[:, j], last + 1, target)
+
+
+@njit(cache=True, inline="always")
+def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
     """x_j. | theta ~ Mult(y_j; phi_jt theta_t / sum_t' phi_jt' theta_t') for j < n_rows
-    (6.11), (6.13); ``x_sum`` becomes the column sums of the new rows.  ``work`` is (2, T).
+    (6.11), (6.13); ``x_sum`` becomes the column sums of the new rows (the rows themselves are
+    never needed: every caller reads them through their sums).  ``work`` is ``rows_work``.
 
     Same draws as ``multinomial_into`` on the weights phi_jt theta_t (theta scaled by its
-    maximum; recomputed in log space if every product underflows), written without row views
-    in this innermost loop.
+    maximum; recomputed in log space if every product underflows), row after row; the weights
+    of all rows are summed first (``row_cumulatives``), which consumes no random number.
     """
     n_topics = log_theta.shape[0]
-    theta, cumulative = work[0], work[1]
+    theta, cumulative, total, last = work
     scaled_theta(log_theta, theta)
+    row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last)
     x_sum[:] = 0
+    s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for j in range(n_rows):
-        total = 0.0
-        last = 0
-        for t in range(n_topics):
-            w = phiw[j, t] * theta[t]
-            total += w
-            cumulative[t] = total
-            if w > 0.0:
-                last = t
-        if total == 0.0:
+        row_total = total[j]
+        row_last = last[j]
+        if row_total == 0.0:
             m = -np.inf
             for t in range(n_topics):
                 m = max(m, log_phiw[j, t] + log_theta[t])
             for t in range(n_topics):
                 w = math.exp(log_phiw[j, t] + log_theta[t] - m)
-                total += w
-                cumulative[t] = total
+                row_total += w
+                cumulative[t, j] = row_total
                 if w > 0.0:
-                    last = t
-        for t in range(n_topics):
-            x[j, t] = 0
+                    row_last = t
         for _ in range(counts[j]):
-            x[j, search(cumulative, last, uniform(rng) * total)] += 1
-        for t in range(n_topics):
-            x_sum[t] += x[j, t]
+            bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+            x_sum[search_column(cumulative, j, row_last, unit_double(bits) * row_total)] += 1
+    store_state(rng, s0, s1, s2, s3)
 
 
 @njit(cache=True, inline="always")
-def log_likelihood(counts, phiw, log_phiw, log_theta, phi_sum, log_fact, theta):
+def log_likelihood(counts, phi_tj, log_phiw, log_theta, phi_sum, log_fact, theta, lam):
     """log p(y_d | theta) = sum_j [y_j log lambda_j - lgamma(y_j + 1)] - sum_t theta_t Phi_t,
     lambda_j = sum_t theta_t phi_jt (with the scaled theta; log-sum-exp if it underflows).
-    ``log_fact`` = sum_j lgamma(y_j + 1); ``theta`` is a work array of length T."""
+    ``log_fact`` = sum_j lgamma(y_j + 1); ``theta`` (T,) and ``lam`` (J,) are work arrays.
+    The J sums over t run side by side (vectorised over j), each in the order t = 0, 1, ..."""
     n_words, n_topics = log_phiw.shape
     scale = scaled_theta(log_theta, theta)
     out = -log_fact
@@ -103,11 +194,14 @@ def log_likelihood(counts, phiw, log_phiw, log_theta, phi_sum, log_fact, theta):
         if phi_sum[t] > 0.0:  # theta_t may overflow (p_t -> 1): never inf * 0
             out -= math.exp(log_theta[t]) * phi_sum[t]
     for j in range(n_words):
-        lam = 0.0
-        for t in range(n_topics):
-            lam += phiw[j, t] * theta[t]
-        if lam > 0.0:
-            log_lam = math.log(lam) + scale
+        lam[j] = 0.0
+    for t in range(n_topics):
+        theta_t = theta[t]
+        for j in range(n_words):
+            lam[j] += phi_tj[t, j] * theta_t
+    for j in range(n_words):
+        if lam[j] > 0.0:
+            log_lam = math.log(lam[j]) + scale
         else:
             m, s = -np.inf, 0.0
             for t in range(n_topics):

@@ -23,6 +23,8 @@ from topiceval.estimators.gapfa._kernels import (
     log_likelihood,
     record,
     sample_theta,
+    shape_cache,
+    transposed,
 )
 from topiceval.estimators.method import Method, Setting
 
@@ -38,12 +40,16 @@ def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
         log_scale[t] = params.log_p[t] - params.log1m_p[t]
     log_theta = np.empty(n_topics)
     theta = np.empty(n_topics)
+    lam = np.empty(counts.shape[0])
+    phi_tj = transposed(phiw)
+    shapes = shape_cache(n_topics)
     log_fact = log_factorials(counts)
     m, s = -np.inf, 0.0
     k = 0
     for i in range(checkpoints[-1]):
-        sample_theta(rng, params.r, zeros, log_scale, log_theta)
-        ll = log_likelihood(counts, phiw, log_phiw, log_theta, params.phi_sum, log_fact, theta)
+        sample_theta(rng, params.r, zeros, log_scale, log_theta, shapes)
+        ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, theta,
+                            lam)
         m, s = lse_add(m, s, ll)
         k = record(out_row, checkpoints, k, i + 1, lse_value(m, s) - math.log(i + 1.0))
 

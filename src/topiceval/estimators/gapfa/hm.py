@@ -31,8 +31,11 @@ from topiceval.estimators.gapfa._kernels import (
     log_factorials,
     log_likelihood,
     record,
+    rows_work,
     sample_rows,
     sample_theta,
+    shape_cache,
+    transposed,
 )
 from topiceval.estimators.method import Method, Setting
 
@@ -50,21 +53,24 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
         log_scale[t] = params.log_p[t] - math.log(
             (1.0 - params.p[t]) + params.p[t] * params.phi_sum[t]
         )
-    x = np.zeros((n_words, n_topics), dtype=np.int64)
     x_sum = np.zeros(n_topics, dtype=np.int64)
     log_theta = np.empty(n_topics)
-    work = np.empty((2, n_topics))
+    phi_tj = transposed(phiw)
+    work = rows_work(n_words, n_topics)
+    lam = np.empty(n_words)
+    shapes = shape_cache(n_topics)
     log_fact = log_factorials(counts)
-    sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta)
+    sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta, shapes)
     for _ in range(burnin):
-        sample_rows(rng, n_words, counts, phiw, log_phiw, log_theta, x, x_sum, work)
-        sample_theta(rng, params.r, x_sum, log_scale, log_theta)
+        sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
     m, s = -np.inf, 0.0
     k = 0
     for i in range(checkpoints[-1]):
-        sample_rows(rng, n_words, counts, phiw, log_phiw, log_theta, x, x_sum, work)
-        sample_theta(rng, params.r, x_sum, log_scale, log_theta)
-        ll = log_likelihood(counts, phiw, log_phiw, log_theta, params.phi_sum, log_fact, work[0])
+        sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
+        ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, work[0],
+                            lam)
         m, s = lse_add(m, s, -ll)
         k = record(out_row, checkpoints, k, i + 1, math.log(i + 1.0) - lse_value(m, s))
 

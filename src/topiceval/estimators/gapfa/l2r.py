@@ -56,11 +56,15 @@ from topiceval.estimators.gapfa._data import n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     record,
+    rows_work,
     sample_rows,
     sample_theta,
+    shape_cache,
+    shape_logs,
+    transposed,
 )
 from topiceval.estimators.method import Method, Setting
-from topiceval.negbin import log_mult, log_nb_logs
+from topiceval.negbin import log_factorials_table, log_mult_table, log_nb_logs
 
 KEY = 403
 KEY_EXACT = 404
@@ -98,15 +102,16 @@ def prefix_terms(phiw, params):
 
 
 @njit(cache=True, inline="always")
-def proposal(mode, log_phi_j, a, log_left_scale_j, log_pi_j, log_rho, rho):
-    """Normalised multinomial proposal (6.16) (``PAPER``/``L2R_E``) or the code's (``CODE``)."""
-    n_topics = a.shape[0]
+def proposal(mode, log_phi_j, log_a, log_left_scale_j, log_pi_j, log_rho, rho):
+    """Normalised multinomial proposal (6.16) (``PAPER``/``L2R_E``) or the code's (``CODE``),
+    from log a_t (``shape_logs``)."""
+    n_topics = log_a.shape[0]
     m, s = -np.inf, 0.0
     for t in range(n_topics):
         if mode == CODE:
-            log_rho[t] = math.log(a[t]) + log_pi_j[t] + log_phi_j[t]
+            log_rho[t] = log_a[t] + log_pi_j[t] + log_phi_j[t]
         else:
-            log_rho[t] = math.log(a[t]) + log_left_scale_j[t] + log_phi_j[t]
+            log_rho[t] = log_a[t] + log_left_scale_j[t] + log_phi_j[t]
         m, s = lse_add(m, s, log_rho[t])
     z = lse_value(m, s)
     for t in range(n_topics):
@@ -135,34 +140,37 @@ def prefix_log1m_pi(phiw, params):
 
 
 @njit(cache=True, inline="always")
-def log_nb_product(b, a, log_pi_j, log1m_pi_j):
+def log_nb_product(b, a, log_pi_j, log1m_pi_j, log_fact):
     """sum_t log NB(b_t; a_t, pi_tj): log of one summand of (6.15)."""
     out = 0.0
     for t in range(b.shape[0]):
-        out += log_nb_logs(b[t], a[t], log_pi_j[t], log1m_pi_j[t])
+        out += log_nb_logs(b[t], a[t], log_pi_j[t], log1m_pi_j[t], log_fact)
     return out
 
 
 @njit(cache=True, inline="always")
-def is_conditional_logs(rng, y, a, log_pi_j, log1m_pi_j, log_rho, rho, n_inner, cumulative, b):
-    """(6.17): log of the S'-sample importance estimate of (6.15); ``b`` keeps the last draw."""
+def is_conditional_logs(rng, y, a, log_pi_j, log1m_pi_j, log_rho, rho, n_inner, cumulative, b,
+                        log_fact):
+    """(6.17): log of the S'-sample importance estimate of (6.15); ``b`` keeps the last draw;
+    ``log_fact`` is ``log_factorials_table(m)``, m >= y."""
     m, s = -np.inf, 0.0
     for _ in range(n_inner):
         multinomial_into(rng, y, rho, cumulative, b)
-        m, s = lse_add(m, s, log_nb_product(b, a, log_pi_j, log1m_pi_j)
-                       - log_mult(b, y, log_rho))
+        m, s = lse_add(m, s, log_nb_product(b, a, log_pi_j, log1m_pi_j, log_fact)
+                       - log_mult_table(b, y, log_rho, log_fact))
     return lse_value(m, s) - math.log(n_inner)
 
 
 @njit(cache=True)
-def exact_conditional_logs(y, a, log_pi_j, log1m_pi_j, conv, term, nxt):
-    """log (6.15) by successive truncated convolutions of the T NB pmfs (O(T y^2))."""
+def exact_conditional_logs(y, a, log_pi_j, log1m_pi_j, conv, term, nxt, log_fact):
+    """log (6.15) by successive truncated convolutions of the T NB pmfs (O(T y^2));
+    ``log_fact`` is ``log_factorials_table(m)``, m >= y."""
     n_topics = a.shape[0]
     for k in range(y + 1):
-        conv[k] = log_nb_logs(k, a[0], log_pi_j[0], log1m_pi_j[0])
+        conv[k] = log_nb_logs(k, a[0], log_pi_j[0], log1m_pi_j[0], log_fact)
     for t in range(1, n_topics):
         for b in range(y + 1):
-            term[b] = log_nb_logs(b, a[t], log_pi_j[t], log1m_pi_j[t])
+            term[b] = log_nb_logs(b, a[t], log_pi_j[t], log1m_pi_j[t], log_fact)
         for k in range(y + 1):
             m, s = -np.inf, 0.0
             for b in range(k + 1):
@@ -189,14 +197,15 @@ def is_conditional(rng, y, a, pi_j, log_rho, rho, n_inner, cumulative, b):
     only have pi; the kernels pass ``prefix_log1m_pi``)."""
     log_pi, log1m_pi = _logs_of(pi_j)
     return is_conditional_logs(rng, y, a, log_pi, log1m_pi, log_rho, rho, n_inner, cumulative,
-                               b)
+                               b, log_factorials_table(y))
 
 
 @njit(cache=True)
 def exact_conditional(y, a, pi_j, conv, term, nxt):
     """``exact_conditional_logs`` from pi_j itself (see ``is_conditional``)."""
     log_pi, log1m_pi = _logs_of(pi_j)
-    return exact_conditional_logs(y, a, log_pi, log1m_pi, conv, term, nxt)
+    return exact_conditional_logs(y, a, log_pi, log1m_pi, conv, term, nxt,
+                                  log_factorials_table(y))
 
 
 @njit(cache=True)
@@ -209,41 +218,47 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
     ymax = 0
     for j in range(n_words):
         ymax = max(ymax, counts[j])
-    x = np.zeros((n_words, n_topics), dtype=np.int64)
-    x_sum = np.zeros(n_topics, dtype=np.int64)
-    a = np.empty(n_topics)
+    phi_tj = transposed(phiw)
+    x_sum = np.zeros(n_topics, dtype=np.int64)  # column sums of the left rows x_<j
+    b = np.zeros(n_topics, dtype=np.int64)  # row j: the last proposal draw
+    a = np.full(n_topics, np.nan)
+    log_a = np.empty(n_topics)
     log_theta = np.empty(n_topics)
-    work = np.empty((2, n_topics))
+    work = rows_work(n_words, n_topics)
+    shapes = shape_cache(n_topics)
     cumulative = np.empty(n_topics)
     log_rho = np.empty(n_topics)
     rho = np.empty(n_topics)
     conv = np.empty(ymax + 1)
     term = np.empty(ymax + 1)
     nxt = np.empty(ymax + 1)
+    log_fact = log_factorials_table(ymax)
     out_row[:] = 0.0
     for j in range(n_words + 1):
-        x_sum[:] = 0
-        for jj in range(j):
+        if j > 0:  # row j - 1 joins the left rows, initialised with its last proposal draw
             for t in range(n_topics):
-                x_sum[t] += x[jj, t]
+                x_sum[t] += b[t]
+        # the rows of factor j, taken once per factor rather than once per sample
+        left_scale_j = log_left_scale[j]
+        row = min(j, max(n_words - 1, 0))  # j = J: the zero block, which reads none of these
+        log_phi_j, log_pi_j, log1m_pi_j = log_phiw[row], log_pi[row], log1m_pi[row]
         m, s = -np.inf, 0.0
         k = 0
         for i in range(checkpoints[-1]):
             if j > 0:
                 for _ in range(n_gibbs):
-                    sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta)
-                    sample_rows(rng, j, counts, phiw, log_phiw, log_theta, x, x_sum, work)
-            for t in range(n_topics):
-                a[t] = params.r[t] + x_sum[t]
+                    sample_theta(rng, params.r, x_sum, left_scale_j, log_theta, shapes)
+                    sample_rows(rng, j, counts, phi_tj, log_phiw, log_theta, x_sum, work)
+            shape_logs(params.r, x_sum, a, log_a)
             if j < n_words:
-                proposal(mode, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
+                proposal(mode, log_phi_j, log_a, left_scale_j, log_pi_j, log_rho, rho)
                 if mode == L2R_E:
-                    multinomial_into(rng, counts[j], rho, cumulative, x[j])
-                    log_c = exact_conditional_logs(counts[j], a, log_pi[j], log1m_pi[j], conv,
-                                                   term, nxt)
+                    multinomial_into(rng, counts[j], rho, cumulative, b)
+                    log_c = exact_conditional_logs(counts[j], a, log_pi_j, log1m_pi_j, conv,
+                                                   term, nxt, log_fact)
                 else:
-                    log_c = is_conditional_logs(rng, counts[j], a, log_pi[j], log1m_pi[j],
-                                                log_rho, rho, n_inner, cumulative, x[j])
+                    log_c = is_conditional_logs(rng, counts[j], a, log_pi_j, log1m_pi_j,
+                                                log_rho, rho, n_inner, cumulative, b, log_fact)
             else:
                 log_c = 0.0
                 for t in range(n_topics):
@@ -271,26 +286,25 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
 
 
 @njit(cache=True)
-def seq_particle(rng, counts, phiw, log_phiw, params, terms, log1m_pi, n_gibbs, x, work):
+def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs, b, work):
     """Log weight of one particle of the unbiased sequential variant."""
     log_left_scale, _, log_pi, log_zero = terms
-    x_sum, a, log_theta, log_rho, rho, cumulative, rows_work = work
+    x_sum, a, log_a, log_theta, log_rho, rho, cumulative, rows_work, shapes, log_fact = work
     n_words, n_topics = log_phiw.shape
     log_w = 0.0
     x_sum[:] = 0
     for j in range(n_words):
         if j > 0:
             for _ in range(n_gibbs):
-                sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta)
-                sample_rows(rng, j, counts, phiw, log_phiw, log_theta, x, x_sum, rows_work)
+                sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta, shapes)
+                sample_rows(rng, j, counts, phi_tj, log_phiw, log_theta, x_sum, rows_work)
+        shape_logs(params.r, x_sum, a, log_a)
+        proposal(PAPER, log_phiw[j], log_a, log_left_scale[j], log_pi[j], log_rho, rho)
+        multinomial_into(rng, counts[j], rho, cumulative, b)
+        log_w += (log_nb_product(b, a, log_pi[j], log1m_pi[j], log_fact)
+                  - log_mult_table(b, counts[j], log_rho, log_fact))
         for t in range(n_topics):
-            a[t] = params.r[t] + x_sum[t]
-        proposal(PAPER, log_phiw[j], a, log_left_scale[j], log_pi[j], log_rho, rho)
-        multinomial_into(rng, counts[j], rho, cumulative, x[j])
-        log_w += (log_nb_product(x[j], a, log_pi[j], log1m_pi[j])
-                  - log_mult(x[j], counts[j], log_rho))
-        for t in range(n_topics):
-            x_sum[t] += x[j, t]
+            x_sum[t] += b[t]
     for t in range(n_topics):
         log_w += (params.r[t] + x_sum[t]) * log_zero[t]
     return log_w
@@ -310,17 +324,19 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         terms = prefix_terms(phiw, params)
         log1m_pi = prefix_log1m_pi(phiw, params)
-        x = np.zeros((hi - lo, n_topics), dtype=np.int64)
-        work = (np.zeros(n_topics, dtype=np.int64), np.empty(n_topics), np.empty(n_topics),
-                np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
-                np.empty((2, n_topics)))
+        phi_tj = transposed(phiw)
+        b = np.zeros(n_topics, dtype=np.int64)
+        work = (np.zeros(n_topics, dtype=np.int64), np.full(n_topics, np.nan),
+                np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
+                np.empty(n_topics), rows_work(hi - lo, n_topics), shape_cache(n_topics),
+                log_factorials_table(np.max(counts[lo:hi]) if hi > lo else 0))
         first = run_keys[i] * n_particles
         m, s = -np.inf, 0.0
         k = 0
         for q in range(n_particles):
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
-            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phiw, log_phiw, params, terms,
-                                              log1m_pi, n_gibbs, x, work))
+            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phi_tj, log_phiw, params, terms,
+                                              log1m_pi, n_gibbs, b, work))
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 
