@@ -12,11 +12,13 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.experiments import capdevila2018 as ex
-from topiceval.experiments.tasks import blocks
+from topiceval.experiments.tasks import blocks, work_blocks
+from topiceval.io import write_csv_atomic
 from topiceval.models import GaPModel, load_model
 from topiceval.plots import capdevila2018 as plots
 from topiceval.seeds import derive_seed
 from topiceval.threads import numba_threads
+from workflow_config import assert_schema_rejects
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,6 +76,36 @@ def test_blocks():
         blocks(0, 5)
     with pytest.raises(ValueError, match="block size"):
         blocks(3, 0)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_work_blocks_cut_items_in_order_at_equal_work(seed):
+    rng = np.random.default_rng(seed)
+    work = rng.pareto(1.2, size=int(rng.integers(1, 60))) * 100
+    for parts in (1, 2, 3, 7, len(work), len(work) + 5):
+        cut = work_blocks(work, parts)
+        assert len(cut) == parts and cut == work_blocks(list(work), parts)  # deterministic
+        # contiguous, in order, every item exactly once
+        assert cut[0][0] == 0 and cut[-1][1] == len(work)
+        assert all(a <= b for a, b in cut)
+        assert all(b == c for (_, b), (c, _) in zip(cut[:-1], cut[1:], strict=True))
+        # about 1 / parts of the work each, plus at most one item's
+        bound = work.sum() / parts + work.max()
+        assert all(work[a:b].sum() <= bound * (1 + 1e-12) for a, b in cut)
+
+
+def test_work_blocks_take_the_midpoints_quantile():
+    assert work_blocks([1] * 10, 3) == [(0, 3), (3, 7), (7, 10)]
+    # a heavy item alone, the blocks its work spans left empty
+    assert work_blocks([100, 1, 1, 1], 4) == [(0, 0), (0, 1), (1, 1), (1, 4)]
+    assert work_blocks([1, 1], 4) == [(0, 0), (0, 1), (1, 1), (1, 2)]  # more parts than items
+    assert work_blocks([], 2) == [(0, 0), (0, 0)]
+    assert work_blocks([0, 0, 0], 2) == [(0, 3), (3, 3)]  # no work: all in the first block
+    for bad in (0, 1.5, True):
+        with pytest.raises(ValueError, match="positive integer"):
+            work_blocks([1, 2], bad)
+    with pytest.raises(ValueError, match="non-negative finite"):
+        work_blocks([1, -1], 2)
 
 
 def test_repeat_blocks_give_the_rows_of_one_run():
@@ -193,12 +225,13 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
     assert set(f1["method"]) == {"ds", "l2r"}
 
     f3 = []
-    for a, b in blocks(5, 3):
-        f3.append(out / f"f3-{a}.csv")
-        ex.loglik_shard([workdir / "ap.npz", workdir / "ap-model.npz"], f3[-1], collection="AP",
-                        start=a, stop=b, samples=20, checkpoints=2, seed=4,
-                        settings={"hm": {"burnin": 5}})
-    ex.loglik_table(f3[::-1], out / "F3.csv")
+    for method in ex.F3_METHODS:
+        for part in range(2):
+            f3.append(out / f"f3-{method}-{part}.csv")
+            ex.loglik_shard([workdir / "ap.npz", workdir / "ap-model.npz"], f3[-1],
+                            collection="AP", method=method, part=part, parts=2, docs=5,
+                            samples=20, checkpoints=2, seed=4, settings={"hm": {"burnin": 5}})
+    ex.loglik_table(f3, out / "F3.csv")
     f3_table = pd.read_csv(out / "F3.csv")
     assert len(f3_table) == 3 * 2 and np.all(f3_table["n_docs"] == 5)
 
@@ -214,6 +247,69 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
     caption = (out / "F2.md").read_text()
     assert "with the reference code's proposal" in caption and "depends on the proposal" in caption
     assert not list(out.glob("*.part")) and not list(out.glob(".*"))
+
+
+def test_f3_table_is_the_same_whatever_the_parts(workdir):
+    """Rows depend on (seed, collection, document, method, repeat) only: one job of all methods
+    on all documents, or one job per method and part for any K, give the same table bytes."""
+    paths = [workdir / "ap.npz", workdir / "ap-model.npz"]
+    kw = {"docs": 6, "samples": 20, "checkpoints": 2, "repeats": 2, "seed": 4,
+          "settings": {"hm": {"burnin": 5}}}
+    counts, model = ex.load_panel(paths)
+    whole = ex.loglik_documents(counts, model, collection="AP", n_docs=6,
+                                checkpoints=ex.checkpoint_grid(20, 2), repeats=2, seed=4,
+                                settings=kw["settings"])
+    write_csv_atomic(workdir / "whole.csv", ex.sum_loglik(whole))
+    work = ex.loglik_work(counts, topics=model.n_topics, samples=20, n_docs=6, repeats=2,
+                          settings=kw["settings"])
+    assert list(work) == list(ex.F3_METHODS) and all(len(w) == 6 for w in work.values())
+    assert work["l2r"].sum() > work["hm"].sum() > work["ds"].sum() > 0
+    for parts in ({"ds": 1, "hm": 1, "l2r": 1}, {"ds": 2, "hm": 3, "l2r": 9}):
+        shards, empty = [], 0
+        for method in ex.F3_METHODS:
+            cut = work_blocks(work[method], parts[method])
+            for part in range(parts[method]):
+                shard = workdir / f"{method}-{part}of{parts[method]}.csv"
+                ex.loglik_shard(paths, shard, collection="AP", method=method, part=part,
+                                parts=parts[method], **kw)
+                rows = pd.read_csv(shard)
+                assert list(rows.columns) == list(ex.LOGLIK_COLUMNS)
+                assert sorted(set(rows["doc"])) == list(range(*cut[part]))
+                assert set(rows["method"]) <= {method}
+                empty += rows.empty
+                shards.append(shard)
+        ex.loglik_table(shards, workdir / "F3.csv")
+        assert (workdir / "F3.csv").read_bytes() == (workdir / "whole.csv").read_bytes()
+    assert empty > 0  # 9 parts of 6 documents: empty parts write the columns only
+    with pytest.raises(ValueError, match="part 2 of 2 asked for"):
+        ex.loglik_part(counts, method="ds", part=2, parts=2, topics=3, samples=20)
+    with pytest.raises(ValueError, match="hold no document"):
+        ex.loglik_table([s for s in shards if pd.read_csv(s).empty], workdir / "none.csv")
+
+
+def test_f3_parts_take_the_method_and_collection_overrides():
+    parts = {"default": 2, "l2r": {"default": 5, "nips": 300}, "hm": {"ap": 3}}
+    assert ex.f3_parts(parts, "l2r", "nips") == 300
+    assert ex.f3_parts(parts, "l2r", "ap") == 5
+    assert ex.f3_parts(parts, "hm", "ap") == 3
+    assert ex.f3_parts(parts, "hm", "nips") == 2
+    assert ex.f3_parts(parts, "ds", "tweet") == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("parts",), {"l2r": {"nips": 3}}, "'default' is a required property"),
+        (("parts",), {"default": 0}, "0 is less than the minimum of 1"),
+        (("parts",), {"default": 1, "exact": {"nips": 2}}, "'exact' is not one of"),
+        (("parts",), {"default": 1, "l2r": {"nips20": 2}}, "'nips20' is not one of"),
+        (("parts",), {"default": 1, "l2r": 4}, "4 is not of type 'object'"),
+        (("parts",), {"default": 1, "l2r": {"nips": 1.5}}, "1.5 is not of type 'integer'"),
+        (("docs_per_shard",), 10, "'docs_per_shard' was unexpected"),
+    ],
+)
+def test_schema_bounds_the_f3_parts(path, value, message):
+    assert_schema_rejects(("capdevila2018", "realistic", *path), value, message)
 
 
 def test_released_model_panel_reads_the_authors_file(tmp_path):
@@ -263,7 +359,10 @@ def test_paper_config_dry_run_shards_the_work():
         "capdevila2018_train": 12,               # 6 collections x (tractable, realistic)
         "capdevila2018_accuracy": 6 * 10,        # collection x repeat
         "capdevila2018_accuracy_released": 2 * 10,
-        "capdevila2018_loglik": 6 * 100,         # collection x 10 documents
+        # collection x method x part (config/paper.yaml parts: L2R on nips in 291, ap 32,
+        # 20newsgroups 40, reuters21578 7, searchsnippets 2; DS on nips 2, HM 3; the other 11
+        # whole)
+        "capdevila2018_loglik": 291 + 32 + 40 + 7 + 2 + 2 + 3 + 11,
         "capdevila2018_accuracy_tables": 1,
         "capdevila2018_loglik_table": 1,
         "capdevila2018_t1": 1,

@@ -5,15 +5,17 @@
 #   model + cropped corpus --capdevila2018_accuracy--> f2/{dataset}/repeats{start}-{stop}.csv
 #   released L2R model --capdevila2018_accuracy_released--> f2-released/{release}/repeats...csv
 #   shards + cropped corpora --capdevila2018_accuracy_tables--> tables/capdevila2018-F2.csv, -F1.csv
-#   model + corpus --capdevila2018_loglik--> f3/{dataset}/docs{start}-{stop}.csv
+#   model + corpus --capdevila2018_loglik--> f3/{dataset}/{method}/part{part}of{parts}.csv
 #   shards --capdevila2018_loglik_table--> tables/capdevila2018-F3.csv
 #   full corpora --capdevila2018_t1--> tables/capdevila2018-T1.csv and .caption.{md,rst}
 #   table --capdevila2018_figure_{f1,f2,f3}--> figures/capdevila2018-F{1,2,3}.{FIG}
 #     and .caption.{md,rst}
 #
-# Shards (panel x block of repeats, collection x block of documents) are computed from the config
-# at DAG-build time; their rows do not depend on the blocking
-# (topiceval.experiments.capdevila2018).
+# Shards (panel x block of repeats; collection x method x part i of K) are computed from the
+# config at DAG-build time, K per (collection, method) from `realistic.parts` (C4.f3_parts).  A
+# 004-F3 job cuts the collection's documents into its K parts itself, in order at equal predicted
+# work (the estimators' own, C4.loglik_part), so the DAG needs no checkpoint.  Rows do not depend
+# on the blocking (topiceval.experiments.capdevila2018).
 
 from topiceval.experiments import capdevila2018 as C4
 from topiceval.experiments import tasks as C4_tasks
@@ -25,7 +27,6 @@ C4_DIR = f"{RESULTS}/capdevila2018"
 C4_SETTINGS = {"tractable": C4_TR, "realistic": C4_RE}
 C4_VARIANT = {"tractable": C4_CFG["cropped"], "realistic": C4_CFG["corpus"]}
 C4_REPEATS = C4_tasks.blocks(C4_TR["repeats"], C4_TR["repeats_per_shard"])
-C4_DOCS = C4_tasks.blocks(C4_RE["docs"], C4_RE["docs_per_shard"])
 C4_T1 = [d for d in C4.DATASETS if d in {*C4_TR["collections"], *C4_RE["collections"]}]
 
 C4_model = lambda setting, dataset: f"{RESULTS}/models/capdevila2018/{setting}/{dataset}.npz"
@@ -37,8 +38,14 @@ C4_PANELS = [
     *(f"f2-released/{r}" for r in C4_TR["released"]),
 ]
 C4_f2_shards = [f"{C4_DIR}/{p}/repeats{a}-{b}.csv" for p in C4_PANELS for a, b in C4_REPEATS]
+C4_f3_shard = "f3/{dataset}/{method}/part{part}of{parts}"  # under C4_DIR, LOGS and BENCH
+# collection, then method, then part: the table's row order follows the config's
 C4_f3_shards = [
-    f"{C4_DIR}/f3/{d}/docs{a}-{b}.csv" for d in C4_RE["collections"] for a, b in C4_DOCS
+    f"{C4_DIR}/{C4_f3_shard}.csv".format(dataset=d, method=m, part=i, parts=k)
+    for d in C4_RE["collections"]
+    for m in C4_RE["methods"]
+    for k in [C4.f3_parts(C4_RE["parts"], m, d)]
+    for i in range(k)
 ]
 C4_f2_params = lambda wc: {
     "samples": C4_TR["samples"],
@@ -59,7 +66,11 @@ C4_EXPERIMENTS = {
     "F2": "Figure 2: accuracy on tractable documents",
     "F3": "Figure 3: convergence of the log-likelihood on whole collections",
 }
-C4_WILDCARDS = {"dataset": "|".join(C4.DATASETS), "release": "|".join(C4.RELEASES)}
+C4_WILDCARDS = {
+    "dataset": "|".join(C4.DATASETS),
+    "release": "|".join(C4.RELEASES),
+    "method": "|".join(C4_RE["methods"]),
+}
 
 
 rule capdevila2018_train:
@@ -169,28 +180,30 @@ rule capdevila2018_loglik:
         corpus=lambda wc: corpus_path(wc.dataset, C4_CFG["corpus"]),
         model=C4_model("realistic", "{dataset}"),
     output:
-        f"{C4_DIR}/f3/{{dataset}}/docs{{start}}-{{stop}}.csv",
+        f"{C4_DIR}/{C4_f3_shard}.csv",
     params:
         collection=lambda wc: C4.DATASETS[wc.dataset],
         settings=lambda wc: {
-            "start": int(wc.start),
-            "stop": int(wc.stop),
+            "method": wc.method,
+            "part": int(wc.part),
+            "parts": int(wc.parts),
+            "docs": C4_RE["docs"],
             "samples": C4_RE["samples"],
             "checkpoints": C4_RE["checkpoints"],
             "spacing": C4_RE["spacing"],
-            "methods": C4_RE["methods"],
             "repeats": C4_RE["repeats"],
             "settings": C4_RE["settings"],
             "seed": C4_CFG["seed"],
         },
     wildcard_constraints:
         dataset=C4_WILDCARDS["dataset"],
-        start=r"\d+",
-        stop=r"\d+",
+        method=C4_WILDCARDS["method"],
+        part=r"\d+",
+        parts=r"\d+",
     log:
-        f"{LOGS}/capdevila2018/f3/{{dataset}}/docs{{start}}-{{stop}}.log",
+        f"{LOGS}/capdevila2018/{C4_f3_shard}.log",
     benchmark:
-        f"{BENCH}/capdevila2018/f3/{{dataset}}/docs{{start}}-{{stop}}.tsv"
+        f"{BENCH}/capdevila2018/{C4_f3_shard}.tsv"
     conda:
         ENV
     script:

@@ -1,4 +1,5 @@
-"""004-F3 per-document estimates of one block of documents (rule capdevila2018_loglik)."""
+"""004-F3 per-document estimates of one method on part i of K of a collection's documents (rule
+capdevila2018_loglik)."""
 
 from topiceval.experiments.capdevila2018 import loglik_shard
 from topiceval.pipeline import rule_context

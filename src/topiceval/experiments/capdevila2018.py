@@ -26,15 +26,19 @@ Workflow layer (``workflow/rules/capdevila2018.smk``; each rule script calls one
 * ``accuracy_shard``: 004-F2 curves of one panel (a trained collection, or a released L2R model
   read by ``topiceval.data.l2r.load_l2r_model``) for one block of repeats;
 * ``accuracy_tables``: shards -> 004-F2 summary table and 004-F1 table;
-* ``loglik_shard`` / ``loglik_table``: 004-F3 sums for one block of documents, then over blocks;
+* ``loglik_shard`` / ``loglik_table``: 004-F3 estimates of one method on part i of K of a
+  collection's documents (``loglik_part``), then their sums over the parts;
 * ``corpus_table_job``: 004-T1 and its caption.
 
 A shard's rows depend only on (seed, panel, repeat) for F2 and on (seed, collection, document,
-repeat) for F3, never on the blocking (``topiceval.experiments.tasks.blocks``), so a cluster may
-cut the work finer.
+method, repeat) for F3, never on the blocking (``topiceval.experiments.tasks.blocks`` for F2's
+repeats, ``tasks.work_blocks`` for F3's documents), so a cluster may cut the work finer.
 The curves run with ``work_limit=None``: the papers' budgets exceed the interactive limit per
 document (S = 10,000 at T = 100 on NIPS-length documents), and the workflow predicts and budgets
-their cost itself (``benchmarks/cluster_walltime.py``, the SLURM profile).
+their cost itself: 004-F3's K parts of a (collection, method) hold about equal predicted work
+(``loglik_work``, the estimators' own ``gapfa.predicted_work``), K set per (collection, method)
+by the configuration (``f3_parts``); F2 shards are blocks of repeats
+(``benchmarks/cluster_walltime.py``, the SLURM profile).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa.exact import tractable_documents
 from topiceval.experiments.rows import in_order, read_shards
+from topiceval.experiments.tasks import work_blocks
 from topiceval.experiments.trained import load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import GaPModel, save_model
@@ -90,6 +95,8 @@ PAPER_T1 = "Collections ordered by decreasing average document length, from NIPS
 
 F2_METHODS = ("ds", "hm", "l2r", "l2r_exact")
 F3_METHODS = ("ds", "hm", "l2r")
+# the columns of 004-F3's per-document rows (loglik_documents)
+LOGLIK_COLUMNS = ("collection", "method", "repeat", "doc", "samples", "logp")
 # labelled extra curves: an estimator run with fixed settings (same seed as its base method, so
 # the two curves share their random numbers)
 METHOD_VARIANTS = {"l2r_code": ("l2r", {"proposal": "code"})}
@@ -291,7 +298,7 @@ def loglik_documents(
     (``topiceval.seeds.derive_seed(seed, repeat, position)``), so its rows do not depend on
     ``start``/``n_docs``.
 
-    Columns: collection, method, repeat, doc, samples, logp.
+    Columns: ``LOGLIK_COLUMNS`` (collection, method, repeat, doc, samples, logp).
     """
     mat = counts_of(counts)
     nonempty = np.flatnonzero(np.diff(mat.indptr) > 0)
@@ -344,6 +351,53 @@ def loglik_curves(counts, model: GaPModel, **options) -> pd.DataFrame:
     if "start" in options:
         raise ValueError("loglik_curves sums from the first document; use loglik_documents")
     return sum_loglik(loglik_documents(counts, model, **options))
+
+
+def loglik_work(counts, *, topics: int, samples: int, methods: Sequence[str] = F3_METHODS,
+                n_docs: int = 1000, repeats: int = 1,
+                settings: Mapping[str, Mapping] | None = None) -> dict[str, np.ndarray]:
+    """Predicted work of every (document, method) item of ``loglik_documents`` with the same
+    options, before running it: ``gapfa.predicted_work`` of one run of the method at
+    ``samples`` (the last checkpoint) times ``repeats``, in topic-word site updates.
+
+    ``counts``: the corpus the model was trained on (its columns may differ from the model's
+    by order only, which does not change any document's distinct words J).
+
+    Returns
+    -------
+    dict of str to numpy.ndarray
+        Method -> (n,) float64 work of the first n = min(``n_docs``, non-empty documents)
+        non-empty documents, in file order.
+    """
+    mat = counts_of(counts)
+    rows = mat[np.flatnonzero(np.diff(mat.indptr) > 0)[:n_docs]]
+    out = {}
+    for method in methods:
+        base, extra = _method(method, settings)
+        work = gapfa.predicted_work(base, rows, topics, {**extra, "samples": samples})
+        out[method] = work.astype(np.float64) * repeats
+    return out
+
+
+def loglik_part(counts, *, method: str, part: int, parts: int, **options) -> tuple[int, int]:
+    """Documents ``start .. stop - 1`` (positions among the non-empty documents, as in
+    ``loglik_documents``) of part ``part`` of ``parts`` of one method's 004-F3 run: the first
+    ``n_docs`` non-empty documents cut in order at the quantiles of their predicted work
+    (``loglik_work`` with ``options``; ``topiceval.experiments.tasks.work_blocks``), so each part
+    holds about 1 / ``parts`` of the work plus at most one document's.  Empty
+    (``start == stop``) when no document's work falls in the part."""
+    if not 0 <= part < parts:
+        raise ValueError(f"part {part} of {parts} asked for; parts are numbered 0 .. {parts - 1}")
+    work = loglik_work(counts, methods=[method], **options)[method]
+    return work_blocks(work, parts)[part]
+
+
+def f3_parts(parts: Mapping, method: str, dataset: str) -> int:
+    """K, the number of parts (jobs) of the 004-F3 run of ``method`` on ``dataset``, from the
+    configuration's ``capdevila2018.realistic.parts``: ``parts[method][dataset]``, else
+    ``parts[method]["default"]``, else ``parts["default"]``."""
+    own = parts.get(method, {})
+    return own.get(dataset, own.get("default", parts["default"]))
 
 
 def samples_to_converge(curve: pd.DataFrame, tolerance: float) -> int:
@@ -407,22 +461,35 @@ def accuracy_tables(shards: Sequence, cropped: Mapping[str, object], f2_out, f1_
     write_csv_atomic(f1_out, kl_vs_length(summary, lengths))
 
 
-def loglik_shard(paths: Sequence, out, *, collection: str, start: int, stop: int, samples: int,
-                 checkpoints: int, spacing: str = "linear", methods: Sequence[str] = F3_METHODS,
+def loglik_shard(paths: Sequence, out, *, collection: str, method: str, part: int, parts: int,
+                 docs: int, samples: int, checkpoints: int, spacing: str = "linear",
                  repeats: int = 1, settings: Mapping[str, Mapping] | None = None, seed: int = 0,
                  threads: int | None = None) -> None:
-    """004-F3 per-document estimates of documents ``start .. stop - 1`` (``loglik_documents``)."""
+    """004-F3 per-document estimates (``loglik_documents``) by ``method`` of part ``part`` of
+    ``parts`` of the first ``docs`` non-empty documents (``loglik_part``; the model's T is the
+    topics of the work).  An empty part writes the columns only."""
     counts, model = load_panel(paths)
-    rows = loglik_documents(counts, model, collection=collection, methods=methods,
-                            checkpoints=checkpoint_grid(samples, checkpoints, spacing),
-                            start=start, n_docs=stop - start, repeats=repeats, seed=seed,
-                            settings=settings, threads=threads)
+    start, stop = loglik_part(counts, method=method, part=part, parts=parts,
+                              topics=model.n_topics, samples=samples, n_docs=docs,
+                              repeats=repeats, settings=settings)
+    if start == stop:
+        rows = pd.DataFrame(columns=LOGLIK_COLUMNS)
+    else:
+        rows = loglik_documents(counts, model, collection=collection, methods=[method],
+                                checkpoints=checkpoint_grid(samples, checkpoints, spacing),
+                                start=start, n_docs=stop - start, repeats=repeats, seed=seed,
+                                settings=settings, threads=threads)
     write_csv_atomic(out, rows)
 
 
 def loglik_table(shards: Sequence, out) -> None:
-    """004-F3 table: the shards' per-document rows summed over documents (``sum_loglik``)."""
-    rows = in_order(read_shards(shards), ["collection", "method", "repeat", "doc", "samples"])
+    """004-F3 table: the shards' per-document rows summed over documents (``sum_loglik``);
+    shards of no document (empty parts) are skipped."""
+    frames = [frame for frame in map(pd.read_csv, shards) if len(frame)]
+    if not frames:
+        raise ValueError("the 004-F3 shards hold no document")
+    rows = in_order(pd.concat(frames, ignore_index=True),
+                    ["collection", "method", "repeat", "doc", "samples"])
     write_csv_atomic(out, sum_loglik(rows))
 
 

@@ -1,5 +1,9 @@
 """Task grids of the experiments: blocks of documents (or repeats), task names and shards.
 
+Blocks come in two kinds: ``blocks`` cuts items into runs of at most a given count,
+``work_blocks`` into a given number of runs of about equal predicted work (items of very
+different cost).
+
 A task is one piece of a paper's grid (e.g. a data set x setting x block of documents) whose
 rows depend only on the seed and on what it evaluates, never on the blocking; a shard is the
 set of tasks one workflow job runs.  A paper module builds its tasks as typed dataclasses and
@@ -11,13 +15,13 @@ rules read the shard names of a group (``shard_names``) and pass one shard's tas
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 import numpy as np
 
 __all__ = ["Shards", "blocks", "check_block", "group_shards", "scaled", "shard_names",
-           "shard_tasks", "slug"]
+           "shard_tasks", "slug", "work_blocks"]
 
 T = TypeVar("T")
 Shards = dict[tuple[str, str], list[T]]
@@ -42,6 +46,45 @@ def blocks(total: int, size: int) -> list[tuple[int, int]]:
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return [(lo, min(lo + size, total)) for lo in range(0, total, size)]
+
+
+def work_blocks(work: Sequence[float], parts: int) -> list[tuple[int, int]]:
+    """``parts`` half-open blocks ``[start, stop)`` of consecutive items, cut at the quantiles
+    of the items' cumulative work.
+
+    Item d, of work w_d after W_d of work before it (W of all items), goes to block
+    ``floor(parts * (W_d + w_d / 2) / W)`` (at most ``parts - 1``; all to block 0 when W is 0):
+    its midpoint's quantile.  The blocks are contiguous and in order, cover every item once,
+    depend only on the items' work and ``parts``, and each holds at most W / parts + the largest
+    w_d of work (its items' midpoints lie in an interval of length W / parts).  A block may be
+    empty (``start == stop``): more parts than items, or an item of more than W / parts.
+
+    Parameters
+    ----------
+    work : sequence of float
+        The predicted work of each item (non-negative, finite).
+    parts : int
+        The number of blocks; a positive integer.
+
+    Returns
+    -------
+    list of (int, int)
+        ``parts`` blocks, in order, the first starting at 0 and the last stopping at
+        ``len(work)``.
+    """
+    if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or parts < 1:
+        raise ValueError(f"the number of blocks must be a positive integer, got {parts!r}")
+    values = np.asarray(work, dtype=np.float64)
+    if values.ndim != 1 or not np.all(np.isfinite(values) & (values >= 0)):
+        raise ValueError("the work of the items must be a list of non-negative finite numbers")
+    total = values.sum()
+    if total > 0:
+        middle = np.cumsum(values) - values / 2
+        block = np.minimum(np.floor(parts * middle / total), parts - 1).astype(np.int64)
+    else:
+        block = np.zeros(values.size, dtype=np.int64)
+    edges = np.searchsorted(block, np.arange(parts + 1))
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def scaled(count: float, scale: float) -> int:
