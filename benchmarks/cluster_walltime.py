@@ -1,7 +1,8 @@
 """Predicted wall time of ``config/paper.yaml`` on a SLURM cluster, from measured per-job costs.
 
     .venv/bin/python benchmarks/cluster_walltime.py --paper /tmp/paperbench/results \\
-        --reduced /tmp/reducedbench/results [--cores-per-node 32] [--nodes 1 4 16 64]
+        --reduced /tmp/reducedbench/results [--cores-per-node 32] [--nodes 1 4 16 64] \\
+        [--check RUN/results]
 
 1. Jobs, groups and dependencies: a dry run of config/paper.yaml through the SLURM profile
    (``snakemake -n --profile workflow/profiles/slurm``) into a fresh directory, so that every job
@@ -20,6 +21,9 @@
    one after another on one core, as the profile's ``group_slots: 1`` makes it; other jobs use
    their threads) over the DAG, critical path first, with no queueing delay; and the lower bound
    max(total core-hours / (N C), critical path).
+4. With ``--check RUN``: the jobs of a real paper-size run (its results directory) against their
+   predictions and the profile's ``runtime`` and ``mem_mb`` (``check_run``; the rules of
+   ``BENCHMARK_OF``, those a whole paper-size run has measured so far).
 
 Measuring runs (one core, about 40 CPU-minutes in all; every benchmark file named in ``cost_*``):
 
@@ -31,17 +35,19 @@ run (DIR = /tmp/paperbench): tables/corpus_stats.csv (every corpus); the 002 sha
 f1-ap-{ais,hm,cs-2,lr-2,is-pt-2,is-pzw-2,is-ip-2}-00000, f2-ap-{ais,et,lr}-00000 and
 f1-synthetic-3-{exact,cs-2}-00000, the 20 Newsgroups T = 200 model, the held-out sets of
 20newsgroups and kos; the 003 shards prior/shards/f1-{standard,ratio-ais}-cheap-00000; the 004
-shards f2/tweet/repeats0-1, f3/tweet/docs0-10, f2-released/twitter/repeats0-1 and the
-tractable and realistic AP models; the 001 gibbs and sklearn models at T = 30.  Reduced run
-(DIR = /tmp/reducedbench, the paper run's corpora and models copied in with their times, its
-resources linked), overlay ``reduced.yaml``::
+shards f2/tweet/repeats0-1, f3/tweet/{ds,hm,l2r}/part0of1, f2-released/twitter/repeats0-1 and the
+tractable and realistic AP models; the 001 gibbs and sklearn models at T = 30 and the honest
+estimates (001-F4, Chib-style and left-to-right) of the gibbs models at T = 2 and T = 30.
+Reduced run (DIR = /tmp/reducedbench, the paper run's corpora and models copied in with their
+times, its resources linked), overlay ``reduced.yaml``::
 
     foulds_smyth: {scale: 0.2}
     bechard2018: {vem_max_iter: 50}
     capdevila2018: {tractable: {max_docs: 100}, realistic: {samples: 1000}}
 
 with targets prior/shards/f1-{standard,ratio-ais}-expensive-00000, f2/ap/repeats0-1,
-f2-released/nips/repeats0-1, f3/ap/docs0-10 and the 001 vem model at T = 30.
+f2-released/nips/repeats0-1, f3/ap/{ds,hm}/part0of1, f3/ap/l2r/part0of32 and the 001 vem model at
+T = 30.
 
 Writes ``benchmarks/out/cluster_walltime.csv`` (per rule), ``cluster_walltime_jobs.csv`` (per
 job), ``cluster_walltime_nodes.csv`` (per N and dry run) and ``cluster_walltime.md`` (the
@@ -70,12 +76,14 @@ from topiceval.corpus import Corpus
 from topiceval.data.l2r import load_l2r_model
 from topiceval.estimators.gapfa.exact import tractable_documents
 from topiceval.experiments import capdevila2018 as C4
+from topiceval.experiments.tasks import work_blocks
 from topiceval.io import write_text_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = Path(__file__).parent / "out"
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 FLAT_SECONDS = 30.0  # jobs without a benchmark: tables, figures, downloads from a mirror
+REDUCED_F3_SAMPLES = 1000  # realistic.samples of the reduced run (overlay below)
 
 # --------------------------------------------------------------------------- the dry run
 
@@ -182,6 +190,23 @@ class Measurements:
             return np.full(config["n_docs"], length)
         corpus = Corpus.load(self.dirs["paper"] / "wallach2009" / "heldout" / f"{name}.npz")
         return np.diff(corpus.offsets)
+
+    @cache  # noqa: B019
+    def f3_work(self, dataset: str, method: str, samples: int | None) -> np.ndarray:
+        """Predicted work of each 004-F3 document of ``method`` (config/paper.yaml's realistic
+        settings, ``samples`` if given)."""
+        cfg = paper_config()["capdevila2018"]["realistic"]
+        counts = self.corpus("paper", dataset, C4_VARIANTS["realistic"]).counts()
+        return C4.loglik_work(counts, topics=cfg["topics"], samples=samples or cfg["samples"],
+                              methods=[method], n_docs=cfg["docs"], repeats=cfg["repeats"],
+                              settings=cfg["settings"])[method]
+
+    def f3_part_work(self, dataset: str, method: str, part: int, parts: int,
+                     samples: int | None = None) -> float:
+        """Predicted work of part ``part`` of ``parts`` (``capdevila2018.loglik_part``)."""
+        work = self.f3_work(dataset, method, samples)
+        start, stop = work_blocks(work, parts)[part]
+        return float(work[start:stop].sum())
 
     def train_tokens(self, dataset: str, variant: str) -> int:
         corpus = self.corpus("paper", dataset, variant)
@@ -317,6 +342,21 @@ def cost_bechard2018_train(wc, m: Measurements) -> Estimate:
                     topics / 30 * 2000 / 50, "x T / 30 x 2000 / 50 iterations (upper bound)")
 
 
+def cost_bechard2018_honest(wc, m: Measurements) -> Estimate:
+    """Chib-style and left-to-right P1 of one model on the paper's 1,000 honest documents,
+    measured at paper size for the Gibbs models of T = 2 and T = 30 (the work is the same for
+    every trainer: same documents, same settings) and interpolated linearly in T between them
+    (both kernels are dense in T; the intercept is loading and compiling)."""
+    base = f"bechard2018/honest/{wc['dataset']}/{wc['variant']}/gibbs-T{{}}-seed0.tsv"
+    low, high = (m.row("paper", base.format(t))["cpu_s"] for t in (2, 30))
+    topics = int(wc["T"])
+    size = "20 Newsgroups, gibbs T = 30, 1,000 documents x 4 runs, CS and LR"
+    if topics == 30:
+        return Estimate("paper", base.format(30), size)
+    return Estimate("paper", base.format(30), size, (low + (high - low) * (topics - 2) / 28)
+                    / high, "interpolated in T between the T = 2 and T = 30 measurements")
+
+
 def cost_capdevila2018_train(wc, m: Measurements) -> Estimate:
     """AP measured at paper size in both settings (T = 5 on the 100-word crop, T = 100 on the
     whole vocabulary, 1000 iterations), Tweet too; the other collections scaled from AP (Tweet
@@ -380,26 +420,22 @@ def cost_capdevila2018_accuracy_released(wc, m: Measurements) -> Estimate:
 
 
 def cost_capdevila2018_loglik(wc, m: Measurements) -> Estimate:
-    """10 documents, T = 100, S = 10,000 (DS, HM, L2R).  Tweet measured at paper size; AP with
-    S = 1,000 (x 10); the others scaled from AP (SearchSnippets from Tweet) by the shard's
-    tokens."""
-    dataset, start, stop = wc["dataset"], int(wc["start"]), int(wc["stop"])
+    """Part i of K of one method's 004-F3 run on a collection (T = 100, S = 10,000): the CPU
+    seconds per unit of predicted work (``capdevila2018.loglik_work``, the estimators' own
+    ``gapfa.predicted_work``) of the same method, measured on Tweet at paper size (for Tweet and
+    SearchSnippets: documents of a few words) or on AP's first part with S = 1,000 (for the
+    others), times the part's predicted work."""
+    dataset, method = wc["dataset"], wc["method"]
     ref = "tweet" if dataset in ("tweet", "searchsnippets") else "ap"
-    tokens = _block_tokens(m, dataset, start, stop)
-    ref_tokens = _block_tokens(m, ref, 0, stop - start)
-    path = f"capdevila2018/f3/{ref}/docs0-10.tsv"
-    if ref == "tweet":
-        basis = "measured at paper size" if (dataset, start) == ("tweet", 0) else \
-            "x the shard's tokens"
-        return Estimate("paper", path, "Tweet, documents 0-9, S = 10,000", tokens / ref_tokens,
-                        basis)
-    return Estimate("reduced", path, "AP, documents 0-9, S = 1,000", 10 * tokens / ref_tokens,
-                    "x 10 samples x the shard's tokens")
-
-
-def _block_tokens(m: Measurements, dataset: str, start: int, stop: int) -> int:
-    corpus = m.corpus("paper", dataset, C4_VARIANTS["realistic"])
-    return int(corpus.offsets[stop] - corpus.offsets[start])
+    run, samples = ("paper", None) if ref == "tweet" else ("reduced", REDUCED_F3_SAMPLES)
+    ref_parts = C4.f3_parts(paper_config()["capdevila2018"]["realistic"]["parts"], method, ref)
+    ref_work = m.f3_part_work(ref, method, 0, ref_parts, samples)
+    work = m.f3_part_work(dataset, method, int(wc["part"]), int(wc["parts"]))
+    size = f"{ref}, {method}, part 0 of {ref_parts}, S = {samples or 10000:,}"
+    basis = ("measured at paper size" if (dataset, wc["part"]) == (ref, "0") and run == "paper"
+             else "x the part's predicted work")
+    return Estimate(run, f"capdevila2018/f3/{ref}/{method}/part0of{ref_parts}.tsv", size,
+                    work / ref_work, basis)
 
 
 def cost_corpus(wc, m: Measurements) -> Estimate:
@@ -412,6 +448,7 @@ ESTIMATOR_RULES = ("wallach2009_shard", "foulds_smyth_shard", "capdevila2018_acc
 COSTS: dict[str, Callable[[dict, Measurements], Estimate]] = {
     "corpus": cost_corpus,
     "bechard2018_train": cost_bechard2018_train,
+    "bechard2018_honest": cost_bechard2018_honest,
     "wallach2009_train": cost_wallach2009_train,
     "wallach2009_shard": cost_wallach2009_shard,
     "foulds_smyth_train": cost_foulds_smyth_train,
@@ -598,6 +635,47 @@ def node_table(duration, cores, deps, nodes, cores_per_node) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# --------------------------------------------------------------------------- checking a run
+# rule -> its benchmark file (relative to the run's benchmarks/) from the job's wildcards, for the
+# rules whose predictions --check compares with a real paper-size run
+BENCHMARK_OF: dict[str, Callable[[dict], str]] = {
+    "wallach2009_shard": lambda wc: f"wallach2009/shards/{wc['figure']}/{wc['shard']}.tsv",
+    "wallach2009_train": lambda wc: (f"wallach2009/models/{wc['dataset']}/{wc['variant']}/"
+                                     f"{wc['trainer']}-T{wc['topics']}-seed{wc['seed']}.tsv"),
+    "corpus": lambda wc: f"corpora/{wc['dataset']}/{wc['variant']}.tsv",
+}
+
+
+def check_run(costs: pd.DataFrame, run: Path) -> pd.DataFrame:
+    """Per rule of ``BENCHMARK_OF``: the jobs of a real paper-size run (results directory
+    ``run``) against their predictions and the profile's limits: predicted and measured CPU
+    hours, the spread of measured / predicted per job, the longest job's wall time against its
+    ``runtime`` and the largest resident set against ``mem_mb``."""
+    rows, measured = [], Measurements({"run": run})
+    for job in costs[costs["rule"].isin(BENCHMARK_OF)].to_dict("records"):
+        wc = dict(kv.split("=", 1) for kv in job["wildcards"].split(",")) if job["wildcards"] \
+            else {}
+        path = BENCHMARK_OF[job["rule"]](wc)
+        if not (run / "benchmarks" / path).is_file():
+            continue
+        row = measured.row("run", path)
+        rows.append({"rule": job["rule"], "predicted_s": job["seconds"],
+                     "measured_s": row["cpu_s"], "wall_s": row["s"],
+                     "runtime_s": 60 * job["profile_runtime_min"], "rss_mb": row["max_rss_mb"],
+                     "mem_mb": job["profile_mem_mb"]})
+    if not rows:
+        raise FileNotFoundError(f"no benchmark file of {sorted(BENCHMARK_OF)} under {run}")
+    jobs = pd.DataFrame(rows).assign(ratio=lambda d: d["measured_s"] / d["predicted_s"])
+    return jobs.groupby("rule").agg(
+        jobs=("ratio", "size"), predicted_h=("predicted_s", lambda x: x.sum() / 3600),
+        measured_h=("measured_s", lambda x: x.sum() / 3600),
+        ratio_median=("ratio", "median"), ratio_max=("ratio", "max"),
+        longest_wall_s=("wall_s", "max"),
+        over_runtime=("wall_s", lambda x: int((x > jobs.loc[x.index, "runtime_s"]).sum())),
+        max_rss_mb=("rss_mb", "max"),
+        over_mem=("rss_mb", lambda x: int((x > jobs.loc[x.index, "mem_mb"]).sum()))).reset_index()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--paper", type=Path, required=True,
@@ -611,6 +689,9 @@ def main(argv=None) -> int:
     parser.add_argument("--dry-runs", type=int, default=3,
                         help="Snakemake picks the members of each group afresh in every run, "
                         "so the schedule is computed for this many dry runs (min-max shown)")
+    parser.add_argument("--check", type=Path,
+                        help="results_dir of a real paper-size run: compare its jobs' measured "
+                        "CPU time, wall time and memory with the predictions and the profile")
     args = parser.parse_args(argv)
 
     m = Measurements({"paper": args.paper, "reduced": args.reduced})
@@ -648,6 +729,15 @@ def main(argv=None) -> int:
         "## Measurements",
         measurements.to_markdown(index=False, floatfmt=".1f"),
     ])
+    if args.check:
+        check = check_run(costs, args.check)
+        check.to_csv(OUT / "cluster_walltime_check.csv", index=False)
+        text += "\n\n" + "\n\n".join([
+            f"## Predictions against the run in {args.check}",
+            "Per rule, the jobs found in that run: CPU hours predicted and measured, measured / "
+            "predicted per job (median, max), the longest wall time, the jobs whose wall time "
+            "exceeded the profile's runtime or whose peak memory exceeded its mem_mb.",
+            check.to_markdown(index=False, floatfmt=".2f")])
     write_text_atomic(OUT / "cluster_walltime.md", text + "\n")
     print(text)
     return 0

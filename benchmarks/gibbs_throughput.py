@@ -1,13 +1,13 @@
 """Gibbs-sampling throughput of topiceval's LDA trainer against peer implementations.
 
     .venv/bin/python benchmarks/gibbs_throughput.py [--sweeps 100] [--topics 50 200]
-        [--corpus results/.../corpus.npz --split train] [--out benchmarks/out]
+        [--corpus results/.../corpus.npz ... --split train] [--out benchmarks/out]
 
 Corpora: a synthetic LDA corpus (D = 2,000 documents of 200 tokens; 50 true topics, αm_t = 0.1,
-topics ~ Dir(0.05) over 5,000 word types; unused types removed) and, if ``--corpus`` is given, a
-real corpus (20 Newsgroups ``bechard2018``, training split).  For each corpus and T, every
-system runs the same number of sweeps from a random start with αm_t = 0.1 and βu_v = 0.01 (no
-hyper-parameter optimisation), on the same machine, one run each:
+topics ~ Dir(0.05) over 5,000 word types; unused types removed) and each real corpus given with
+``--corpus`` (e.g. 20 Newsgroups ``bechard2018`` and AP ``asis``, training split).  For each
+corpus and T, every system runs the same number of sweeps from a random start with αm_t = 0.1
+and βu_v = 0.01 (no hyper-parameter optimisation), on the same machine, one run each:
 
 * ``topiceval`` with 1 and 2 threads (``fit_gibbs``; the sparse sampler of
   ``topiceval.training.lda.sampler``), and a plain dense numba collapsed Gibbs sampler (this file)
@@ -293,7 +293,8 @@ def main(argv=None) -> int:
     parser.add_argument("--sweeps", type=int, default=100)
     parser.add_argument("--passes", type=int, default=2, help="passes of the VB systems")
     parser.add_argument("--topics", type=int, nargs="+", default=[50, 200])
-    parser.add_argument("--corpus", help="real corpus file (e.g. 20 Newsgroups bechard2018)")
+    parser.add_argument("--corpus", nargs="*", default=[],
+                        help="real corpus files (e.g. 20 Newsgroups bechard2018, AP)")
     parser.add_argument("--split", default="train")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", nargs="*", default=[], help="systems to leave out")
@@ -302,10 +303,10 @@ def main(argv=None) -> int:
     parser.add_argument("--out", default=str(Path(__file__).parent / "out"))
     args = parser.parse_args(argv)
     corpora = [("synthetic", synthetic(args.seed))]
-    if args.corpus:
-        real = Corpus.load(args.corpus)
+    for path in args.corpus:
+        real = Corpus.load(path)
         real = real.select_split(args.split) if args.split else real
-        name = real.meta.get("dataset", Path(args.corpus).stem)
+        name = real.meta.get("dataset", Path(path).stem)
         corpora.append((name, compact(real)))
     rows = []
     for name, corpus in corpora:
