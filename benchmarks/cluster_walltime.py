@@ -643,6 +643,9 @@ BENCHMARK_OF: dict[str, Callable[[dict], str]] = {
     "wallach2009_train": lambda wc: (f"wallach2009/models/{wc['dataset']}/{wc['variant']}/"
                                      f"{wc['trainer']}-T{wc['topics']}-seed{wc['seed']}.tsv"),
     "corpus": lambda wc: f"corpora/{wc['dataset']}/{wc['variant']}.tsv",
+    **{f"bechard2018_{step}": (lambda wc, step=step: (
+        f"bechard2018/{step}/{wc['dataset']}/{wc['variant']}/"
+        f"{wc['trainer']}-T{wc['T']}-seed{wc['seed']}.tsv")) for step in ("train", "honest")},
 }
 
 

@@ -146,6 +146,16 @@ def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
         ex.sum_loglik(pd.concat([whole, pieces[0]]))
     with pytest.raises(ValueError, match="6 non-empty documents"):
         ex.loglik_documents(counts, model, start=6, n_docs=2, **kw)
+    # a subset (every 2nd document) has the whole run's rows on the documents it keeps
+    subset = ex.loglik_documents(counts, model, n_docs=6, every=2, **kw)
+    kept = whole[whole["doc"].isin([0, 2, 4])]
+    pd.testing.assert_frame_equal(subset.sort_values(key).reset_index(drop=True),
+                                  kept.sort_values(key).reset_index(drop=True))
+    sums = ex.sum_loglik(subset)
+    assert np.all(sums["n_docs"] == 3) and np.all(sums["doc_stride"] == 2)
+    assert np.all(total["doc_stride"] == 1)
+    with pytest.raises(ValueError, match="every=0 asked for"):
+        ex.loglik_documents(counts, model, n_docs=6, every=0, **kw)
 
 
 def test_shards_are_bit_identical_for_any_thread_count():
@@ -281,6 +291,22 @@ def test_f3_table_is_the_same_whatever_the_parts(workdir):
         ex.loglik_table(shards, workdir / "F3.csv")
         assert (workdir / "F3.csv").read_bytes() == (workdir / "whole.csv").read_bytes()
     assert empty > 0  # 9 parts of 6 documents: empty parts write the columns only
+    # every 2nd document, in parts: the whole run's sums over documents 0, 2 and 4
+    whole_sub = whole[whole["doc"].isin([0, 2, 4])]
+    write_csv_atomic(workdir / "whole-sub.csv", ex.sum_loglik(whole_sub))
+    work_sub = ex.loglik_work(counts, topics=model.n_topics, samples=20, n_docs=6, every=2,
+                              repeats=2, settings=kw["settings"])
+    assert all(np.array_equal(work_sub[m], work[m][::2]) for m in ex.F3_METHODS)
+    shards = []
+    for method in ex.F3_METHODS:
+        for part in range(2):
+            shard = workdir / f"{method}-{part}of2-every2.csv"
+            ex.loglik_shard(paths, shard, collection="AP", method=method, part=part, parts=2,
+                            every=2, **kw)
+            assert set(pd.read_csv(shard)["doc"]) <= {0, 2, 4}
+            shards.append(shard)
+    ex.loglik_table(shards, workdir / "F3-sub.csv")
+    assert (workdir / "F3-sub.csv").read_bytes() == (workdir / "whole-sub.csv").read_bytes()
     with pytest.raises(ValueError, match="part 2 of 2 asked for"):
         ex.loglik_part(counts, method="ds", part=2, parts=2, topics=3, samples=20)
     with pytest.raises(ValueError, match="hold no document"):

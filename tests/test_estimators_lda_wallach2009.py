@@ -210,6 +210,30 @@ def test_f2_caption():
     assert "ET -20.0, LR -1.0 nats from AIS (agrees" in text
 
 
+def with_lr_wallach(table: pd.DataFrame, dataset: str, setting: str, value: float):
+    row = {"dataset": dataset, "method": "lr_wallach", "setting": setting, "value": value,
+           "boot_sd": 1.0, "site_updates": 10}
+    return pd.concat([table, pd.DataFrame([row])], ignore_index=True)
+
+
+def test_captions_judge_the_papers_lr_separately_from_the_sequential_lr():
+    # the sequential LR below CS and far from AIS, Wallach's Algorithm 3 (same setting label)
+    # above CS and near AIS: each gets its own verdict, and neither is mistaken for the other
+    f1 = summary_table({"20newsgroups": {"AIS": -1010, "AIS 2": -1001, "HM": -900,
+                                         "CS 2": -1002, "LR 2": -1100}})
+    text = plots.caption_f1(with_lr_wallach(f1, "20newsgroups", "LR 2", -999.0))
+    assert "- LR 2 minus CS 2 on the real data sets (nats): 20newsgroups -98.0 (DISAGREES" in text
+    assert "LR-W 2 (the paper's Algorithm 3) minus CS 2 on the real data sets (nats): " \
+           "20newsgroups +3.0 (agrees" in text
+    assert "AIS -11.0 and AIS 2 -2.0 nats from LR-W 2 (agrees" in text
+    assert "AIS +90.0 and AIS 2 +99.0 nats from LR 2 (DISAGREES" in text
+    f2 = summary_table({"kos": {"ET": -520, "AIS": -500, "LR": -540}})
+    text = plots.caption_f2(with_lr_wallach(f2, "kos", "LR", -503.0))
+    assert "LR -40.0 nats from AIS (DISAGREES" in text
+    assert "LR-W (the paper's Algorithm 3) -3.0 nats from AIS (agrees)" in text
+    assert "LR-W (the paper's Algorithm 3)" not in plots.caption_f2(f2)
+
+
 def test_plots_write_files(tmp_path):
     f1 = summary_table({"a": {"AIS": -10, "HM": -5, "CS 2": -11, "LR 2": -10.5},
                         "b": {"AIS": -20, "HM": -15, "CS 2": -21, "LR 2": -20.5}})

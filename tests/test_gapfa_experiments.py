@@ -98,6 +98,10 @@ def test_loglik_curves_caption_and_figure(tmp_path):
     assert "\nPaper: L2R converges faster" in caption
     plots.plot_loglik(curves, tmp_path / "f3.png")
     assert (tmp_path / "f3.png").stat().st_size > 1000
+    assert "Reuters (4 documents): " in caption and " 1 in " not in caption
+    subset = curves.assign(doc_stride=10)  # as from every 10th of the first 40 documents
+    assert "Reuters (4 documents, 1 in 10 of the first 40): " in plots.caption_f3(subset)
+    plots.plot_loglik(subset, tmp_path / "f3-subset.png")
 
 
 def test_samples_to_converge():

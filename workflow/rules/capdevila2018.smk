@@ -188,6 +188,7 @@ rule capdevila2018_loglik:
             "part": int(wc.part),
             "parts": int(wc.parts),
             "docs": C4_RE["docs"],
+            "every": C4_RE["every"],
             "samples": C4_RE["samples"],
             "checkpoints": C4_RE["checkpoints"],
             "spacing": C4_RE["spacing"],

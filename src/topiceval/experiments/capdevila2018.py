@@ -287,16 +287,18 @@ def loglik_documents(
     checkpoints: Iterable[int],
     start: int = 0,
     n_docs: int = 1000,
+    every: int = 1,
     repeats: int = 1,
     seed: int = 0,
     settings: Mapping[str, Mapping] | None = None,
     threads: int | None = None,
 ) -> pd.DataFrame:
-    """log p-hat(y_d) against S for the non-empty documents ``start .. start + n_docs - 1``
-    (positions among the non-empty documents, file order), one row per document, method,
-    repeat and sample size.  Document d of repeat k is run with its own seed
+    """log p-hat(y_d) against S for the non-empty documents ``start, start + every, ...`` below
+    ``start + n_docs`` (positions among the non-empty documents, file order), one row per
+    document, method, repeat and sample size.  Document d of repeat k is run with its own seed
     (``topiceval.seeds.derive_seed(seed, repeat, position)``), so its rows do not depend on
-    ``start``/``n_docs``.
+    ``start``/``n_docs``/``every``: a subset (``every`` > 1) gives the same rows as the whole
+    run on the documents it keeps.
 
     Columns: ``LOGLIK_COLUMNS`` (collection, method, repeat, doc, samples, logp).
     """
@@ -305,7 +307,9 @@ def loglik_documents(
     if not 0 <= start < nonempty.size or n_docs < 1:
         raise ValueError(f"{collection}: documents {start}..{start + n_docs - 1} asked for, "
                          f"but there are {nonempty.size} non-empty documents")
-    positions = np.arange(start, min(start + n_docs, nonempty.size))
+    if every < 1:
+        raise ValueError(f"{collection}: every={every} asked for; it must be at least 1")
+    positions = np.arange(start, min(start + n_docs, nonempty.size), every)
     checks = np.asarray(list(checkpoints), dtype=np.int64)
     frames = []
     for method in methods:
@@ -328,18 +332,25 @@ def sum_loglik(documents: pd.DataFrame) -> pd.DataFrame:
     of ``loglik_documents`` (blocks concatenated in any order): ``math.fsum`` (exactly rounded)
     so the total does not depend on the order or the blocking.
 
-    Columns: collection, method, repeat, samples, loglik, n_docs.
+    Columns: collection, method, repeat, samples, loglik, n_docs, doc_stride (the step between
+    the document positions summed: 1 for consecutive documents, k for every k-th, 1 for one).
     """
     keys = ["collection", "method", "repeat", "samples"]
     dup = documents.duplicated([*keys, "doc"])
     if dup.any():
         raise ValueError(f"document rows given twice: {documents[dup].head(3).to_dict('records')}")
     out = documents.groupby(keys, sort=False).agg(
-        loglik=("logp", math.fsum), n_docs=("doc", "nunique")).reset_index()
+        loglik=("logp", math.fsum), n_docs=("doc", "nunique"),
+        doc_stride=("doc", _stride)).reset_index()
     counts = out.groupby(["collection", "method", "repeat"])["n_docs"].nunique()
     if (counts > 1).any():
         raise ValueError("document blocks cover different documents at different sample sizes")
     return out
+
+
+def _stride(positions: pd.Series) -> int:
+    steps = np.diff(np.unique(positions.to_numpy()))
+    return int(steps.min()) if steps.size else 1
 
 
 def loglik_curves(counts, model: GaPModel, **options) -> pd.DataFrame:
@@ -354,7 +365,7 @@ def loglik_curves(counts, model: GaPModel, **options) -> pd.DataFrame:
 
 
 def loglik_work(counts, *, topics: int, samples: int, methods: Sequence[str] = F3_METHODS,
-                n_docs: int = 1000, repeats: int = 1,
+                n_docs: int = 1000, every: int = 1, repeats: int = 1,
                 settings: Mapping[str, Mapping] | None = None) -> dict[str, np.ndarray]:
     """Predicted work of every (document, method) item of ``loglik_documents`` with the same
     options, before running it: ``gapfa.predicted_work`` of one run of the method at
@@ -366,11 +377,11 @@ def loglik_work(counts, *, topics: int, samples: int, methods: Sequence[str] = F
     Returns
     -------
     dict of str to numpy.ndarray
-        Method -> (n,) float64 work of the first n = min(``n_docs``, non-empty documents)
-        non-empty documents, in file order.
+        Method -> (n,) float64 work of every ``every``-th of the first min(``n_docs``,
+        non-empty documents) non-empty documents (positions 0, ``every``, ...), in file order.
     """
     mat = counts_of(counts)
-    rows = mat[np.flatnonzero(np.diff(mat.indptr) > 0)[:n_docs]]
+    rows = mat[np.flatnonzero(np.diff(mat.indptr) > 0)[:n_docs][::every]]
     out = {}
     for method in methods:
         base, extra = _method(method, settings)
@@ -380,12 +391,13 @@ def loglik_work(counts, *, topics: int, samples: int, methods: Sequence[str] = F
 
 
 def loglik_part(counts, *, method: str, part: int, parts: int, **options) -> tuple[int, int]:
-    """Documents ``start .. stop - 1`` (positions among the non-empty documents, as in
-    ``loglik_documents``) of part ``part`` of ``parts`` of one method's 004-F3 run: the first
-    ``n_docs`` non-empty documents cut in order at the quantiles of their predicted work
-    (``loglik_work`` with ``options``; ``topiceval.experiments.tasks.work_blocks``), so each part
-    holds about 1 / ``parts`` of the work plus at most one document's.  Empty
-    (``start == stop``) when no document's work falls in the part."""
+    """Items ``start .. stop - 1`` of ``loglik_work``'s documents (with ``every`` = 1, positions
+    among the non-empty documents, as in ``loglik_documents``; else position = item x
+    ``every``) of part ``part`` of ``parts`` of one method's 004-F3 run: the documents cut in
+    order at the quantiles of their predicted work (``loglik_work`` with ``options``;
+    ``topiceval.experiments.tasks.work_blocks``), so each part holds about 1 / ``parts`` of the
+    work plus at most one document's.  Empty (``start == stop``) when no document's work falls
+    in the part."""
     if not 0 <= part < parts:
         raise ValueError(f"part {part} of {parts} asked for; parts are numbered 0 .. {parts - 1}")
     work = loglik_work(counts, methods=[method], **options)[method]
@@ -463,22 +475,24 @@ def accuracy_tables(shards: Sequence, cropped: Mapping[str, object], f2_out, f1_
 
 def loglik_shard(paths: Sequence, out, *, collection: str, method: str, part: int, parts: int,
                  docs: int, samples: int, checkpoints: int, spacing: str = "linear",
-                 repeats: int = 1, settings: Mapping[str, Mapping] | None = None, seed: int = 0,
+                 every: int = 1, repeats: int = 1,
+                 settings: Mapping[str, Mapping] | None = None, seed: int = 0,
                  threads: int | None = None) -> None:
     """004-F3 per-document estimates (``loglik_documents``) by ``method`` of part ``part`` of
-    ``parts`` of the first ``docs`` non-empty documents (``loglik_part``; the model's T is the
-    topics of the work).  An empty part writes the columns only."""
+    ``parts`` of every ``every``-th of the first ``docs`` non-empty documents (``loglik_part``;
+    the model's T is the topics of the work).  An empty part writes the columns only."""
     counts, model = load_panel(paths)
     start, stop = loglik_part(counts, method=method, part=part, parts=parts,
-                              topics=model.n_topics, samples=samples, n_docs=docs,
+                              topics=model.n_topics, samples=samples, n_docs=docs, every=every,
                               repeats=repeats, settings=settings)
     if start == stop:
         rows = pd.DataFrame(columns=LOGLIK_COLUMNS)
     else:
         rows = loglik_documents(counts, model, collection=collection, methods=[method],
                                 checkpoints=checkpoint_grid(samples, checkpoints, spacing),
-                                start=start, n_docs=stop - start, repeats=repeats, seed=seed,
-                                settings=settings, threads=threads)
+                                start=start * every, n_docs=(stop - start) * every,
+                                every=every, repeats=repeats, seed=seed, settings=settings,
+                                threads=threads)
     write_csv_atomic(out, rows)
 
 

@@ -145,6 +145,7 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
     mean = curves.groupby(["collection", "method", "samples"], sort=False).agg(
         loglik=("loglik", "mean"), n_docs=("n_docs", "first")).reset_index()
     names = _panel_order(mean["collection"])
+    stride = dict(zip(curves["collection"], _strides(curves), strict=True))
     fig, axes = _panels(len(names))
     for ax, name in zip(axes, names, strict=False):
         panel = mean[mean["collection"] == name]
@@ -153,7 +154,8 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
             ax.plot(group["samples"], group["loglik"], color=COLORS.get(method),
                     linestyle=STYLES.get(method, "-"),
                     label=LEGEND.get(method, LABELS.get(method, method)))
-        ax.set_title(f"{name} ({int(panel['n_docs'].iloc[0])} docs)", fontsize="small")
+        ax.set_title(f"{name} ({int(panel['n_docs'].iloc[0])} docs{_every(stride[name])})",
+                     fontsize="small")
         ax.set(xscale="log", xlabel="samples S",
                ylabel=r"$\Sigma_d \log \hat p(\mathbf{y}_d)$ (nats)")
         _log_ticks(ax.xaxis)
@@ -162,6 +164,21 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
                  "documents,\nsummed over the documents, against the number of samples",
                  fontsize="medium")
     save_figure(fig, path)
+
+
+def _strides(curves: pd.DataFrame) -> pd.Series:
+    """Per row, the step between the summed documents' positions (tables from before the
+    ``doc_stride`` column summed consecutive documents)."""
+    if "doc_stride" in curves:
+        return curves["doc_stride"].astype(int)
+    return pd.Series(1, index=curves.index)
+
+
+def _every(stride: int, n_docs: int | None = None) -> str:
+    """The subset's description after a document count: "" for consecutive documents."""
+    if stride <= 1:
+        return ""
+    return f", 1 in {stride}" + ("" if n_docs is None else f" of the first {n_docs * stride:,}")
 
 
 # --------------------------------------------------------------------------- captions
@@ -263,6 +280,7 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
     mean = curves.groupby(["collection", "method", "samples"], sort=False)["loglik"].mean()
     mean = mean.reset_index()
     parts, faster, sandwiched = [], [], []
+    stride = dict(zip(curves["collection"], _strides(curves), strict=True))
     for coll, group in mean.groupby("collection", sort=False):
         n_docs = int(curves.loc[curves["collection"] == coll, "n_docs"].iloc[0])
         tol = tolerance_per_doc * n_docs
@@ -273,9 +291,10 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
             faster.append(coll)
         if {"ds", "hm", "l2r"} <= set(final.index) and final["ds"] <= final["l2r"] <= final["hm"]:
             sandwiched.append(coll)
-        parts.append(f"{coll}: " + ", ".join(f"{LABELS.get(m, m)} {final[m]:.1f} "
-                                              f"(within {tol:g} nats from S = {conv[m]})"
-                                              for m in final.index))
+        parts.append(f"{coll} ({n_docs} documents{_every(stride[coll], n_docs)}): "
+                     + ", ".join(f"{LABELS.get(m, m)} {final[m]:.1f} "
+                                 f"(within {tol:g} nats from S = {conv[m]})"
+                                 for m in final.index))
     n = mean["collection"].nunique()
     return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: L2R reaches its final value (within "
             f"{tolerance_per_doc} nats per document) before DS on {len(faster)} of {n} "

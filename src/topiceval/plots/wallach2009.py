@@ -248,6 +248,7 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
              LABELS_F1, f"Paper: {PAPER_F1}", "Ours:"]
     datasets = list(dict.fromkeys(summary["dataset"]))
     seq = summary[summary["method"] != "lr_wallach"]
+    lrw = summary[summary["method"] == "lr_wallach"]
     hm_over, is_under, ip_best, lr_vs_cs = [], [], [], []
     for name in datasets:
         part = seq[seq["dataset"] == name]
@@ -262,8 +263,9 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
             is_under.append(max(is_vals.values()) < best)
             ip_best.append(is_vals["IS-IP"] >= max(is_vals["IS-PT"], is_vals["IS-PZW"]))
         cs, lr_ = _value(part, name, "CS 2"), _value(part, name, "LR 2")
+        lrw_ = _value(lrw, name, "LR 2")
         if cs is not None and lr_ is not None:
-            lr_vs_cs.append((name, lr_ - cs))
+            lr_vs_cs.append((name, lr_ - cs, None if lrw_ is None else lrw_ - cs))
     if hm_over:
         lines.append(f"- HM above every other method on {sum(hm_over)} of {len(hm_over)} data "
                      f"sets ({_verdict(all(hm_over))}).")
@@ -271,15 +273,19 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
         lines.append(f"- the IS methods below the best of AIS, CS and LR on {sum(is_under)} of "
                      f"{len(is_under)} data sets ({_verdict(all(is_under))}); IS-IP the best IS "
                      f"method on {sum(ip_best)} of {len(ip_best)} ({_verdict(all(ip_best))}).")
-    real = [(n, d) for n, d in lr_vs_cs if n not in synthetic]
-    if real:
-        text = ", ".join(f"{n} {d:+.1f}" for n, d in real)
-        lines.append(f"- LR 2 minus CS 2 on the real data sets (nats): {text} "
-                     f"({_verdict(all(d >= 0 for _, d in real))} with 'LR consistently better').")
-    synth = [(n, d) for n, d in lr_vs_cs if n in synthetic]
-    if synth:
-        text = ", ".join(f"{n} {d:+.1f}" for n, d in synth)
-        lines.append(f"- LR 2 minus CS 2 on the synthetic data sets: {text}.")
+    for label, column in (("LR 2", 1), ("LR-W 2 (the paper's Algorithm 3)", 2)):
+        real = [(row[0], row[column]) for row in lr_vs_cs
+                if row[0] not in synthetic and row[column] is not None]
+        if real:
+            text = ", ".join(f"{n} {d:+.1f}" for n, d in real)
+            ok = all(d >= 0 for _, d in real)
+            lines.append(f"- {label} minus CS 2 on the real data sets (nats): {text} "
+                         f"({_verdict(ok)} with 'LR consistently better').")
+        synth = [(row[0], row[column]) for row in lr_vs_cs
+                 if row[0] in synthetic and row[column] is not None]
+        if synth:
+            text = ", ".join(f"{n} {d:+.1f}" for n, d in synth)
+            lines.append(f"- {label} minus CS 2 on the synthetic data sets: {text}.")
     for name in datasets:
         exact = _value(seq, name, "Exact")
         if exact is not None:
@@ -287,11 +293,14 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
             text = ", ".join(f"{r.setting} {r.value - exact:+.1f}" for r in part.itertuples())
             lines.append(f"- {name}, error against the exact value (nats): {text}.")
     for name in datasets:
-        ais, ais2, lr_ = (_value(seq, name, s) for s in ("AIS", "AIS 2", "LR 2"))
-        if None not in (ais, ais2, lr_):
-            ok = ais < lr_ and abs(ais2 - lr_) < abs(ais - lr_)
-            lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats from "
-                         f"LR 2 ({_verdict(ok)} with 'more temperatures bring AIS to LR').")
+        ais, ais2 = _value(seq, name, "AIS"), _value(seq, name, "AIS 2")
+        for label, lr_ in (("LR 2", _value(seq, name, "LR 2")),
+                           ("LR-W 2", _value(lrw, name, "LR 2"))):
+            if None not in (ais, ais2, lr_):
+                ok = ais < lr_ and abs(ais2 - lr_) < abs(ais - lr_)
+                lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats "
+                             f"from {label} ({_verdict(ok)} with 'more temperatures bring AIS "
+                             "to LR').")
     return "\n".join(lines)
 
 
@@ -304,6 +313,7 @@ def caption_f2(summary: pd.DataFrame) -> str:
              "document in probability space, bars +/- one bootstrap standard deviation.",
              LABELS_F2, f"Paper: {PAPER_F2}", "Ours:"]
     seq = summary[summary["method"] != "lr_wallach"]
+    lrw = summary[summary["method"] == "lr_wallach"]
     for name in dict.fromkeys(seq["dataset"]):
         et, ais, lr_ = (_value(seq, name, s) for s in ("ET", "AIS", "LR"))
         if None in (et, ais, lr_):
@@ -314,6 +324,11 @@ def caption_f2(summary: pd.DataFrame) -> str:
         lines.append(f"- {name}: ET {et - ais:+.1f}, LR {lr_ - ais:+.1f} nats from AIS "
                      f"({_verdict(ok)} with 'LR approaches AIS, ET does not'); site updates "
                      f"ET {sites['ET']:.3g}, AIS {sites['AIS']:.3g}, LR {sites['LR']:.3g}.")
+        lrw_ = _value(lrw, name, "LR")
+        if lrw_ is not None:
+            ok = abs(lrw_ - ais) < abs(et - ais)
+            lines.append(f"  LR-W (the paper's Algorithm 3) {lrw_ - ais:+.1f} nats from AIS "
+                         f"({_verdict(ok)}).")
     return "\n".join(lines)
 
 
