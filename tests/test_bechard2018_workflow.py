@@ -15,7 +15,7 @@ from snakemake.utils import validate
 from topiceval.corpus import Corpus
 from topiceval.experiments import bechard2018 as b
 from topiceval.models import LDAModel, load_model
-from topiceval.plots.bechard2018 import f4_caption, f4_figure_job
+from topiceval.plots.bechard2018 import f4_caption, f4_figure_job, plot_perplexity_vs_topics
 from topiceval.training.lda.synthetic import synthetic_corpus
 from workflow_config import ROOT, SCHEMA, load_config
 
@@ -183,6 +183,28 @@ def test_summary_averages_seeds():
     assert test.loc[4, "perplexity"] == 20.0 and test.loc[8, "perplexity"] == 30.0
     assert test.loc[4, "perplexity_min"] == 10.0 and test.loc[4, "perplexity_max"] == 30.0
     assert set(summary["seeds"]) == {2}
+
+
+def honest_rows(seed, tokens, curve):
+    """P1-CS test rows of one seed whose honest subset has ``tokens`` tokens."""
+    return pd.DataFrame([{"trainer": "sklearn", "T": t, "seed": seed, "split": "test",
+                          "definition": "P1-CS", "optimistic": False, "perplexity": value,
+                          "log_likelihood": -np.log(value) * tokens, "log_likelihood_se": 3.0,
+                          "tokens": tokens, "documents": 5} for t, value in curve.items()],
+                        columns=b.COLUMNS)
+
+
+def test_honest_error_bars_of_several_seeds_surround_the_mean(tmp_path):
+    # each seed's honest subset has its own length, so the mean perplexity is not
+    # exp(-mean L / first N): the bars are taken per token around the plotted mean
+    table = pd.concat([honest_rows(0, 50, {4: 30.0, 8: 20.0}),
+                       honest_rows(1, 500, {4: 10.0, 8: 9.0})])
+    test = b.f4_summary(table).set_index("T")
+    assert test.loc[4, "tokens"] == 275.0 and test.loc[4, "perplexity"] == 20.0
+    assert test.loc[4, "log_likelihood_se"] == pytest.approx(np.sqrt(18.0) / 2)
+    assert np.exp(-(test.loc[4, "log_likelihood"] + 6) / 50) > 20.0  # the old lower bar < 0
+    plot_perplexity_vs_topics(table, tmp_path / "f4.png")
+    assert (tmp_path / "f4.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_minimum_without_the_paper_t_and_the_caption():

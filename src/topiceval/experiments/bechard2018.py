@@ -283,7 +283,8 @@ def f4_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 
 
 def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
-    """Mean perplexity over seeds of each (trainer, definition, split, T), with its range."""
+    """Mean perplexity over seeds of each (trainer, definition, split, T), with its range;
+    ``tokens`` is the mean over seeds (the honest estimates' subsets differ between seeds)."""
     if missing := set(COLUMNS) - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     if df.empty:
@@ -293,7 +294,7 @@ def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
         perplexity=("perplexity", "mean"), perplexity_min=("perplexity", "min"),
         perplexity_max=("perplexity", "max"), log_likelihood=("log_likelihood", "mean"),
         _var=("_var", "sum"), seeds=("seed", "nunique"),
-        tokens=("tokens", "first"), documents=("documents", "first")).reset_index()
+        tokens=("tokens", "mean"), documents=("documents", "first")).reset_index()
     # the Monte Carlo error of the mean over seeds (NaN where the rows have none)
     summary["log_likelihood_se"] = np.sqrt(summary["_var"].where(summary["_var"] > 0)) \
         / summary["seeds"]

@@ -71,11 +71,13 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
                 label += " (optimistic)"
             if definition in HONEST:
                 style["color"] = HONEST_COLORS[definition]
-                ll, se, n = (curve[c].to_numpy() for c in ("log_likelihood",
-                                                            "log_likelihood_se", "tokens"))
-                lower = curve["perplexity"] - np.exp(-(ll + 2 * se) / n)
-                upper = np.exp(-(ll - 2 * se) / n) - curve["perplexity"]
-                line = ax.errorbar(curve["T"], curve["perplexity"], yerr=[lower, upper],
+                # +-2 s.e. of log perplexity (the log-likelihood's s.e. per token) around the
+                # plotted value: exp(-(L -+ 2 se) / N) for one seed; with several seeds, whose
+                # subsets differ in N, the mean perplexity with the mean N
+                width = 2 * curve["log_likelihood_se"].to_numpy() / curve["tokens"].to_numpy()
+                value = curve["perplexity"].to_numpy()
+                lower, upper = -value * np.expm1(-width), value * np.expm1(width)
+                line = ax.errorbar(curve["T"], value, yerr=[lower, upper],
                                    linestyle=DEFINITION_STYLE[definition], capsize=2, **style)
             else:
                 (line,) = ax.plot(curve["T"], curve["perplexity"],
