@@ -57,7 +57,8 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
     if not trainers:
         raise ValueError("table has no rows for a known trainer")
     summary = f4_summary(df[df["trainer"].isin(trainers)])
-    fig = Figure(figsize=(4.2 * len(trainers), 4.4), layout="constrained")
+    # at least 7.5 inches wide and a two-column legend, so that one panel has room for both
+    fig = Figure(figsize=(max(4.2 * len(trainers), 7.5), 4.4), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(1, len(trainers), squeeze=False)
     entries: dict[str, object] = {}
@@ -99,7 +100,8 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
         ax.set_xlabel("number of topics T")
         ax.set_ylabel("perplexity per token")
     fig.legend(list(entries.values()), list(entries), loc="outside lower center",
-               ncols=min(3, len(entries)), fontsize=8, frameon=False, handlelength=3.5)
+               ncols=min(3 if len(trainers) > 1 else 2, len(entries)), fontsize=8,
+               frameon=False, handlelength=3.5)
     fig.suptitle(f"{PAPER}, Figure 4: training and test perplexity against the number of "
                  "topics", fontsize=11)
     save_figure(fig, path, dpi=150, default_format="png")
