@@ -102,6 +102,8 @@ def test_loglik_curves_caption_and_figure(tmp_path):
     subset = curves.assign(doc_stride=10)  # as from every 10th of the first 40 documents
     assert "Reuters (4 documents, 1 in 10 of the first 40): " in plots.caption_f3(subset)
     plots.plot_loglik(subset, tmp_path / "f3-subset.png")
+    # a table written before the doc_stride column (consecutive documents) reads as stride 1
+    assert plots.caption_f3(curves.drop(columns="doc_stride")) == caption
 
 
 def test_samples_to_converge():
