@@ -145,7 +145,7 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
     mean = curves.groupby(["collection", "method", "samples"], sort=False).agg(
         loglik=("loglik", "mean"), n_docs=("n_docs", "first")).reset_index()
     names = _panel_order(mean["collection"])
-    stride = dict(zip(curves["collection"], _strides(curves), strict=True))
+    stride = _strides(curves)
     fig, axes = _panels(len(names))
     for ax, name in zip(axes, names, strict=False):
         panel = mean[mean["collection"] == name]
@@ -166,12 +166,12 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
     save_figure(fig, path)
 
 
-def _strides(curves: pd.DataFrame) -> pd.Series:
-    """Per row, the step between the summed documents' positions (tables from before the
+def _strides(curves: pd.DataFrame) -> dict[str, int]:
+    """Collection -> the step between its summed documents' positions (tables from before the
     ``doc_stride`` column summed consecutive documents)."""
-    if "doc_stride" in curves:
-        return curves["doc_stride"].astype(int)
-    return pd.Series(1, index=curves.index)
+    if "doc_stride" not in curves:
+        return dict.fromkeys(curves["collection"], 1)
+    return dict(zip(curves["collection"], curves["doc_stride"].astype(int), strict=True))
 
 
 def _every(stride: int, n_docs: int | None = None) -> str:
@@ -280,7 +280,7 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
     mean = curves.groupby(["collection", "method", "samples"], sort=False)["loglik"].mean()
     mean = mean.reset_index()
     parts, faster, sandwiched = [], [], []
-    stride = dict(zip(curves["collection"], _strides(curves), strict=True))
+    stride = _strides(curves)
     for coll, group in mean.groupby("collection", sort=False):
         n_docs = int(curves.loc[curves["collection"] == coll, "n_docs"].iloc[0])
         tol = tolerance_per_doc * n_docs
