@@ -646,6 +646,16 @@ BENCHMARK_OF: dict[str, Callable[[dict], str]] = {
     **{f"bechard2018_{step}": (lambda wc, step=step: (
         f"bechard2018/{step}/{wc['dataset']}/{wc['variant']}/"
         f"{wc['trainer']}-T{wc['T']}-seed{wc['seed']}.tsv")) for step in ("train", "honest")},
+    "foulds_smyth_shard": lambda wc: f"foulds_smyth/{wc['perturbation']}/shards/{wc['shard']}.tsv",
+    "foulds_smyth_train": lambda wc: (f"foulds_smyth/models/{wc['dataset']}/{wc['variant']}/"
+                                      f"{wc['trainer']}-T{wc['topics']}-seed{wc['seed']}.tsv"),
+    "capdevila2018_train": lambda wc: f"capdevila2018/models/{wc['setting']}/{wc['dataset']}.tsv",
+    "capdevila2018_accuracy": lambda wc: (f"capdevila2018/f2/{wc['dataset']}/"
+                                          f"repeats{wc['start']}-{wc['stop']}.tsv"),
+    "capdevila2018_accuracy_released": lambda wc: (f"capdevila2018/f2-released/{wc['release']}/"
+                                                   f"repeats{wc['start']}-{wc['stop']}.tsv"),
+    "capdevila2018_loglik": lambda wc: (f"capdevila2018/f3/{wc['dataset']}/{wc['method']}/"
+                                        f"part{wc['part']}of{wc['parts']}.tsv"),
 }
 
 
