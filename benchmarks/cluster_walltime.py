@@ -22,8 +22,8 @@
    their threads) over the DAG, critical path first, with no queueing delay; and the lower bound
    max(total core-hours / (N C), critical path).
 4. With ``--check RUN``: the jobs of a real paper-size run (its results directory) against their
-   predictions and the profile's ``runtime`` and ``mem_mb`` (``check_run``; the rules of
-   ``BENCHMARK_OF``, those a whole paper-size run has measured so far).
+   predictions and the profile's ``runtime`` and ``mem_mb`` (``check_run``: every job whose
+   ``benchmark:`` file, as the dry run names it, the run holds).
 
 Measuring runs (one core, about 40 CPU-minutes in all; every benchmark file named in ``cost_*``):
 
@@ -97,13 +97,15 @@ class Job:
     threads: int = 1
     group: int | None = None
     resources: dict = field(default_factory=dict)
+    benchmark: str | None = None  # its benchmark file, relative to the results directory
 
 
 _RULE = re.compile(r"^(\s*)(?:local)?rule (\w+):$")
 
 
 def parse_dry_run(text: str) -> tuple[list[Job], int]:
-    """Jobs (rule, wildcards, files, threads, group index) of ``snakemake -n`` output, and the
+    """Jobs (rule, wildcards, files, threads, group index, benchmark file) of ``snakemake -n``
+    output (paths as the dry run gives them), and the
     number of group submissions.  A group is printed as "Group job NAME (...)" followed by its
     members, indented."""
     jobs: list[Job] = []
@@ -133,6 +135,8 @@ def parse_dry_run(text: str) -> tuple[list[Job], int]:
             jobs[-1].threads = int(value)
         elif key == "resources":
             jobs[-1].resources = dict(kv.split("=", 1) for kv in value.split(", "))
+        elif key == "benchmark":
+            jobs[-1].benchmark = value
     return jobs, groups
 
 
@@ -145,7 +149,8 @@ def dry_run(profile: Path) -> str:
         result = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RuntimeError(f"dry run failed:\n{result.stderr[-3000:]}")
-    return result.stdout + result.stderr
+    # the results' paths relative to the results directory, which any run can hold
+    return (result.stdout + result.stderr).replace(f"{tmp}/results/", "")
 
 
 # --------------------------------------------------------------------------- measurements
@@ -467,7 +472,8 @@ def job_costs(jobs: list[Job], m: Measurements) -> pd.DataFrame:
             f"{k}={v}" for k, v in job.wildcards.items()), "group": job.group,
             "threads": job.threads,
             "profile_runtime_min": float(job.resources.get("runtime", "nan")),
-            "profile_mem_mb": float(job.resources.get("mem_mb", "nan"))}
+            "profile_mem_mb": float(job.resources.get("mem_mb", "nan")),
+            "benchmark": job.benchmark}
         if job.rule == "all":
             rows.append({**row, "seconds": 0.0, "basis": "target only"})
             continue
@@ -636,39 +642,14 @@ def node_table(duration, cores, deps, nodes, cores_per_node) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------- checking a run
-# rule -> its benchmark file (relative to the run's benchmarks/) from the job's wildcards, for the
-# rules whose predictions --check compares with a real paper-size run
-BENCHMARK_OF: dict[str, Callable[[dict], str]] = {
-    "wallach2009_shard": lambda wc: f"wallach2009/shards/{wc['figure']}/{wc['shard']}.tsv",
-    "wallach2009_train": lambda wc: (f"wallach2009/models/{wc['dataset']}/{wc['variant']}/"
-                                     f"{wc['trainer']}-T{wc['topics']}-seed{wc['seed']}.tsv"),
-    "corpus": lambda wc: f"corpora/{wc['dataset']}/{wc['variant']}.tsv",
-    **{f"bechard2018_{step}": (lambda wc, step=step: (
-        f"bechard2018/{step}/{wc['dataset']}/{wc['variant']}/"
-        f"{wc['trainer']}-T{wc['T']}-seed{wc['seed']}.tsv")) for step in ("train", "honest")},
-    "foulds_smyth_shard": lambda wc: f"foulds_smyth/{wc['perturbation']}/shards/{wc['shard']}.tsv",
-    "foulds_smyth_train": lambda wc: (f"foulds_smyth/models/{wc['dataset']}/{wc['variant']}/"
-                                      f"{wc['trainer']}-T{wc['topics']}-seed{wc['seed']}.tsv"),
-    "capdevila2018_train": lambda wc: f"capdevila2018/models/{wc['setting']}/{wc['dataset']}.tsv",
-    "capdevila2018_accuracy": lambda wc: (f"capdevila2018/f2/{wc['dataset']}/"
-                                          f"repeats{wc['start']}-{wc['stop']}.tsv"),
-    "capdevila2018_accuracy_released": lambda wc: (f"capdevila2018/f2-released/{wc['release']}/"
-                                                   f"repeats{wc['start']}-{wc['stop']}.tsv"),
-    "capdevila2018_loglik": lambda wc: (f"capdevila2018/f3/{wc['dataset']}/{wc['method']}/"
-                                        f"part{wc['part']}of{wc['parts']}.tsv"),
-}
-
-
 def check_run(costs: pd.DataFrame, run: Path) -> pd.DataFrame:
-    """Per rule of ``BENCHMARK_OF``: the jobs of a real paper-size run (results directory
-    ``run``) against their predictions and the profile's limits: predicted and measured CPU
-    hours, the spread of measured / predicted per job, the longest job's wall time against its
-    ``runtime`` and the largest resident set against ``mem_mb``."""
+    """Per rule: the jobs of a real paper-size run (results directory ``run``) whose benchmark
+    files it holds, against their predictions and the profile's limits: predicted and measured
+    CPU hours, the spread of measured / predicted per job, the longest job's wall time against
+    its ``runtime`` and the largest resident set against ``mem_mb``."""
     rows, measured = [], Measurements({"run": run})
-    for job in costs[costs["rule"].isin(BENCHMARK_OF)].to_dict("records"):
-        wc = dict(kv.split("=", 1) for kv in job["wildcards"].split(",")) if job["wildcards"] \
-            else {}
-        path = BENCHMARK_OF[job["rule"]](wc)
+    for job in costs.dropna(subset=["benchmark"]).to_dict("records"):
+        path = job["benchmark"].removeprefix("benchmarks/")
         if not (run / "benchmarks" / path).is_file():
             continue
         row = measured.row("run", path)
@@ -677,7 +658,7 @@ def check_run(costs: pd.DataFrame, run: Path) -> pd.DataFrame:
                      "runtime_s": 60 * job["profile_runtime_min"], "rss_mb": row["max_rss_mb"],
                      "mem_mb": job["profile_mem_mb"]})
     if not rows:
-        raise FileNotFoundError(f"no benchmark file of {sorted(BENCHMARK_OF)} under {run}")
+        raise FileNotFoundError(f"no benchmark file of config/paper.yaml's jobs under {run}")
     jobs = pd.DataFrame(rows).assign(ratio=lambda d: d["measured_s"] / d["predicted_s"])
     return jobs.groupby("rule").agg(
         jobs=("ratio", "size"), predicted_h=("predicted_s", lambda x: x.sum() / 3600),
