@@ -249,7 +249,9 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
     datasets = list(dict.fromkeys(summary["dataset"]))
     seq = summary[summary["method"] != "lr_wallach"]
     lrw = summary[summary["method"] == "lr_wallach"]
-    hm_over, is_under, ip_best, lr_vs_cs = [], [], [], []
+    hm_over, is_under, ip_best = [], [], []
+    # LR label -> (data set, LR minus CS) for the sequential LR and the paper's Algorithm 3
+    lr_vs_cs: dict[str, list] = {"LR 2": [], "LR-W 2 (the paper's Algorithm 3)": []}
     for name in datasets:
         part = seq[seq["dataset"] == name]
         hm = _value(part, name, "HM")
@@ -264,8 +266,10 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
             ip_best.append(is_vals["IS-IP"] >= max(is_vals["IS-PT"], is_vals["IS-PZW"]))
         cs, lr_ = _value(part, name, "CS 2"), _value(part, name, "LR 2")
         lrw_ = _value(lrw, name, "LR 2")
-        if cs is not None and lr_ is not None:
-            lr_vs_cs.append((name, lr_ - cs, None if lrw_ is None else lrw_ - cs))
+        if cs is not None:
+            for label, value in zip(lr_vs_cs, (lr_, lrw_), strict=True):
+                if value is not None:
+                    lr_vs_cs[label].append((name, value - cs))
     if hm_over:
         lines.append(f"- HM above every other method on {sum(hm_over)} of {len(hm_over)} data "
                      f"sets ({_verdict(all(hm_over))}).")
@@ -273,16 +277,14 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
         lines.append(f"- the IS methods below the best of AIS, CS and LR on {sum(is_under)} of "
                      f"{len(is_under)} data sets ({_verdict(all(is_under))}); IS-IP the best IS "
                      f"method on {sum(ip_best)} of {len(ip_best)} ({_verdict(all(ip_best))}).")
-    for label, column in (("LR 2", 1), ("LR-W 2 (the paper's Algorithm 3)", 2)):
-        real = [(row[0], row[column]) for row in lr_vs_cs
-                if row[0] not in synthetic and row[column] is not None]
+    for label, diffs in lr_vs_cs.items():
+        real = [(n, d) for n, d in diffs if n not in synthetic]
         if real:
             text = ", ".join(f"{n} {d:+.1f}" for n, d in real)
             ok = all(d >= 0 for _, d in real)
             lines.append(f"- {label} minus CS 2 on the real data sets (nats): {text} "
                          f"({_verdict(ok)} with 'LR consistently better').")
-        synth = [(row[0], row[column]) for row in lr_vs_cs
-                 if row[0] in synthetic and row[column] is not None]
+        synth = [(n, d) for n, d in diffs if n in synthetic]
         if synth:
             text = ", ".join(f"{n} {d:+.1f}" for n, d in synth)
             lines.append(f"- {label} minus CS 2 on the synthetic data sets: {text}.")
