@@ -364,6 +364,21 @@ def test_caption_f2_ranks_a_single_document_panel_by_mae_and_leaves_variants_out
     assert "L2R-E lowest on 2 of 2 panels" in caption
     assert "L2R with the paper's proposal (6.16) worse than DS on WS;" in caption
     assert "L2R is worse than DS on WS, so" in caption  # code proposal: 0.6 > 0.4 on WS only
+    # standard errors 0: every difference separates
+    assert ("L2R-E lower on 2 (NIPS (L2R release), WS), L2R lower on 0, not separated on 0."
+            in caption)
+
+
+@pytest.mark.parametrize("kl_se, verdict", [
+    (0.015, "L2R-E lower on 0, L2R lower on 1 (AP), not separated on 0."),  # 0.05 > 2 x 0.021
+    (0.03, "L2R-E lower on 0, L2R lower on 0, not separated on 1 (AP)."),  # 0.05 < 2 x 0.042
+    (float("nan"), "L2R-E lower on 0, L2R lower on 0, not separated on 1 (AP)."),  # 1 repeat
+])
+def test_caption_f2_separates_l2r_exact_from_l2r_by_twice_the_standard_error(kl_se, verdict):
+    rows = [{"collection": "AP", "method": method, "samples": 100, "kl_bits": kl, "mae": 0.1,
+             "repeats": 5, "n_docs": 40, "kl_se": kl_se, "mae_se": 0.0}
+            for method, kl in [("ds", 0.4), ("l2r", 0.10), ("l2r_exact", 0.15)]]
+    assert verdict in plots.caption_f2(pd.DataFrame(rows))
 
 
 # --------------------------------------------------------------------------- the rule file

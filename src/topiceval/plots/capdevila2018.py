@@ -220,10 +220,14 @@ def caption_f2(summary: pd.DataFrame) -> str:
     final = final_accuracy(summary)
     lines, lowest_e, second_l2r = [], [], []
     worse = {"l2r": [], "l2r_code": []}
+    separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     for coll, group in final.groupby("collection", sort=False):
         single = int(group["n_docs"].iloc[0]) < 2
         metric = "mae" if single else "kl_bits"
         value = group.set_index("method")[metric]
+        se = group.set_index("method")["mae_se" if single else "kl_se"]
+        if {"l2r", "l2r_exact"} <= set(value.index):
+            separation[_lower_beyond_noise(value, se, "l2r_exact", "l2r")].append(coll)
         ranked = value[[m for m in value.index if m not in METHOD_VARIANTS]]
         ranked = ranked.sort_values(kind="stable").index.tolist()
         lines.append(f"{coll} ({int(group['n_docs'].iloc[0])} doc"
@@ -251,7 +255,25 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"({', '.join(lowest_e) or 'none'}); L2R second on {len(second_l2r)} "
             f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) worse "
             f"than DS on {', '.join(worse['l2r']) or 'none'}{code}. "
+            f"L2R-E against L2R, separated when their difference exceeds twice its standard "
+            f"error over repeats: L2R-E lower on {_listed(separation['l2r_exact'])}, L2R lower "
+            f"on {_listed(separation['l2r'])}, not separated on {_listed(separation[None])}. "
             f"Ranking: {'; '.join(lines)}.")
+
+
+def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
+    """``a`` or ``b``, whichever has the lower value by more than twice the standard error of
+    the difference (independent repeats), or None when the two are not separated (or the
+    standard error is unknown: a single repeat)."""
+    diff = float(value[a] - value[b])
+    se_diff = math.hypot(float(se[a]), float(se[b]))
+    if not np.isfinite(se_diff) or abs(diff) <= 2.0 * se_diff:
+        return None
+    return a if diff < 0 else b
+
+
+def _listed(names: list[str]) -> str:
+    return f"{len(names)} ({', '.join(names)})" if names else "0"
 
 
 def caption_f1(table: pd.DataFrame) -> str:
