@@ -44,7 +44,8 @@ def test_publish_copies_what_a_reader_opens_with_provenance(tmp_path):
     for name in ("figures/x-F1.png", "figures/x-F1.caption.md", "tables/x-F1.csv",
                  "timings/x-t1.csv", "x/shards/f1/s0.csv", "logs/a.log"):
         (results / name).parent.mkdir(parents=True, exist_ok=True)
-        (results / name).write_text("Figure 1: a caption. More.\n" if "caption" in name else "1")
+        (results / name).write_text("Figure 1: a caption of |x|. More.\n" if "caption" in name
+                                   else "1")
     bench(results / "benchmarks/paper/train/ap/a.tsv", 10, 8, 100)
     out = tmp_path / "docs/results/run"
     prov = publish(results, out, config={"seed": 1}, command="snakemake --cores 2",
@@ -57,7 +58,7 @@ def test_publish_copies_what_a_reader_opens_with_provenance(tmp_path):
     assert len(saved["commit"]) == 40 and saved["config"] == {"seed": 1}
     assert saved["machine"]["cores"] >= 1 and saved["machine"]["versions"]["numpy"]
     assert saved["rules"][0]["rule"] == "train" and saved["totals"]["jobs_benchmarked"] == 1
-    assert "Figure 1: a caption" in (out / "README.md").read_text()
+    assert "| Figure 1: a caption of \\|x\\| |" in (out / "README.md").read_text()
     assert pd.read_csv(out / "rule_costs.csv")["cpu_seconds"].tolist() == [8]
 
 

@@ -210,6 +210,7 @@ def _readme(provenance: dict, out: Path) -> str:
         caption = out / re.sub(r"\.\w+$", ".caption.md", name)
         first = ""
         if caption.exists():
-            first = caption.read_text().strip().split("\n")[0].split(". ")[0].replace("|", "/")
+            # a table cell: "|" escaped, as GitHub's Markdown reads it
+            first = caption.read_text().strip().split("\n")[0].split(". ")[0].replace("|", "\\|")
         lines.append(f"| [{name}]({name}) | {first} |")
     return "\n".join(lines) + "\n"
