@@ -224,7 +224,7 @@ CASES = [
      "none of the 2 document(s) has a token in the model's vocabulary"),
     ("evaluate more unknown words than max_oov",
      lambda: topiceval.evaluate(MODEL, [["a", "q", "r"]], max_oov=0.5), VocabularyError,
-     "67% of the documents' tokens (2 of 3) are not in the model's vocabulary"),
+     "66.7% of the documents' tokens (2 of 3) are not in the model's vocabulary"),
     ("evaluate max_oov above 1", lambda: topiceval.evaluate(MODEL, DOCS, max_oov=1.5),
      ValueError, "max_oov must be a share in [0, 1], got 1.5"),
     ("evaluate max_oov a string", lambda: topiceval.evaluate(MODEL, DOCS, max_oov="half"),

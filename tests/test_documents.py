@@ -84,6 +84,8 @@ def matrix_forms(matrix: np.ndarray):
     for dtype in NUMBER_DTYPES:
         yield f"{dtype} ndarray", "matrix", lambda dtype=dtype: matrix.astype(dtype)
     yield "Fortran-order ndarray", "matrix", lambda: np.asfortranarray(matrix)
+    yield "object ndarray", "matrix", lambda: matrix.astype(object)
+    yield "DataFrame of objects", "matrix", lambda: pd.DataFrame(matrix.astype(object))
     yield "np.matrix", "matrix", lambda: _np_matrix(matrix)
     for fmt in SPARSE_FORMATS:
         yield f"{fmt}_matrix", "matrix", lambda fmt=fmt: getattr(sp, f"{fmt}_matrix")(matrix)

@@ -46,6 +46,7 @@ from topiceval.counts import as_count_matrix
 from topiceval.validation import check_share
 from topiceval.vocabulary import COLUMN_IDS, MODEL_COLUMNS, VocabularyError, check_oov, model_words
 
+_NUMBERS = (numbers.Number, np.bool_)  # numpy's bool is not a numbers.Number
 OOV_WARNING_SHARE = 0.25  # above this share of dropped tokens, a warning (max_oov=None)
 COUNTS_HINT = "Corpus.from_counts(X, vocabulary=the fitted vectorizer or word list of its columns)"
 IDS_HINT = "Corpus.from_documents(docs, model)"
@@ -144,6 +145,8 @@ def _matrix(docs) -> tuple[object, list | None] | None:
         values = docs.sparse.to_coo()  # a data frame of sparse columns, kept sparse
     except AttributeError:
         values = np.asarray(docs)
+    if values.dtype == object and all(isinstance(v, _NUMBERS) for v in values.flat):
+        values = np.asarray(values.tolist())  # numbers held as Python objects: their values
     labels = getattr(docs, "columns", None)
     if values.dtype.kind not in "biuf":
         if labels is not None:
@@ -274,7 +277,7 @@ def _document_kind(d: int, doc) -> str | None:
         if isinstance(token, bytes):
             raise ValueError(f"document {d} holds bytes ({token!r}); words must be str: decode "
                              "them first, e.g. [w.decode('utf-8') for w in doc]")
-        if isinstance(token, (numbers.Number, np.bool_)):
+        if isinstance(token, _NUMBERS):
             return "numbers"
         raise ValueError(
             f"document {d} holds {token!r} ({type(token).__name__}); a document is a sequence "
@@ -316,7 +319,7 @@ def check_oov_share(corpus: Corpus, max_oov: float | None = None,
         return None
     examples = (corpus.meta.get("oov") or {}).get("most_dropped", [])[:5]
     text = (
-        f"{share:.0%} of the documents' tokens ({dropped:,} of {total:,}) are not in the "
+        f"{100 * share:.3g}% of the documents' tokens ({dropped:,} of {total:,}) are not in the "
         "model's vocabulary and were dropped"
         + (f" (most often {', '.join(repr(w) for w in examples)})" if examples else "")
         + ": the documents were probably not tokenised as the model's training text was "
@@ -325,5 +328,5 @@ def check_oov_share(corpus: Corpus, max_oov: float | None = None,
     )
     given = f"{option} " if option.startswith("-") else f"{option}="  # an option or argument
     if max_oov is not None:
-        raise VocabularyError(f"{text}; {given}{max_oov:g} allows at most {max_oov:.0%}")
+        raise VocabularyError(f"{text}; {given}{max_oov:g} allows at most {100 * max_oov:.3g}%")
     return f"{text}; {given}SHARE accepts up to that share and refuses more"
