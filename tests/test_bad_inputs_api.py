@@ -10,15 +10,16 @@ Damaged files are covered in ``test_bad_inputs_files.py``, the workflow in
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 import topiceval
 from topiceval import cli
-from topiceval.corpus import Corpus
+from topiceval.corpus import Corpus, CorpusError
 from topiceval.estimators import gapfa, lda
 from topiceval.limits import WorkLimitError
-from topiceval.models import GaPModel, LDAModel, save_model
+from topiceval.models import GaPModel, LDAModel, ModelError, save_model
 from topiceval.training.gapfa import fit_gapfa
 from topiceval.training.lda import fit_gibbs, fit_vem
 from topiceval.vocabulary import VocabularyError
@@ -176,7 +177,75 @@ CASES = [
      lambda: topiceval.evaluate(LDAModel(PHI, AM), [["a"]]), VocabularyError,
      "model has no vocabulary"),
     ("evaluate GaP-FA counts of the wrong width",
-     lambda: topiceval.evaluate(GAP, np.ones((1, 4), int)), VocabularyError, "column ids"),
+     lambda: topiceval.evaluate(GAP, np.ones((1, 4), int)), VocabularyError,
+     "the count matrix has 4 columns but the model has 3"),
+    # ---------------------------------------------------------------- issue 29: what a document is
+    ("evaluate LDA on a count matrix as lists", lambda: topiceval.evaluate(MODEL, COUNTS.tolist()),
+     ValueError, "could be counts or token ids: pass counts as Corpus.from_counts(X, vocabulary="),
+    ("evaluate LDA on a DataFrame of counts",
+     lambda: topiceval.evaluate(MODEL, pd.DataFrame(COUNTS, columns=WORDS)), ValueError,
+     "docs is a DataFrame of shape (2, 3), a (D, V) count matrix"),
+    ("evaluate a DataFrame of token lists",
+     lambda: topiceval.evaluate(MODEL, pd.DataFrame({"tokens": [["a"], ["b"]]})), ValueError,
+     "the column that holds the documents (e.g. df['tokens'])"),
+    ("evaluate GaP-FA on ragged token ids", lambda: topiceval.evaluate(GAP, DOCS), ValueError,
+     "pass token ids as Corpus.from_documents(docs, model)"),
+    ("evaluate GaP-FA on unnamed counts as lists",
+     lambda: topiceval.evaluate(GAP, COUNTS.tolist()), VocabularyError,
+     "state columns='model' if the columns are the model's own"),
+    ("evaluate GaP-FA on an unnamed count matrix", lambda: topiceval.evaluate(GAP, COUNTS),
+     VocabularyError, "could only be matched by position"),
+    ("evaluate from_counts without words", lambda: topiceval.evaluate(
+        GAP, Corpus.from_counts(COUNTS)), VocabularyError, "could only be matched by position"),
+    ("evaluate LDA on from_counts without words", lambda: topiceval.evaluate(
+        MODEL, Corpus.from_counts(COUNTS)), VocabularyError, "could only be matched by position"),
+    ("evaluate columns unknown", lambda: topiceval.evaluate(GAP, COUNTS, columns="words"),
+     ValueError, "columns must be 'model' or None, got 'words'"),
+    ("evaluate columns='model' with words",
+     lambda: topiceval.evaluate(GAP, [["a", "b"]], columns="model"), ValueError,
+     "these documents carry words and are matched by word: leave columns out"),
+    ("evaluate bytes words", lambda: topiceval.evaluate(MODEL, [[b"a", b"b"]]), ValueError,
+     "document 0 holds bytes (b'a'); words must be str: decode them first"),
+    ("evaluate mixed words and ids", lambda: topiceval.evaluate(MODEL, [["a"], [0]]),
+     ValueError, "document 0 holds words and document 1 numbers"),
+    ("evaluate one document not wrapped", lambda: topiceval.evaluate(MODEL, [0, 1, 2]),
+     ValueError, "document 0 is 0 (int), not a sequence of tokens"),
+    ("evaluate gensim bags of words", lambda: topiceval.evaluate(MODEL, [[(0, 2), (1, 1)]]),
+     ValueError, "gensim's (id, count) pairs"),
+    ("evaluate a dict of documents", lambda: topiceval.evaluate(MODEL, {"d1": ["a"]}),
+     ValueError, "list(docs.values())"),
+    ("evaluate a set of documents", lambda: topiceval.evaluate(MODEL, {("a",), ("b",)}),
+     ValueError, "docs is a set, which has no order"),
+    ("evaluate uint64 token id 2**64 - 1",
+     lambda: topiceval.evaluate(MODEL, [np.array([2**64 - 1], np.uint64)]), ValueError,
+     "token id 18446744073709551615"),
+    ("evaluate every document skipped as empty",
+     lambda: topiceval.evaluate(MODEL, [["q"], ["r", "s"]], empty="skip"), ValueError,
+     "none of the 2 document(s) has a token in the model's vocabulary"),
+    ("evaluate more unknown words than max_oov",
+     lambda: topiceval.evaluate(MODEL, [["a", "q", "r"]], max_oov=0.5), VocabularyError,
+     "66.7% of the documents' tokens (2 of 3) are not in the model's vocabulary"),
+    ("evaluate max_oov above 1", lambda: topiceval.evaluate(MODEL, DOCS, max_oov=1.5),
+     ValueError, "max_oov must be a share in [0, 1], got 1.5"),
+    ("evaluate max_oov a string", lambda: topiceval.evaluate(MODEL, DOCS, max_oov="half"),
+     ValueError, "max_oov must be a share in [0, 1]"),
+    ("estimator on a DataFrame", est(docs=pd.DataFrame(COUNTS)), ValueError,
+     "Corpus.from_counts"),
+    ("estimator on bytes words", est(docs=[[b"a"]]), ValueError,
+     "document 0 holds words (b'a'), not integer token ids"),
+    ("estimator uint64 token id 2**64 - 1", est(docs=[np.array([2**64 - 1], np.uint64)]),
+     ValueError, "token id 18446744073709551615"),
+    ("GaP-FA counts beyond int64", gap(counts=np.array([[2**64 - 1, 0, 0]], np.uint64)),
+     ValueError, "counts must be below 2**63"),
+    ("model word ending in NUL", lambda: LDAModel(PHI, AM, vocab=["a\x00", "b", "c"]),
+     ModelError, "word 0 is 'a\\x00'"),
+    ("model word holding a line break", lambda: GaPModel(PHI, GAP.p, GAP.r,
+                                                           vocab=["a", "b\nc", "c"]),
+     ModelError, "holds the character '\\n'"),
+    ("corpus word ending in NUL", lambda: Corpus.from_documents(DOCS, ["a", "b", "c\x00"]),
+     CorpusError, "word 2 is 'c\\x00'"),
+    ("vocabulary word ending in NUL", lambda: Corpus.from_tokens([["a"]], ["a", "a\x00"]),
+     VocabularyError, "numpy drops a trailing NUL"),
     # ---------------------------------------------------------------- corpora from user data
     ("from_tokens a string document", lambda: Corpus.from_tokens(["a b"], WORDS), ValueError,
      "document 0 is a string"),
@@ -192,6 +261,14 @@ CASES = [
      VocabularyError, "3 columns but the vocabulary has 1"),
     ("from_counts seed negative", lambda: Corpus.from_counts(COUNTS, WORDS, seed=-2),
      ValueError, "seed must be an integer in"),
+    ("from_counts words and columns", lambda: Corpus.from_counts(COUNTS, WORDS, columns="model"),
+     ValueError, "not both"),
+    ("from_counts columns unknown", lambda: Corpus.from_counts(COUNTS, columns="mine"),
+     ValueError, "columns must be 'model' or None"),
+    ("from_documents words as ids", lambda: Corpus.from_documents([["a"]], WORDS), ValueError,
+     "document 0 holds words ('a'), not integer token ids"),
+    ("from_documents id out of range", lambda: Corpus.from_documents([[0, 5]], MODEL),
+     ValueError, "document 0 has token id 5 outside the vocabulary (ids 0..2)"),
     # ---------------------------------------------------------------- trainers
     ("fit_gibbs docs None", lambda: fit_gibbs(None, 2), ValueError, "docs must be a sequence"),
     ("fit_gibbs count matrix", lambda: fit_gibbs(COUNTS, 2), ValueError, "Corpus.from_counts"),
@@ -249,6 +326,15 @@ CLI_CASES = [
                                        "--split", "test"], "--split applies to a corpus"),
     ("evaluate unknown word refused", ["evaluate", "--model", "{m}", "--docs", "{u}", "--oov",
                                        "error"], "'zz', which is not in the vocabulary"),
+    ("evaluate more unknown words than --max-oov-share",
+     ["evaluate", "--model", "{m}", "--docs", "{u}", "--max-oov-share", "0.3"],
+     "50% of the documents' tokens (1 of 2) are not in the model's vocabulary and were dropped "
+     "(most often 'zz'): the documents were probably not tokenised as the model's training text "
+     "was (letter case, the token pattern, stop words removed in training, or a vocabulary cap "
+     "such as max_features or min_df); --max-oov-share 0.3 allows at most 30%"),
+    ("evaluate --max-oov-share above 1",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--max-oov-share", "2"],
+     "--max-oov-share must be a share in [0, 1], got 2.0"),
     ("compare GaP-FA model", ["compare", "--model-a", "{m}", "--model-b", "{g}", "--docs",
                               "{c}"], "--model-b is a gapfa model"),
     ("train unknown split", ["train", "lda", "--corpus", "{c}", "--topics", "2", "--trainer",

@@ -13,6 +13,7 @@ import topiceval
 from topiceval import cli
 from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
+from topiceval.documents import OutOfVocabularyWarning
 from topiceval.estimators import gapfa, lda
 from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, combine_runs
 from topiceval.models import GaPModel, LDAModel, save_model
@@ -124,7 +125,8 @@ def test_unknown_words_are_dropped_and_reported_or_refused(model, docs):
     with pytest.raises(ValueError, match="'zebra', which is not in the vocabulary"):
         topiceval.evaluate(model, extra, oov="error")
     other = Corpus.from_documents([[0, 1]], ["zebra", "w03"])
-    assert topiceval.evaluate(model, other, runs=2).tokens.tolist() == [1]
+    with pytest.warns(OutOfVocabularyWarning, match=r"50% of the documents' tokens \(1 of 2\)"):
+        assert topiceval.evaluate(model, other, runs=2).tokens.tolist() == [1]
 
 
 def test_empty_documents_are_refused_or_skipped_never_scored(model, docs):
@@ -146,19 +148,27 @@ def test_count_matrices_only_for_gapfa(model, gap, docs):
         topiceval.evaluate(model, counts)
     with pytest.raises(ValueError, match="Corpus.from_counts"):
         topiceval.evaluate(model, counts.toarray())
-    res = topiceval.evaluate(gap, counts, runs=2, samples=20)
+    res = topiceval.evaluate(gap, counts, runs=2, samples=20, columns="model")
     ref = gapfa.estimate_runs("l2r", counts, gap.phi, gap.p, gap.r, runs=2, samples=20)
     np.testing.assert_array_equal(res.logp_runs, ref.logp)
     np.testing.assert_array_equal(res.work, ref.work)
-    for other in (counts.toarray(), docs, permuted(docs), words_of(docs)):
+    # the model has words: counts without words are matched only when said to be its columns
+    with pytest.raises(ValueError, match="columns='model'"):
+        topiceval.evaluate(gap, counts)
+    with pytest.raises(ValueError, match=r"Corpus.from_documents\(docs, model\)"):
+        topiceval.evaluate(gap, docs)  # token ids of different lengths are not count rows
+    for other in (Corpus.from_counts(counts, WORDS), Corpus.from_documents(docs, gap),
+                  permuted(docs), words_of(docs)):
         again = topiceval.evaluate(gap, other, runs=2, samples=20)
         np.testing.assert_array_equal(again.logp_runs, res.logp_runs)
+    again = topiceval.evaluate(gap, counts.toarray(), runs=2, samples=20, columns="model")
+    np.testing.assert_array_equal(again.logp_runs, res.logp_runs)
     assert res.family == "gapfa" and res.tokens.tolist() == [d.size for d in docs]
 
 
 def test_gapfa_zero_rows_are_scored_with_a_note(gap):
     counts = sp.csr_matrix(np.array([[0] * V, [1] + [0] * (V - 1)]))
-    res = topiceval.evaluate(gap, counts, "exact", runs=1)
+    res = topiceval.evaluate(gap, counts, "exact", runs=1, columns="model")
     assert np.isfinite(res.logp).all() and res.logp[0] < 0
     assert any("all-zero document" in note for note in res.notes)
 
@@ -167,6 +177,7 @@ def test_gapfa_zero_rows_are_scored_with_a_note(gap):
 def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, docs):
     mdl = model if family == "lda" else gap
     kwargs = {} if family == "lda" else {"samples": 30}
+    docs = docs if family == "lda" else Corpus.from_documents(docs, gap)
     one = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=1, **kwargs)
     two = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=2, **kwargs)
     blocked = topiceval.evaluate(mdl, docs, runs=3, seed=9, progress=True, **kwargs)
@@ -287,3 +298,30 @@ def test_long_documents_get_a_warning_note(model):
     res = topiceval.evaluate(model, long_doc, runs=2, samples=2, burnin=1)
     assert any("1 document(s) exceed 300 tokens" in note for note in res.notes)
     assert not topiceval.evaluate(model, long_doc[1:], runs=2, samples=2, burnin=1).notes
+
+
+def test_a_large_share_of_unknown_words_is_warned_about_or_refused(tmp_path, model, docs,
+                                                                   capsys):
+    """Issue 29, item 3: text tokenised otherwise than the model's (here upper case against
+    lower-case words) loses most of its tokens; that is said, and can be made an error."""
+    shouting = [[w.upper() if i % 4 else w for i, w in enumerate(d)] for d in words_of(docs)]
+    with pytest.warns(OutOfVocabularyWarning, match=r"of the documents' tokens .*\(letter case"):
+        res = topiceval.evaluate(model, shouting, runs=2)
+    share = res.dropped.sum() / (res.dropped.sum() + res.tokens.sum())
+    assert share > 0.6
+    topiceval.evaluate(model, shouting, runs=2, max_oov=0.9)  # accepted: no warning
+    with pytest.raises(ValueError, match="max_oov=0.5 allows at most 50%"):
+        topiceval.evaluate(model, shouting, runs=2, max_oov=0.5)
+    save_model(tmp_path / "m.npz", model)
+    (tmp_path / "docs.txt").write_text("\n".join(" ".join(d) for d in shouting) + "\n")
+    base = ["evaluate", "--model", str(tmp_path / "m.npz"), "--docs", str(tmp_path / "docs.txt"),
+            "--runs", "2", "--out", str(tmp_path / "o.csv"), "--no-progress"]
+    capsys.readouterr()
+    assert cli.main(base) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("topiceval evaluate: warning: ") and "--max-oov-share SHARE" in err
+    np.testing.assert_array_equal(pd.read_csv(tmp_path / "o.csv")["logp_nats"], res.logp)
+    assert cli.main(base + ["--max-oov-share", "0.5"]) == 1
+    assert "--max-oov-share 0.5 allows at most 50%" in capsys.readouterr().err
+    assert cli.main(base + ["--lowercase"]) == 0
+    assert "warning" not in capsys.readouterr().err

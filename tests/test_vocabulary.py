@@ -103,15 +103,22 @@ def test_dropped_counts_survive_subset_save_and_load(tmp_path):
     assert Corpus.from_documents([[0, 1]], WORDS).dropped is None
 
 
-def test_counts_without_words_are_taken_as_model_ids_only_at_the_right_size():
+def test_counts_without_words_are_taken_as_model_ids_only_when_said_and_at_the_right_size():
     counts = sp.csr_matrix(np.array([[0, 2, 1, 0, 0]]))
     anonymous = Corpus.from_counts(counts)
     assert not anonymous.has_words
-    aligned = anonymous.align(WORDS)
+    with pytest.raises(VocabularyError, match="could only be matched by position"):
+        anonymous.align(WORDS)  # unnamed columns are never matched to words by position
+    stated = Corpus.from_counts(counts, columns="model")
+    assert not stated.has_words
+    aligned = stated.align(WORDS)
     assert aligned.has_words and aligned.vocab.tolist() == WORDS
     np.testing.assert_array_equal(aligned.counts().toarray(), counts.toarray())
-    with pytest.raises(VocabularyError, match="no words, only 5 column ids"):
-        anonymous.align(WORDS + ["fig"])
+    with pytest.raises(VocabularyError, match="5 columns stated to be the model's, but the model "
+                                              "has 6"):
+        stated.align(WORDS + ["fig"])
+    with pytest.raises(ValueError, match="not both"):
+        Corpus.from_counts(counts, WORDS, columns="model")
 
 
 @pytest.mark.parametrize("matrix", [np.array([[2, 0, 1], [0, 3, 1]]),

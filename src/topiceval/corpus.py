@@ -14,8 +14,13 @@ A corpus of D documents over a vocabulary of V word types is stored as
 
 Users' documents become a corpus by word: ``Corpus.from_tokens`` (lists of word strings),
 ``Corpus.from_texts`` (raw texts and an analyzer) and ``Corpus.from_counts`` (a (D, V) count
-matrix, expanded into token sequences in a seeded random order); ``corpus.align(vocabulary)``
-re-indexes a corpus onto another word list (a model's), word by word.
+matrix and the words of its columns, expanded into token sequences in a seeded random order);
+``corpus.align(vocabulary)`` re-indexes a corpus onto another word list (a model's), word by word.
+Without words, numbers are only taken as a model's columns when said so:
+``Corpus.from_documents(ids, model)`` (token ids of the model's columns) and
+``Corpus.from_counts(X, columns="model")``; counts with unnamed columns are never matched by
+position to a model that has words.  The words themselves may not hold NUL, a line break or a
+lone surrogate, which storage would alter (``topiceval.vocabulary.unstorable_word``).
 
 On disk it is one ``.npz`` file (no pickles), written atomically.  ``Corpus.load`` validates every
 invariant and names what is wrong.  A ``Corpus`` is also a sequence of documents:
@@ -38,15 +43,19 @@ import scipy.sparse as sp
 
 from topiceval.counts import as_count_matrix
 from topiceval.io import atomic_path
+from topiceval.models import GaPModel, LDAModel
 from topiceval.npzfile import NpzMembers, read_npz
 from topiceval.seeds import generator
-from topiceval.validation import check_seed
+from topiceval.validation import check_seed, check_token_ids, pack_documents
 from topiceval.vocabulary import (
     COLUMN_IDS,
+    MODEL_COLUMNS,
     VocabularyError,
     check_oov,
     map_tokens,
+    model_words,
     remap_ids,
+    unstorable_word,
     vocabulary_words,
 )
 
@@ -54,6 +63,7 @@ if TYPE_CHECKING:
     from topiceval._types import CountMatrix, VocabularyLike
 
 FORMAT_VERSION = 1
+COLUMNS = ("model",)  # what columns= may state: a count matrix's columns are the model's own
 
 
 class CorpusError(ValueError):
@@ -71,6 +81,12 @@ class Corpus(Sequence):
     dropped: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        vocab = self.vocab  # checked before the str conversion below drops a trailing NUL
+        unicode = isinstance(vocab, np.ndarray) and vocab.dtype.kind == "U"
+        bad_word = unstorable_word(vocab.ravel().tolist() if unicode
+                                   else [str(w) for w in np.asarray(vocab, object).ravel()])
+        if bad_word:
+            raise CorpusError(f"vocab: {bad_word}")
         if self.dropped is not None:
             object.__setattr__(self, "dropped", np.asarray(self.dropped, dtype=np.int64))
         object.__setattr__(self, "offsets", np.ascontiguousarray(self.offsets, dtype=np.int64))
@@ -85,32 +101,48 @@ class Corpus(Sequence):
     def from_documents(
         cls,
         docs: Sequence[Sequence[int]],
-        vocab: Sequence[str],
+        vocab: Sequence[str] | LDAModel | GaPModel,
         names: Sequence[str] | None = None,
         split: Sequence[str] | str = "train",
         meta: dict | None = None,
         dropped: Sequence[int] | None = None,
     ) -> Corpus:
-        """Build a corpus from a list of token-id sequences."""
-        lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
-        offsets = np.zeros(len(docs) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        tokens = (
-            np.concatenate([np.asarray(d, dtype=np.int64) for d in docs])
-            if len(docs)
-            else np.zeros(0, dtype=np.int64)
-        )
-        if tokens.size and (tokens.min() < 0 or tokens.max() >= len(vocab)):
-            raise CorpusError(
-                f"token ids must lie in [0, {len(vocab)}); found range "
-                f"[{tokens.min()}, {tokens.max()}]"
-            )
+        """A corpus of token-id documents: the explicit constructor for token ids.
+
+        Parameters
+        ----------
+        docs : sequence of sequences of int
+            One sequence of token ids per document, in reading order.
+        vocab : sequence of str, LDAModel or GaPModel
+            The words the ids index (V of them), or a model: the ids are then the model's
+            columns (its ``vocab``; for a model without words, ``meta["vocab"]`` records that the
+            columns are the model's, and ``topiceval.evaluate`` matches them by size).
+        names : sequence of str, optional
+            Document names (default "0", "1", ...).
+        split : str or sequence of str, default "train"
+            Split label of every document, or one per document.
+        meta : dict, optional
+            Metadata to keep.
+        dropped : sequence of int, optional
+            Out-of-vocabulary tokens already left out of each document.
+
+        Raises
+        ------
+        ValueError
+            For documents that are not integer token ids, or an id outside 0..V - 1.
+        """
+        meta = dict(meta or {})
+        if isinstance(vocab, (LDAModel, GaPModel)):
+            if vocab.vocab is None:
+                meta["vocab"] = MODEL_COLUMNS
+            vocab = model_words(vocab)
+        offsets, tokens = pack_documents(docs)
+        check_token_ids(offsets, tokens, len(vocab))
         if names is None:
-            names = [str(i) for i in range(len(docs))]
+            names = [str(i) for i in range(len(offsets) - 1)]
         if isinstance(split, str):
-            split = [split] * len(docs)
-        return cls(offsets, tokens.astype(np.int32), vocab, names, split, dict(meta or {}),
-                   dropped)
+            split = [split] * (len(offsets) - 1)
+        return cls(offsets, tokens.astype(np.int32), vocab, names, split, meta, dropped)
 
     @classmethod
     def from_tokens(
@@ -215,6 +247,7 @@ class Corpus(Sequence):
         counts: CountMatrix,
         vocabulary: VocabularyLike | None = None,
         *,
+        columns: str | None = None,
         seed: int = 0,
         names: Sequence[str] | None = None,
         split: Sequence[str] | str = "test",
@@ -230,9 +263,14 @@ class Corpus(Sequence):
         counts : array_like or scipy.sparse matrix, shape (D, V)
             Non-negative integer counts, one row per document.
         vocabulary : sequence of str, vectorizer or mapping, optional
-            The words of the V columns (e.g. the fitted vectorizer that made ``counts``).
-            Without it the columns are taken as ids of the model's vocabulary
-            (``meta["vocab"] = "column ids"``), the one case where only sizes can be checked.
+            The words of the V columns (e.g. the fitted vectorizer that made ``counts``): the
+            documents are then matched to a model by word.
+        columns : {"model"}, optional
+            Without ``vocabulary``, ``columns="model"`` states that the columns are the model's
+            own, in its order: they are then matched to a model by size, the one case where
+            only sizes can be checked (``meta["vocab"] = "model columns"``).  With neither, the
+            columns are unnamed (``meta["vocab"] = "column ids"``) and only a model without words
+            takes them; a model with words refuses them rather than match them by position.
         seed : int, default 0
             Seed of the token order of each expanded row (non-negative).
         names : sequence of str, optional
@@ -249,11 +287,19 @@ class Corpus(Sequence):
         ------
         VocabularyError
             If ``vocabulary`` does not name exactly V columns.
+        ValueError
+            For a ``columns`` other than ``"model"``, or both ``vocabulary`` and ``columns``.
         """
         mat = as_count_matrix(counts)
+        if columns is not None and columns not in COLUMNS:
+            raise ValueError(f"columns must be 'model' or None, got {columns!r}")
         if vocabulary is None:
             words = np.array([str(v) for v in range(mat.shape[1])])
-            meta = {"source": "counts", "ordered": False, "vocab": COLUMN_IDS}
+            meta = {"source": "counts", "ordered": False,
+                    "vocab": COLUMN_IDS if columns is None else MODEL_COLUMNS}
+        elif columns is not None:
+            raise ValueError("pass either vocabulary= (the words of the columns) or "
+                             "columns='model' (the columns are the model's), not both")
         else:
             words = vocabulary_words(vocabulary)
             if words.shape[0] != mat.shape[1]:
@@ -274,8 +320,9 @@ class Corpus(Sequence):
     # ------------------------------------------------------------------ vocabulary
     @property
     def has_words(self) -> bool:
-        """False when the vocabulary is only column numbers (``from_counts`` without words)."""
-        return self.meta.get("vocab") != COLUMN_IDS
+        """False when the vocabulary is only column numbers (``from_counts`` without words, or
+        token ids of a model without words)."""
+        return self.meta.get("vocab") not in (COLUMN_IDS, MODEL_COLUMNS)
 
     def align(self, vocabulary: VocabularyLike, *, oov: str = "drop") -> Corpus:
         """This corpus with its token ids re-indexed onto ``vocabulary``, word by word.
@@ -292,24 +339,26 @@ class Corpus(Sequence):
         -------
         Corpus
             The same documents, in the same order, as ids into ``vocabulary``; the corpus itself
-            when the word lists are equal.  A corpus without words (``has_words`` False, from
-            ``from_counts`` without a vocabulary) is taken as ids of ``vocabulary`` and must have
+            when the word lists are equal.  A corpus whose columns were stated to be the model's
+            (``from_counts(X, columns="model")``) is taken as ids of ``vocabulary`` and must have
             its size.
 
         Raises
         ------
         VocabularyError
-            For an out-of-vocabulary word with ``oov="error"``, or a size mismatch of a corpus
-            without words.
+            For an out-of-vocabulary word with ``oov="error"``; for a corpus with unnamed
+            columns (``from_counts`` with neither ``vocabulary`` nor ``columns``), which could
+            only be matched by position; or a size mismatch of one stated to be the model's.
         """
         words = vocabulary_words(vocabulary)
         check_oov(oov)
         if not self.has_words:
+            if self.meta.get("vocab") == COLUMN_IDS:
+                raise VocabularyError(unnamed_columns(self.n_types, words.shape[0]))
             if words.shape[0] != self.n_types:
                 raise VocabularyError(
-                    f"the documents have no words, only {self.n_types} column ids, and the "
-                    f"vocabulary has {words.shape[0]} words: give Corpus.from_counts the "
-                    "vocabulary of the count matrix's columns"
+                    f"the documents are in {self.n_types} columns stated to be the model's, but "
+                    f"the model has {words.shape[0]}"
                 )
             meta = {k: v for k, v in self.meta.items() if k != "vocab"}
             meta["aligned"] = "column ids taken as ids of the model's vocabulary"
@@ -519,6 +568,14 @@ def _check_corpus_file(data: NpzMembers) -> None:
     version = data.scalar("format_version", integer=True) if "format_version" in data.files else 0
     if version != FORMAT_VERSION:
         raise data.fail(f"corpus format version {version}, expected {FORMAT_VERSION}")
+
+
+def unnamed_columns(n_columns: int, n_words: int) -> str:
+    """Why counts whose columns have no words are refused by a model that has words."""
+    return (f"the count matrix's {n_columns} columns have no words and the model has "
+            f"{n_words}, so they could only be matched by position: give the words of the "
+            "columns (Corpus.from_counts(X, vocabulary=the fitted vectorizer or its word list)), "
+            "or state columns='model' if the columns are the model's own, in its order")
 
 
 def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Counter) -> dict:

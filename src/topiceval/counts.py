@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+COUNT_LIMIT = 2**63  # counts become int64
+
 
 def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
     """Return ``counts`` as a D x V int64 CSR matrix with sorted indices and no stored zeros.
@@ -45,6 +47,11 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
             k = int(np.flatnonzero(data != np.round(data))[0])
             d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
             raise ValueError(f"counts must be integers; document {d} has {data[k]} "
+                             f"for word {mat.indices[k]}")
+        if data.dtype.kind in "uf" and data.max() >= COUNT_LIMIT:  # would wrap in int64
+            k = int(np.argmax(data))
+            d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
+            raise ValueError(f"counts must be below 2**63; document {d} has {data[k]} "
                              f"for word {mat.indices[k]}")
     out = sp.csr_matrix(
         (data.astype(np.int64), mat.indices.astype(np.int64), mat.indptr.astype(np.int64)),

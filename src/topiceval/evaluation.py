@@ -7,9 +7,11 @@
 
 ``model``: a ``topiceval.models.LDAModel`` or ``GaPModel`` (``topiceval.adapters`` imports
 models of scikit-learn, gensim, tomotopy, MALLET and ``lda``).  ``docs``: a ``Corpus``, lists of
-word strings, token-id arrays (ids of the model's columns) or, for GaP-FA only, a (D, V) count
-matrix.  Documents that carry words are matched to the model's vocabulary *by word*
-(``Corpus.align``); sizes alone are never trusted.
+word strings, token-id sequences (LDA: ids of the model's columns) or, for GaP-FA only, a (D, V)
+count matrix.  What a document is, per family, is decided once in ``topiceval.documents``:
+documents that carry words are matched to the model's vocabulary *by word* (``Corpus.align``),
+counts without words are matched to a model that has words only when ``columns="model"`` says
+they are its columns, and anything whose reading would depend on its container is refused.
 
 Runs and error bars.  Each document is estimated ``runs`` times with independent random streams
 (keyed by seed, method, the document's position and the run, so results do not depend on the
@@ -40,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -50,15 +53,10 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from topiceval.corpus import Corpus
+from topiceval.documents import OutOfVocabularyWarning, as_model_corpus, check_oov_share
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
-from topiceval.validation import (
-    check_token_ids,
-    pack_documents,
-    reject_count_matrix,
-    token_documents,
-)
-from topiceval.vocabulary import VocabularyError, check_oov
+from topiceval.vocabulary import check_oov
 
 if TYPE_CHECKING:
     from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
@@ -222,7 +220,8 @@ def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndar
 def evaluate(model: LDAModel | GaPModel,
              docs: Corpus | WordDocuments | TokenDocuments | CountMatrix,
              method: str | None = None, *, runs: int | None = None, seed: int = 0,
-             oov: str = "drop", empty: str = "error", threads: int | None = None,
+             oov: str = "drop", max_oov: float | None = None, columns: str | None = None,
+             empty: str = "error", threads: int | None = None,
              progress: bool = False, work_limit: WorkLimit = "default",
              **settings: Any) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
@@ -233,10 +232,16 @@ def evaluate(model: LDAModel | GaPModel,
         The model (``topiceval.models.load_model``, a trainer, or ``topiceval.adapters``).
         Its ``vocab`` (word list), when present, is what documents with words are matched to.
     docs : Corpus, list of lists of str, list of token-id arrays, or (D, V) count matrix
-        The held-out documents: a ``Corpus``; lists of word strings (matched to the model's
-        vocabulary by word); token-id arrays (ids of the model's columns); or, for GaP-FA only,
-        a (D, V) count matrix whose columns are the model's.  Reading order matters only for
-        the left-to-right methods.
+        The held-out documents, in any container (list, tuple, generator, pandas Series,
+        ndarray, sparse matrix of any format, DataFrame): a ``Corpus``; lists of word strings
+        (matched to the model's vocabulary by word); for LDA, token-id sequences (ids of the
+        model's columns); for GaP-FA, a (D, V) count matrix over the model's columns (a
+        DataFrame whose column labels are words is matched by word).  The same numbers mean
+        the same thing in every container, or are refused with the constructor to use: an
+        LDA model refuses a count matrix (``Corpus.from_counts(X, vocabulary=...)``) and rows
+        of exactly V numbers, a GaP-FA model token-id sequences of different lengths
+        (``Corpus.from_documents(docs, model)``).  Reading order matters only for the
+        left-to-right methods.
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
@@ -251,6 +256,17 @@ def evaluate(model: LDAModel | GaPModel,
         of threads.
     oov : {"drop", "error"}, default "drop"
         Words not in the model's vocabulary: left out and counted (as MALLET does) or refused.
+    max_oov : float in [0, 1], optional
+        The largest share of the documents' tokens that may be dropped as out of vocabulary;
+        above it ``VocabularyError``.  Default: no limit, but an ``OutOfVocabularyWarning``
+        when more than ``topiceval.documents.OOV_WARNING_SHARE`` (25%) was dropped, which
+        usually means the documents were tokenised otherwise than the training text (letter
+        case, token pattern, stop words, a vocabulary cap).
+    columns : {"model"}, optional
+        For a count matrix (or a ``Corpus.from_counts`` corpus) without words and a model that
+        has words: ``"model"`` states that its columns are the model's own, in its order.
+        Without it such counts are refused, never matched by position; a model without words
+        takes them as its columns.
     empty : {"error", "skip"}, default "error"
         LDA documents with no token left to score: refused, or skipped (NaN estimate, left out
         of the totals, listed in the notes).  A GaP-FA document with no counts is scored (the
@@ -281,8 +297,11 @@ def evaluate(model: LDAModel | GaPModel,
     Raises
     ------
     ValueError
-        For a model of another kind, documents that cannot be matched to the model, empty
-        LDA documents with ``empty="error"``, or an unknown method or setting.
+        For a model of another kind, documents that cannot be matched to the model or whose
+        reading would be ambiguous, empty LDA documents with ``empty="error"`` (or all of them
+        empty), or an unknown method or setting.
+    topiceval.vocabulary.VocabularyError
+        When more than ``max_oov`` of the tokens were dropped.
     topiceval.limits.WorkLimitError
         If a document would exceed ``work_limit``.
     """
@@ -300,7 +319,7 @@ def evaluate(model: LDAModel | GaPModel,
     overlap = training_overlap(model, docs)
     if overlap:
         notes.append(overlap)
-    corpus = as_model_corpus(model, docs, oov=oov)
+    corpus = as_model_corpus(model, docs, oov=oov, columns=columns)
     backend = _BACKENDS[family]
     declaration = backend.method(method)
     resolved = declaration.resolve(settings)
@@ -308,6 +327,9 @@ def evaluate(model: LDAModel | GaPModel,
     dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
     todo, note = _scorable(family, lengths, dropped, empty)
     notes += [note] if note else []
+    warning = check_oov_share(corpus, max_oov)
+    if warning:
+        warnings.warn(warning, OutOfVocabularyWarning, stacklevel=2)
     if "biased upward" in declaration.nature:
         notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare models")
     long_docs = int(np.count_nonzero(lengths[todo] > LONG_DOCUMENT))
@@ -364,6 +386,12 @@ def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str)
         raise ValueError(
             f"{empties.size} document(s) have no token in the model's vocabulary and cannot be "
             f"scored: {listing}; remove them or pass empty='skip'"
+        )
+    if empties.size == lengths.shape[0]:
+        raise ValueError(
+            f"none of the {empties.size} document(s) has a token in the model's vocabulary, so "
+            f"there is nothing to score: {listing}; check that the documents are tokenised as "
+            "the model's training text was"
         )
     return np.flatnonzero(lengths > 0), (
         f"{empties.size} empty document(s) skipped (no estimate, not in the totals): {listing}")
@@ -438,49 +466,6 @@ def _progress_bar(enabled: bool, total: int, unit: str):
 
 
 # ---------------------------------------------------------------------------- documents
-def as_model_corpus(model, docs, *, oov: str = "drop") -> Corpus:
-    """``docs`` as a Corpus over the model's vocabulary (token ids = the model's columns).
-
-    Corpora with words and lists of word strings are matched by word (the model must carry its
-    word list); token-id arrays are taken as the model's ids; a count matrix is accepted for
-    GaP-FA models only (for LDA it raises, pointing to ``Corpus.from_counts``).
-    """
-    family = _family(model)
-    if isinstance(docs, Corpus):
-        if docs.has_words and model.vocab is None:
-            raise VocabularyError(
-                "the documents carry words but the model has no vocabulary, so they cannot be "
-                "matched to its columns: give the model its word list (vocab=...) or pass "
-                "token-id arrays"
-            )
-        target = model.vocab if model.vocab is not None else docs.vocab
-        return docs.align(target, oov=oov)
-    if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
-        if family == "lda":
-            reject_count_matrix(docs)
-        return Corpus.from_counts(docs).align(_words_or_ids(model))
-    reject_count_matrix(docs)  # for LDA; GaP-FA matrices were taken above
-    docs = list(docs)
-    if not docs:
-        raise ValueError("docs is empty: pass at least one document")
-    first = next((d for d in docs if len(d)), None)
-    if first is not None and not isinstance(first, (str, bytes)) and isinstance(
-            next(iter(first)), (str, np.str_)):
-        if model.vocab is None:
-            raise VocabularyError("the documents are words but the model has no vocabulary "
-                                  "(vocab) to match them to")
-        return Corpus.from_tokens(docs, model.vocab, oov=oov)
-    ids = token_documents(docs)
-    check_token_ids(*pack_documents(ids), model.n_types, "the vocabulary of the model")
-    return Corpus.from_documents(ids, _words_or_ids(model), split="test")
-
-
-def _words_or_ids(model) -> np.ndarray:
-    if model.vocab is not None:
-        return model.vocab
-    return np.array([str(v) for v in range(model.n_types)])
-
-
 def training_overlap(model, docs) -> str | None:
     """A note if ``docs`` are (or include) the documents the model was trained on.
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from topiceval.io import atomic_path
 from topiceval.npzfile import NpzMembers, read_npz
+from topiceval.vocabulary import unstorable_word
 
 FORMAT_VERSION = 1
 PHI_SUM_TOL = 1e-6
@@ -180,10 +181,15 @@ class GaPModel(_Topics):
 
 
 def _check_vocab(vocab, n_types: int) -> None:
-    if vocab is not None and np.asarray(vocab).shape != (n_types,):
-        raise ModelError(
-            f"vocab has shape {np.asarray(vocab).shape}, expected ({n_types},) to match phi"
-        )
+    """The model's word list: one per column of phi, none that storage would alter."""
+    if vocab is None:
+        return
+    words = np.asarray(vocab, dtype=object)
+    if words.shape != (n_types,):
+        raise ModelError(f"vocab has shape {words.shape}, expected ({n_types},) to match phi")
+    bad_word = unstorable_word([str(w) for w in words.tolist()])
+    if bad_word:
+        raise ModelError(f"vocab: {bad_word}")
 
 
 def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:

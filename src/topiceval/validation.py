@@ -3,7 +3,8 @@ a ``ValueError`` naming the argument, what it must be and what it was, before an
 
 * integers: ``check_integer`` (counts, runs, sweeps; the kernels' int64 range), ``check_seed``,
   ``check_threads``, ``check_doc_keys`` (the documents' stream keys);
-* numbers: ``check_positive``, ``check_alpha_m`` (the LDA prior pseudo-counts alpha m);
+* numbers: ``check_positive``, ``check_share`` (a fraction in [0, 1]), ``check_alpha_m`` (the LDA
+  prior pseudo-counts alpha m);
 * documents as token ids: ``reject_count_matrix`` (a (D, V) count matrix passed as documents),
   ``token_documents`` (the one normaliser to int64 token arrays), ``pack_documents`` (their CSR
   form) and ``check_token_ids`` (ids inside the vocabulary).
@@ -12,6 +13,7 @@ a ``ValueError`` naming the argument, what it must be and what it was, before an
 from __future__ import annotations
 
 import numbers
+from collections.abc import Mapping
 from typing import Any
 
 import numba
@@ -64,6 +66,14 @@ def check_positive(name: str, value: Any) -> float:
     return float(value)
 
 
+def check_share(name: str, value: Any) -> float:
+    """``value`` as a float in [0, 1] (a share); ``ValueError`` naming ``name`` otherwise."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+            or not 0 <= value <= 1):
+        raise ValueError(f"{name} must be a share in [0, 1], got {value!r}")
+    return float(value)
+
+
 def check_alpha_m(alpha_m: Any, n_topics: int, default_total: float) -> np.ndarray:
     """alpha m as a positive (T,) array; ``None`` gives default_total / T per topic, a scalar the
     same value for every topic."""
@@ -99,12 +109,13 @@ def reject_count_matrix(docs: Any) -> None:
     A dense 2-D array would otherwise be read as D documents of V "token ids" (its counts), a
     silent wrong answer; a scipy.sparse matrix cannot be iterated as documents at all.
     """
-    if docs is None or isinstance(docs, (str, bytes)) or not hasattr(docs, "__iter__"):
+    if (docs is None or isinstance(docs, (str, bytes, Mapping)) or not hasattr(docs, "__iter__")):
         raise ValueError(f"docs must be a sequence of documents (token sequences) or a Corpus, "
                          f"got {type(docs).__name__}")
-    if sp.issparse(docs) or (isinstance(docs, np.ndarray) and docs.ndim == 2):
+    if sp.issparse(docs) or getattr(docs, "ndim", None) == 2:  # any matrix: ndarray, DataFrame
         raise ValueError(
-            f"docs is a 2-D array of shape {docs.shape}, which looks like a (D, V) count matrix; "
+            f"docs is a 2-D {type(docs).__name__} of shape {docs.shape}, which looks like a "
+            "(D, V) count matrix; "
             "token sequences are expected: convert it with "
             "topiceval.corpus.Corpus.from_counts(counts, vocabulary) (bag-of-words rows are "
             "expanded into tokens in a seeded random order)"
@@ -129,11 +140,22 @@ def token_documents(docs: Any) -> list[np.ndarray]:
                 "model's vocabulary, or use topiceval.evaluate"
             )
         arr = np.asarray(doc)
+        if arr.dtype == object and arr.ndim == 1:  # Python objects: read as the values they hold
+            arr = np.asarray(arr.tolist())
+        if arr.ndim == 1 and arr.size and isinstance(arr[0], (str, bytes)):
+            raise ValueError(
+                f"document {d} holds words ({arr[0].item()!r}), not integer token ids: match "
+                "words to the model's vocabulary with Corpus.from_tokens or topiceval.evaluate "
+                "(bytes must be decoded to str first)"
+            )
         if arr.ndim != 1 or (arr.size and arr.dtype.kind not in "iu"):
             raise ValueError(
                 f"document {d} must be a 1-D sequence of integer token ids, got shape "
                 f"{arr.shape} and dtype {arr.dtype}"
             )
+        if arr.dtype.kind == "u" and arr.size and arr.max() >= INT_LIMIT:
+            raise ValueError(f"document {d} has token id {int(arr.max())}, beyond any "
+                             "vocabulary (token ids are below 2**63)")
         out.append(arr.astype(np.int64, copy=False))
     return out
 

@@ -16,21 +16,34 @@ words*:
 * ``reorder_columns(model, words)`` puts a model's topic-word columns in another word order (two
   models compared on the same documents must index the same words).
 
-A corpus built from counts without a word list (``Corpus.from_counts(X)``) carries the column
-numbers as its "words" and says so in ``meta["vocab"] = "column ids"``: such ids are taken as ids
-of the model's vocabulary (the only case where sizes are matched instead of words).
+A corpus built from counts without a word list carries the column numbers as its "words" and says
+so in ``meta["vocab"]``: ``"column ids"`` (``Corpus.from_counts(X)``, columns unnamed) is refused by
+a model that has words, since it could only be matched by position; ``"model columns"``
+(``Corpus.from_counts(X, columns="model")``, or token ids built with ``Corpus.from_documents(ids,
+model)`` for a model without words) states that the columns are the model's, and is matched by size
+(``model_words``).
+
+Words are also checked for characters that storage would alter: numpy's string arrays drop a
+trailing NUL (``"a\x00"`` would become the word ``"a"``) and line-based files split at line breaks,
+so a word holding NUL, a line break or a lone surrogate (which UTF-8 cannot encode) is refused
+(``unstorable_word``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Set
 
 import numpy as np
 
 OOV_POLICIES = ("drop", "error")
-COLUMN_IDS = "column ids"  # meta["vocab"] of a corpus whose words are column numbers
+COLUMN_IDS = "column ids"  # meta["vocab"] of a corpus whose words are unnamed column numbers
+MODEL_COLUMNS = "model columns"  # meta["vocab"] of one whose columns are stated to be the model's
+# characters a saved word list would alter: NUL (numpy's string arrays drop a trailing one), the
+# line breaks of str.splitlines (line-based files split there) and lone surrogates (no UTF-8)
+UNSTORABLE = re.compile(r"[\x00\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029\ud800-\udfff]")
 
 
 class VocabularyError(ValueError):
@@ -104,6 +117,9 @@ def _checked_words(words, n_columns: int | None, what: str) -> np.ndarray:
             f"{what} has {arr.shape[0]} words but the model's topic-word matrix has {n_columns} "
             "columns"
         )
+    bad_word = unstorable_word(arr.tolist())
+    if bad_word:
+        raise VocabularyError(f"{what}: {bad_word}")
     out = np.asarray(arr.tolist(), dtype=str) if arr.size else np.zeros(0, dtype=str)
     if np.unique(out).size != out.size:
         first: dict[str, int] = {}
@@ -115,6 +131,31 @@ def _checked_words(words, n_columns: int | None, what: str) -> np.ndarray:
                     "name exactly one column"
                 )
     return out
+
+
+def unstorable_word(words: list) -> str | None:
+    """Why the first word of ``words`` (strings) that storage would alter is refused, or None.
+
+    A word may not hold NUL, a line break or a lone surrogate: numpy's string arrays drop a
+    trailing NUL (the model word ``"a\x00"`` would become ``"a"`` and take the tokens of the
+    word ``"a"``), line-based files split at line breaks, and UTF-8 cannot encode a surrogate.
+    """
+    if not words or not UNSTORABLE.search("".join(words)):
+        return None
+    i, word = next((i, w) for i, w in enumerate(words) if UNSTORABLE.search(w))
+    char = UNSTORABLE.search(word).group()
+    return (f"word {i} is {word!r}, which holds the character {char!r} (U+{ord(char):04X}) that "
+            "a saved word list would alter (numpy drops a trailing NUL, line-based files split at "
+            "line breaks, UTF-8 cannot encode a lone surrogate): clean the words first")
+
+
+def model_words(model) -> np.ndarray:
+    """The words of a model's columns: its ``vocab``, or for a model without one its column
+    numbers ``"0"``, ``"1"``, ... (which only documents stated to be in the model's columns
+    match: token ids, or counts with ``columns="model"``)."""
+    if model.vocab is not None:
+        return np.asarray(model.vocab, dtype=str)
+    return np.array([str(v) for v in range(model.n_types)])
 
 
 def _mapping_words(mapping: Mapping, what: str) -> list:

@@ -85,8 +85,8 @@ def _lda(path, which):
 
 def run(args: argparse.Namespace) -> int:
     from topiceval.commands.estimate import report_dropped
+    from topiceval.documents import as_model_corpus
     from topiceval.estimators import lda
-    from topiceval.evaluation import as_model_corpus
     from topiceval.vocabulary import reorder_columns
 
     if args.completion_split is not None and not args.completion:

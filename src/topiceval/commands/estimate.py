@@ -77,7 +77,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from topiceval.evaluation import as_model_corpus
+    from topiceval.documents import as_model_corpus
 
     model = load_model(args.model)
     corpus = Corpus.load(args.docs)

@@ -8,10 +8,12 @@ or a MALLET-style file of ``name<TAB>label<TAB>text`` lines (``--format`` overri
 detection).  Text is split into words by ``--token-regex`` (default ``\\S+``, i.e. whitespace,
 as MALLET's ``--token-regex '\\S+'``), optionally lowercased, and matched to the model's
 vocabulary by word; out-of-vocabulary words are dropped and counted (``--oov error`` refuses
-them).  The estimate is ``topiceval.evaluate``: the summary goes to standard error, the
-per-document table (``Evaluation.to_frame`` with the seconds, seed and resolved settings; the
-columns are defined in ``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval evaluate
---help``) to ``--out`` or standard output.
+them), with a warning when more than a quarter of the tokens were dropped (usually a tokenizer
+that does not match the model's: ``--lowercase``, ``--token-regex``), and an error above
+``--max-oov-share``.  The estimate is ``topiceval.evaluate``: the summary goes to standard
+error, the per-document table (``Evaluation.to_frame`` with the seconds, seed and resolved
+settings; the columns are defined in ``topiceval.commands.OUTPUT_COLUMNS`` and listed by
+``topiceval evaluate --help``) to ``--out`` or standard output.
 """
 
 from __future__ import annotations
@@ -57,6 +59,10 @@ def register(subparsers) -> None:
     parser.add_argument("--oov", choices=("drop", "error"), default="drop",
                         help="words not in the model's vocabulary: drop and count them "
                              "(default, as MALLET) or stop with an error")
+    parser.add_argument("--max-oov-share", type=float, default=None, metavar="SHARE",
+                        help="stop with an error when more than this share (0 to 1) of the "
+                             "tokens was dropped as out of vocabulary (default: no limit, a "
+                             "warning above 0.25)")
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
@@ -80,14 +86,19 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from topiceval.documents import as_model_corpus, check_oov_share
     from topiceval.evaluation import evaluate
 
     model = load_model(args.model)
-    docs = read_documents(args, model)
+    docs = as_model_corpus(model, read_documents(args, model), oov=args.oov)
+    warning = check_oov_share(docs, args.max_oov_share, option="--max-oov-share")
+    if warning:
+        print(f"topiceval evaluate: warning: {warning}", file=sys.stderr)
+    # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
     result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed, oov=args.oov,
-                      empty="skip" if args.skip_empty else "error", threads=args.threads,
-                      progress=not args.no_progress, work_limit=args.work_limit,
-                      **settings_from(args))
+                      max_oov=1.0, empty="skip" if args.skip_empty else "error",
+                      threads=args.threads, progress=not args.no_progress,
+                      work_limit=args.work_limit, **settings_from(args))
     print(result.summary(), file=sys.stderr)
     write_csv_atomic(args.out, output_frame(result))
     return 0

@@ -167,7 +167,7 @@ def run_gapfa(args: argparse.Namespace) -> int:
                       burnin=args.burnin, a_phi=args.a_phi, r=args.r, c=args.c,
                       epsilon=args.epsilon, seed=args.seed, threads=args.threads)
     model.meta.update({"corpus_checksum": corpus.checksum(), **source})
-    if model.vocab is None:
+    if model.vocab is None and corpus.has_words:
         model = type(model)(model.phi, model.p, model.r, corpus.vocab, model.meta)
     save_model(args.out, model)
     print(f"trained GaP-FA, T={args.topics}, on {corpus.n_docs} documents -> {args.out}")

@@ -24,15 +24,16 @@ def prepare_documents(corpus_or_docs, n_types: int | None = None, *, allow_empty
     Returns
     -------
     tuple
-        offsets (D + 1,) int64, tokens int32, V, the corpus vocabulary (or None) and its
-        checksum (or None).
+        offsets (D + 1,) int64, tokens int32, V, the corpus vocabulary (None for token-id
+        documents and a corpus without words) and its checksum (or None).
     """
     if isinstance(corpus_or_docs, Corpus):
         corpus = corpus_or_docs
         if n_types is not None and n_types != corpus.n_types:
             raise ValueError(f"V={n_types} does not match the corpus vocabulary ({corpus.n_types})")
         offsets, tokens = corpus.offsets, corpus.tokens
-        n_types, vocab, checksum = corpus.n_types, corpus.vocab, corpus.checksum()
+        n_types, checksum = corpus.n_types, corpus.checksum()
+        vocab = corpus.vocab if corpus.has_words else None  # column numbers are not words
     else:
         offsets, tokens = pack_documents(corpus_or_docs)
         vocab, checksum = None, None
