@@ -135,8 +135,9 @@ def content_digest(path: str | os.PathLike, pattern: str) -> str:
 def _accepted(spec: SourceFile, path: str | os.PathLike, actual: str) -> bool:
     """Whether ``path`` (sha256 ``actual``) has a digest ``spec`` accepts; archive errors
     propagate."""
-    return actual in spec.sha256 or bool(spec.content_sha256) and (
-        content_digest(path, spec.content_pattern) in spec.content_sha256
+    return actual in spec.sha256 or (
+        bool(spec.content_sha256)
+        and content_digest(path, spec.content_pattern) in spec.content_sha256
     )
 
 
