@@ -367,6 +367,61 @@ def test_command_reports_one_line_and_writes_nothing(files, tmp_path, capsys, co
     assert not list(tmp_path.rglob("*.part"))
 
 
+# ------------------------------------------------------------------------------ bad outputs
+def _in_the_way(tmp_path: Path) -> Path:
+    """A directory holding a directory ``d`` and a regular file ``f``."""
+    (tmp_path / "w" / "d").mkdir(parents=True)
+    (tmp_path / "w" / "f").write_text("in the way\n")
+    return tmp_path / "w"
+
+
+# (case id, argv builder taking (model, corpus, directory with d/ and f), the output named,
+# expected problem); a command with several outputs writes none of them, and refuses before
+# training
+OUTPUT_CASES = [
+    ("train-trace-is-a-directory",
+     lambda m, c, w: _train(c, f"{w}/m.npz") + ["--trace", f"{w}/d"], "{w}/d",
+     "is a directory, not a file to write"),
+    ("train-trace-under-a-file",
+     lambda m, c, w: _train(c, f"{w}/m.npz") + ["--trace", f"{w}/f/t.csv"], "{w}/f/t.csv",
+     "cannot create its directory {w}/f: a file is in the way"),
+    ("train-out-is-a-directory",
+     lambda m, c, w: _train(c, f"{w}/d") + ["--trace", f"{w}/t.csv"], "{w}/d",
+     "is a directory, not a file to write"),
+    ("train-out-under-a-file",
+     lambda m, c, w: _train(c, f"{w}/f/m.npz") + ["--trace", f"{w}/t.csv"], "{w}/f/m.npz",
+     "a file is in the way"),
+]
+
+
+@pytest.mark.parametrize(("argv", "named", "problem"),
+                         [pytest.param(*row[1:], id=row[0]) for row in OUTPUT_CASES])
+def test_unwritable_output_writes_no_output(files, tmp_path, capsys, argv, named, problem):
+    work = _in_the_way(tmp_path)
+    before = sorted(work.rglob("*"))
+    command = argv("m", "c", "w")[0]
+    code, lines = _run(argv(str(files["model"]), str(files["corpus"]), str(work)), capsys)
+    assert code == 1
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"topiceval {command}: error: {named.format(w=work)}: "), lines
+    assert problem.format(w=work) in lines[0], lines
+    assert sorted(work.rglob("*")) == before  # neither output, nor a temporary
+
+
+def test_train_writes_its_model_only_with_its_trace(files, tmp_path, capsys, monkeypatch):
+    """A failure writing --trace (here a full disk) after training leaves no --out either."""
+    import topiceval.commands.train as train
+
+    def full_disk(path, frame, **to_csv):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(train, "write_csv_atomic", full_disk)
+    out, trace = tmp_path / "out" / "m.npz", tmp_path / "out" / "trace.csv"
+    code, lines = _run(_train(str(files["corpus"]), str(out)) + ["--trace", str(trace)], capsys)
+    assert code == 1 and len(lines) == 1 and "No space left on device" in lines[0], lines
+    assert sorted(p.name for p in out.parent.iterdir()) == []
+
+
 # ------------------------------------------------------------------------------ outputs = inputs
 def _same_file_cases(files: dict, tmp_path: Path) -> list[tuple[str, list[str], Path]]:
     """(command, argv, the input that must survive) for outputs written onto inputs."""

@@ -17,6 +17,18 @@ Three tables, one row per case:
 
 ``test_hostile_archives_are_inert`` keeps the proof that archives are never unpacked by member
 name: ``..``, absolute and link members land nowhere, whichever way the archive is fetched.
+
+Two more tables:
+
+* ``BOMBS``: decompression bombs (a tar member, all of a tar's members, a gzip stream or a zip
+  member expanding beyond ``topiceval.data.archives``' limits), fetched from the mirror or the
+  network or read by a corpus reader: one line naming the file and the limit, never a
+  ``MemoryError``.
+* ``STORED``: a raw file damaged after its download verified it (its last 100 lines dropped, a
+  byte flipped or appended, an archive member edited or the archive cut), as the rule that reads
+  it starts (``topiceval.pipeline.rule_context``): ``DownloadError`` naming the file, and the
+  rule's code never runs.  ``test_workflow_refuses_a_raw_file_damaged_after_download`` runs the
+  smallest Snakemake target that reads a raw file (AP's ``asis`` corpus) on such a file.
 """
 
 from __future__ import annotations
@@ -26,6 +38,7 @@ import dataclasses
 import gzip
 import io
 import shutil
+import subprocess
 import tarfile
 import zipfile
 from pathlib import Path
@@ -34,11 +47,23 @@ import pytest
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from data_fixtures import NIPS_PAPERS, SHARED_MIRROR, sha256, write_tar, write_zip
-from topiceval.data.download import DownloadError, fetch
+from data_fixtures import NIPS_PAPERS, SHARED_MIRROR, sha256, write_gzip, write_tar, write_zip
+from topiceval.data import archives
+from topiceval.data.archives import ArchiveTooLarge
+from topiceval.data.download import DownloadError, content_digest, fetch
+from topiceval.data.readers import read_newsgroups, read_uci_docword
 from topiceval.data.readers.nips import read_nips
 from topiceval.data.sources import SOURCES, SourceFile, parse_sources
-from workflow_config import SCHEMA, load_config, snakemake
+from topiceval.pipeline import rule_context
+from workflow_config import (
+    MIRROR,
+    ROOT,
+    SCHEMA,
+    SNAKEMAKE,
+    load_config,
+    needs_mirror,
+    snakemake,
+)
 
 DELETE = object()
 HEX = "0" * 64
@@ -378,3 +403,232 @@ def test_hostile_archives_are_inert(tmp_path, kind, origin):
         assert info.type is DownloadError
         assert str(info.value).startswith("d/link.txt: cannot extract member 'raw/1987/link.txt'")
         assert not (work / "raw2").exists() or not _tree(work / "raw2") - {"d"}
+
+
+# ------------------------------------------------------------------------ decompression bombs
+# Rows are read with the limits lowered to 1 MiB per member and 4 MiB per archive (so that a
+# real bomb, zeros that do expand, stays small), or with the shipped limits where marked.
+SMALL = {"MAX_MEMBER_BYTES": 2**20, "MAX_EXPANDED_BYTES": 4 * 2**20}
+SHIPPED = {}
+MEMBER_OVER, TOTAL_OVER = "expands to more than 1,048,576 bytes", "more than 4,194,304 bytes"
+
+
+def _zeros_tar(members: dict[str, int]):
+    return lambda path: write_tar(path, {name: bytes(size) for name, size in members.items()})
+
+
+def _stated_tar(name: str, size: int):
+    """A tar.gz whose one member's header states ``size`` bytes (its data is not there)."""
+    def build(path: Path) -> Path:
+        info = tarfile.TarInfo(name)
+        info.size = size
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(gzip.compress(info.tobuf(format=tarfile.GNU_FORMAT) + bytes(2048)))
+        return path
+    return build
+
+
+def _zeros_gzip(size: int):
+    return lambda path: write_gzip(path, bytes(size))
+
+
+def _zeros_zip(name: str, size: int):
+    return lambda path: write_zip(path, {name: bytes(size)})
+
+
+def _bomb_in_mirror(rel: str, build, own: bool = False):
+    """Fetched from the mirror, as ``rule download_<source>`` fetches."""
+    def case(tmp: Path):
+        path = build(tmp / "mirror" / rel)
+        spec = _own(_registered(rel), path) if own else _registered(rel)
+        return lambda: fetch([spec], tmp / "raw", mirror=tmp / "mirror"), rel
+    return case
+
+
+def _bomb_on_the_network(member: str, build, suffix: str):
+    """A member of an archive downloaded from its URL (``SourceFile.member``)."""
+    def case(tmp: Path):
+        archive = build(tmp / "origin" / f"bundle{suffix}")
+        spec = SourceFile("d/member.txt", archive.as_uri(), (HEX,), member=member)
+        return lambda: fetch([spec], tmp / "raw"), "d/member.txt"
+    return case
+
+
+def _bomb_read(reader, build, name: str):
+    """Read by a corpus reader, as ``build_corpus`` reads a raw file."""
+    def case(tmp: Path):
+        path = build(tmp / "raw" / name)
+        return lambda: reader(path), str(path)
+    return case
+
+
+# id, case builder (tmp -> (the read, the file it must name)), limits, exception, problem
+BOMBS = [
+    pytest.param(_bomb_in_mirror(NIPS, _zeros_tar({"x/raw/1987/bomb.txt": 2 * 2**20})), SMALL,
+                 DownloadError, MEMBER_OVER, id="tar.gz-member-content-digest"),
+    pytest.param(_bomb_in_mirror(NIPS, _zeros_tar({f"x/raw/1987/{i}.txt": 2**20 - 1
+                                                   for i in range(5)})), SMALL,
+                 DownloadError, TOTAL_OVER, id="tar.gz-total-content-digest"),
+    pytest.param(_bomb_in_mirror(NIPS, _stated_tar("x/raw/1987/bomb.txt", 4 * 2**30)),
+                 SHIPPED, DownloadError, "expands to more than 268,435,456 bytes",
+                 id="tar.gz-member-states-4-GiB-shipped-limits"),
+    pytest.param(_bomb_in_mirror(NEWS, _stated_tar("x/20news-bydate-train/a/1", 4 * 2**30)),
+                 SHIPPED, DownloadError, MISMATCH, id="tar.gz-no-content-digest-not-opened"),
+    pytest.param(_bomb_in_mirror(NEWS, _zeros_tar({"20news-bydate-train/a/1": 2 * 2**20}),
+                                 own=True), SMALL, DownloadError, MEMBER_OVER,
+                 id="tar.gz-member-own-digest"),
+    pytest.param(_bomb_in_mirror(KOS, _zeros_gzip(5 * 2**20), own=True), SMALL, DownloadError,
+                 "the gzip stream expands to more than 4,194,304", id="gz-own-digest"),
+    pytest.param(_bomb_in_mirror(STOP, _zeros_zip("stopwords/english", 2 * 2**20), own=True),
+                 SMALL, DownloadError, MEMBER_OVER, id="zip-member-own-digest"),
+    pytest.param(_bomb_on_the_network("m.txt", _zeros_tar({"m.txt": 2 * 2**20}), ".tar.gz"),
+                 SMALL, DownloadError, MEMBER_OVER, id="network-tar-member"),
+    pytest.param(_bomb_on_the_network("m.txt", _zeros_zip("m.txt", 2 * 2**20), ".zip"),
+                 SMALL, DownloadError, MEMBER_OVER, id="network-zip-member"),
+    pytest.param(_bomb_read(read_nips, _zeros_tar({"raw/1987/bomb.txt": 2 * 2**20}),
+                            "nips-raw.tar.gz"), SMALL, ArchiveTooLarge, MEMBER_OVER,
+                 id="read_nips-member"),
+    pytest.param(_bomb_read(read_newsgroups, _zeros_tar({f"20news-bydate-train/a/{i}": 2**20
+                                                         for i in range(5)}), "20news.tar.gz"),
+                 SMALL, ArchiveTooLarge, TOTAL_OVER, id="read_newsgroups-total"),
+    pytest.param(_bomb_read(lambda p: read_uci_docword(p, "kos"), _zeros_gzip(5 * 2**20),
+                            "docword.kos.txt.gz"), SMALL, ArchiveTooLarge,
+                 "the gzip stream expands to more than 4,194,304", id="read_uci_docword-gz"),
+]
+
+
+@pytest.mark.parametrize(("case", "limits", "error", "problem"), BOMBS)
+def test_decompression_bomb_is_refused_naming_the_file(tmp_path, monkeypatch, case, limits,
+                                                       error, problem):
+    for name, value in limits.items():
+        monkeypatch.setattr(archives, name, value)
+    read, named = case(tmp_path)
+    with pytest.raises(error) as info:
+        read()
+    assert info.type is error
+    message = str(info.value)
+    assert message.startswith(f"{named}: ") and problem in message, message
+    assert "\n" not in message
+    assert not (tmp_path / "raw").exists() or not [
+        p for p in (tmp_path / "raw").rglob("*") if p.is_file() and p.name != Path(named).name]
+
+
+# ------------------------------------------------------------- raw files damaged after download
+def _last_lines_dropped(data: bytes, rel: str, lines: int = 100) -> bytes:
+    return b"".join(data.splitlines(keepends=True)[:-lines])
+
+
+def _stored(rel: str, damage):
+    """``rel`` as its download rule left it under resources/raw, then damaged there."""
+    def build(tmp: Path) -> tuple[dict, Path]:
+        path = _place(tmp / "resources" / "raw" / rel, damage((SHARED_MIRROR / rel).read_bytes(),
+                                                              rel))
+        return load_config()["sources"], path
+    return build
+
+
+def _stored_fixture_nips(damage):
+    """A NIPS tarball listed by its content digest only (as GitHub's tarball is), built from
+    NIPS_PAPERS, as its download rule left it, then damaged."""
+    def build(tmp: Path) -> tuple[dict, Path]:
+        archive = write_tar(tmp / "build" / "nips.tar.gz", NIPS_PAPERS)
+        pattern = _registered(NIPS).content_pattern
+        sources = load_config()["sources"]
+        sources["nips"] = {"files": [{
+            "path": NIPS, "url": "https://example.invalid/n.tar.gz", "content_pattern": pattern,
+            "content_sha256": [content_digest(archive, pattern)]}]}
+        path = _place(tmp / "resources" / "raw" / NIPS, damage(archive.read_bytes(), NIPS))
+        return sources, path
+    return build
+
+
+def _member_edited(data: bytes, rel: str) -> bytes:
+    """The archive rebuilt with one paper's text changed."""
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        members = {m.name: archive.extractfile(m).read() for m in archive if m.isfile()}
+    first = next(iter(members))
+    members[first] = members[first].replace(b" ", b"  ", 1)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, content in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            archive.addfile(info, io.BytesIO(content))
+    return buffer.getvalue()
+
+
+CHANGED = "sha256 mismatch: the file changed after it was downloaded and verified"
+# id, builder (tmp -> (config sources, the damaged file under resources/raw)), problem named
+STORED = [
+    pytest.param(_stored(AP, _last_lines_dropped), CHANGED, id="plain-last-100-lines-dropped",
+                 marks=needs_staged_mirror),
+    pytest.param(_stored("sttm-shorttext/Tweet.txt", _flip), CHANGED, id="plain-flipped-byte",
+                 marks=needs_staged_mirror),
+    pytest.param(_stored(KOS, _half), CHANGED, id="gz-truncated", marks=needs_staged_mirror),
+    pytest.param(_stored(NEWS, lambda data, rel: data + b"\0"), CHANGED,
+                 id="tar.gz-byte-appended", marks=needs_staged_mirror),
+    pytest.param(_stored_fixture_nips(_member_edited), CHANGED,
+                 id="tar.gz-content-digest-member-edited"),
+    pytest.param(_stored_fixture_nips(_half), "damaged archive",
+                 id="tar.gz-content-digest-truncated"),
+]
+
+
+class _Job:
+    """The parts of a rule script's ``snakemake`` object that rule_context reads."""
+
+    def __init__(self, tmp: Path, sources: dict, inputs: list[Path]) -> None:
+        self.config = {"sources": sources, "resources_dir": str(tmp / "resources")}
+        self.input, self.output, self.log = [str(p) for p in inputs], {}, []
+        self.threads, self.rule = 1, "corpus"
+
+
+@pytest.mark.parametrize(("build", "problem"), STORED)
+def test_raw_file_damaged_after_download_stops_the_rule(tmp_path, build, problem):
+    sources, path = build(tmp_path)
+    other = _place(tmp_path / "elsewhere" / "x.txt", b"not a raw file\n")
+    ran = []
+    with pytest.raises(DownloadError) as info, rule_context(_Job(tmp_path, sources,
+                                                                 [other, path])):
+        ran.append(True)
+    assert info.type is DownloadError and not ran
+    message = str(info.value)
+    assert message.startswith(f"{path}: {problem}"), message
+    assert "delete it and fetch it again" in message and "\n" not in message
+
+
+@needs_staged_mirror
+def test_raw_files_as_downloaded_are_read(tmp_path):
+    rels = [AP, "ap/vocab.txt", NEWS]
+    paths = [_place(tmp_path / "resources" / "raw" / rel, (SHARED_MIRROR / rel).read_bytes())
+             for rel in rels]
+    with rule_context(_Job(tmp_path, load_config()["sources"], paths)) as job:
+        assert job.input == [str(p) for p in paths]
+
+
+@needs_mirror
+@pytest.mark.workflow
+def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
+    """The smallest target that reads a raw file (AP's as-is corpus), with ap.dat as its
+    download rule left it but its last 100 lines since dropped."""
+    for rel, damage in ((AP, _last_lines_dropped), ("ap/vocab.txt", lambda data, rel: data)):
+        _place(tmp_path / "resources" / "raw" / rel, damage((MIRROR / rel).read_bytes(), rel))
+    target = tmp_path / "results" / "corpora" / "ap" / "asis.npz"
+    result = snakemake(str(target), tmp_path=tmp_path, timeout=600)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    damaged = tmp_path / "resources" / "raw" / AP
+    assert f"DownloadError: {damaged}: {CHANGED}" in output, output[-3000:]
+    assert not target.exists()
+
+
+def test_missing_configfile_is_snakemakes_own_traceback_naming_the_file():
+    """Snakemake reads --configfile before the Snakefile, so topiceval cannot shorten its
+    message; the README's troubleshooting note says to read the last line."""
+    result = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1", "--configfile", "config/quik.yaml"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert result.returncode != 0
+    assert lines[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'config/quik.yaml'"
+    readme = (ROOT / "README.md").read_text()
+    assert "No such file or directory: 'config/quik.yaml'" in readme

@@ -2,8 +2,10 @@
 
 Every writer of the API goes through ``topiceval.io.atomic_path`` (or, for downloads, its own
 staging beside the target); its outputs must be readable by the group and others under umask
-022, and not under umask 077.  A killed writer leaves no visible target, and its ``.part``
-temporary is removed when the target is next written.
+022, and not under umask 077, and a file it replaces keeps its own mode (600 stays 600).  A
+killed writer leaves no visible target, and its ``.part`` temporary is removed when the target is
+next written.  All of this holds for every name the file system accepts, up to 255 bytes, though
+``.<name>.<token>.part`` would be too long for such a name.
 """
 
 from __future__ import annotations
@@ -80,9 +82,9 @@ def _figure(path: Path) -> Path:
 def _download(path: Path) -> Path:
     mirror = path.parent / "mirror"
     mirror.mkdir(parents=True)
-    (mirror / "raw.txt").write_bytes(b"raw data\n")
+    (mirror / path.name).write_bytes(b"raw data\n")
     digest = hashlib.sha256(b"raw data\n").hexdigest()
-    spec = SourceFile(path="raw.txt", url="https://example.invalid/raw.txt", sha256=(digest,))
+    spec = SourceFile(path=path.name, url="https://example.invalid/raw.txt", sha256=(digest,))
     (placed,) = fetch([spec], path.parent / "raw", mirror=mirror)
     return placed
 
@@ -102,6 +104,46 @@ def test_outputs_get_ordinary_permissions(tmp_path, writer, mask):
     assert mode == 0o666 & ~mask, oct(mode)
     readable = mode & GROUP_OTHER_READ == GROUP_OTHER_READ
     assert readable == (mask != 0o077)
+    assert not list(tmp_path.rglob("*.part"))
+
+
+# fetch never rewrites a file: a valid one is kept as it is, a damaged one removed first
+REWRITERS = [writer for writer in WRITERS if writer != "fetch"]
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o660, 0o644], ids=oct)
+@pytest.mark.parametrize("writer", REWRITERS)
+def test_a_replaced_output_keeps_its_mode(tmp_path, writer, mode):
+    with umask(0o022):
+        path = WRITERS[writer](tmp_path / "out" / "file.npz")
+        path.chmod(mode)
+        before = path.stat().st_ino
+        assert WRITERS[writer](tmp_path / "out" / "file.npz") == path
+    assert path.stat().st_ino != before  # replaced, not rewritten in place
+    assert stat.S_IMODE(path.stat().st_mode) == mode, oct(path.stat().st_mode)
+    assert not list(tmp_path.rglob("*.part"))
+
+
+def test_a_replaced_output_keeps_no_set_id_bit(tmp_path):
+    path = _text(tmp_path / "caption.md")
+    path.chmod(0o4750)
+    _text(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o750
+
+
+# names up to the file system's limit (255 bytes here), in ASCII and in two-byte UTF-8
+LONG_NAMES = {f"{n}-bytes": "x" * (n - 4) + ".npz" for n in (236, 237, 240, 250, 255)}
+LONG_NAMES["254-bytes-utf8"] = "é" * 125 + ".npz"
+
+
+@pytest.mark.parametrize("name", list(LONG_NAMES))
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_long_names_are_written(tmp_path, writer, name):
+    target = tmp_path / "out" / LONG_NAMES[name]
+    with umask(0o022):
+        path = WRITERS[writer](target)
+    assert path.name == target.with_suffix(path.suffix).name and path.is_file()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert not list(tmp_path.rglob("*.part"))
 
 
@@ -132,6 +174,10 @@ def test_stale_temporaries_are_removed_when_the_target_is_written(tmp_path):
     assert _parts(target.parent) == sorted(others)  # other targets' temporaries are kept
 
 
+LONG = "y" * 240 + ".csv"
+LONG_DIGEST = hashlib.sha256(LONG.encode()).hexdigest()[:32]
+
+
 @pytest.mark.parametrize(
     ("name", "temporary", "matches"),
     [
@@ -143,6 +189,15 @@ def test_stale_temporaries_are_removed_when_the_target_is_written(tmp_path):
         ("a", ".a.part.abc123.part", False),
         ("a+b[1].csv", ".a+b[1].csv.Zq_1.part", True),
         ("a", "..a.abc123.part", False),
+        # a name too long for ".<name>.<token>.part": ".<prefix>.<digest>-<token>.part"
+        (LONG, f".{LONG[:203]}.{LONG_DIGEST}-abc123.part", True),
+        (LONG, f".{LONG[:203]}.{LONG_DIGEST}-abc.123.part", False),
+        (LONG, f".{LONG[:203]}.{LONG_DIGEST}.abc123.part", False),
+        (LONG + "x", f".{LONG[:203]}.{LONG_DIGEST}-abc123.part", False),
+        (LONG[:203], f".{LONG[:203]}.{LONG_DIGEST}-abc123.part", False),
+        (f"{LONG[:203]}.{LONG_DIGEST}", f".{LONG[:203]}.{LONG_DIGEST}-abc123.part", False),
+        (LONG[:203], f".{LONG[:203]}.abc123.part", True),
+        (LONG, f".{LONG}.abc123.part", False),
     ],
 )
 def test_temporary_pattern_is_unambiguous(name, temporary, matches):
@@ -176,9 +231,10 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.stdout.close()
 
 
+@pytest.mark.parametrize("name", ["table.csv", "t" * 251 + ".csv"], ids=["short", "255-bytes"])
 @pytest.mark.parametrize("existing", [None, "the previous version\n"], ids=["new", "replace"])
-def test_killed_writer_leaves_no_visible_target(tmp_path, existing):
-    target = tmp_path / "results" / "table.csv"
+def test_killed_writer_leaves_no_visible_target(tmp_path, existing, name):
+    target = tmp_path / "results" / name
     if existing is not None:
         target.parent.mkdir()
         target.write_text(existing)

@@ -85,3 +85,15 @@ def test_publish_rule_is_scheduled_into_a_new_or_earlier_publication(tmp_path, p
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "publish" in result.stdout
+
+
+def test_snakemake_directory_markers_are_not_published():
+    """The publish rule's directory() output gets Snakemake's empty .snakemake_timestamp; git
+    ignores it, so no publication commits one."""
+    def git(*args):
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
+
+    marker = "docs/results/default/.snakemake_timestamp"
+    assert git("check-ignore", "-q", marker).returncode == 0
+    tracked = git("ls-files", "docs/results").stdout.splitlines()
+    assert tracked and not [path for path in tracked if path.endswith(".snakemake_timestamp")]

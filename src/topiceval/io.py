@@ -1,10 +1,15 @@
 """File output that fails cleanly (reading ``.npz`` files: ``topiceval.npzfile``).
 
 Output is atomic: a killed job never leaves a half-written file that looks finished.  Every
-writer goes through ``temporary_beside`` (usually via ``atomic_path``): the bytes go to a
-temporary ``.<name>.<token>.part`` beside the target, which gets the permissions an ordinary
-``open()`` would give (``0o666 & ~umask``) and is moved onto the target only when complete.
-Temporaries left by a killed writer are removed the next time the same target is written.
+writer goes through ``temporary_beside`` (usually via ``atomic_path`` or, for a command with
+several outputs, ``atomic_paths``): the bytes go to a temporary ``.<name>.<token>.part`` beside
+the target, which gets the permissions an ordinary ``open()`` would give (``0o666 & ~umask``)
+and is moved onto the target only when complete.  A target that already exists keeps its
+permission bits (a file closed to others stays closed).  When ``.<name>.<token>.part`` would
+be too long a name for the file system, the temporary is ``.<prefix>.<digest>-<token>.part``
+(a prefix of the name and a digest of all of it), so that every name the file system accepts
+can be written.  Temporaries left by a killed writer are removed the next time the same target
+is written.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import hashlib
 import os
 import re
 import secrets
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,12 +34,49 @@ if TYPE_CHECKING:
     import pandas as pd
 
 TEMPORARY_SUFFIX = ".part"
-# A temporary's token has no dot, so the target a temporary belongs to is unambiguous:
-# ``.<target>.<token>.part`` (the token of earlier versions, from ``tempfile.mkstemp``, too).
+# A temporary's token has no dot and no hyphen, so the target a temporary belongs to is
+# unambiguous: ``.<target>.<token>.part`` (the token of earlier versions, from
+# ``tempfile.mkstemp``, too), or for a long name ``.<prefix>.<digest>-<token>.part``, whose last
+# segment holds a hyphen that a token never has.
 _TOKEN = r"[A-Za-z0-9_]+"
+_TOKEN_BYTES = 6  # secrets.token_hex: 12 characters
+_DIGEST_CHARS = 32  # of the sha256 of a long name: 128 bits
+NAME_MAX = 255  # bytes in a file name, where the file system does not say (os.pathconf)
+# Temporaries this process holds open: a writer nested inside another's block (``save_model``
+# given the temporary of ``atomic_paths``) writes such a path in place, as it is already atomic.
+_HELD: set[Path] = set()
 
 
 # ---------------------------------------------------------------------------------- output
+def _name_max(directory: Path) -> int:
+    """The longest file name (in bytes) ``directory``'s file system accepts."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):  # no pathconf, no directory yet, no limit
+        return NAME_MAX
+    return limit if limit > 0 else NAME_MAX
+
+
+def _temporary_stem(target: Path) -> tuple[str, str]:
+    """``(head, separator)``: ``target``'s temporaries are ``.<head><separator><token>.part``.
+
+    ``(name, ".")`` when that fits the file system's name limit; otherwise
+    ``("<prefix>.<digest>", "-")``, the prefix being as much of the name as fits and the digest
+    the first 32 hex digits of the sha256 of the whole name.
+    """
+    name = target.name
+    token = 2 * _TOKEN_BYTES + len(TEMPORARY_SUFFIX)
+    limit = _name_max(target.parent)
+    if len(os.fsencode(name)) + 2 + token <= limit:
+        return name, "."
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:_DIGEST_CHARS]
+    room = limit - (3 + _DIGEST_CHARS + token)  # two dots, a hyphen, the digest, the token
+    prefix = name
+    while len(os.fsencode(prefix)) > room:
+        prefix = prefix[:-1]
+    return f"{prefix}.{digest}", "-"
+
+
 def temporary_pattern(target: str | os.PathLike) -> re.Pattern:
     """The names of ``target``'s temporaries, and of no other target's.
 
@@ -46,10 +89,13 @@ def temporary_pattern(target: str | os.PathLike) -> re.Pattern:
     -------
     re.Pattern
         Matches ``.<name>.<token>.part`` where ``<name>`` is the target's file name and the
-        token has no dot.
+        token has no dot (nor hyphen); for a name too long for that,
+        ``.<prefix>.<digest>-<token>.part`` with the target's own prefix and digest.
     """
-    name = re.escape(Path(target).name)
-    return re.compile(rf"\.{name}\.{_TOKEN}{re.escape(TEMPORARY_SUFFIX)}")
+    head, separator = _temporary_stem(Path(target))
+    return re.compile(
+        rf"\.{re.escape(head)}{re.escape(separator)}{_TOKEN}{re.escape(TEMPORARY_SUFFIX)}"
+    )
 
 
 def _try_lock(fd: int, *, wait: bool) -> bool:
@@ -126,8 +172,10 @@ def remove_stale_temporaries(target: str | os.PathLike) -> list[Path]:
 def _create_locked(target: Path) -> tuple[Path, int]:
     """Create and lock a fresh temporary for ``target``; mode ``0o666 & ~umask``."""
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    head, separator = _temporary_stem(target)
     while True:
-        tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}{TEMPORARY_SUFFIX}"
+        token = secrets.token_hex(_TOKEN_BYTES)
+        tmp = target.parent / f".{head}{separator}{token}{TEMPORARY_SUFFIX}"
         try:
             fd = os.open(tmp, flags, 0o666)
         except FileExistsError:
@@ -136,6 +184,16 @@ def _create_locked(target: Path) -> tuple[Path, int]:
         if _same_file(tmp, fd):  # else a cleaner removed it before the lock was taken
             return tmp, fd
         os.close(fd)
+
+
+def _make_parent(target: Path) -> None:
+    """Create ``target``'s directory; one line naming the target if a file is in the way."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        raise NotADirectoryError(
+            f"{target}: cannot create its directory {target.parent}: a file is in the way"
+        ) from None
 
 
 @contextlib.contextmanager
@@ -149,38 +207,107 @@ def temporary_beside(path: str | os.PathLike) -> Iterator[Path]:
     Parameters
     ----------
     path
-        The target the temporary is for; the caller moves the temporary onto it.
+        The target the temporary is for; the caller moves the temporary onto it (with
+        ``replace_keeping_mode``).
 
     Yields
     ------
     Path
-        The temporary, ``.<name>.<token>.part`` in the target's directory.
+        The temporary, ``.<name>.<token>.part`` in the target's directory (see
+        ``temporary_pattern`` for long names).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_parent(target)
     remove_stale_temporaries(target)
     tmp, fd = _create_locked(target)
+    _HELD.add(tmp)
     try:
         yield tmp
     finally:
+        _HELD.discard(tmp)
         try:
             tmp.unlink(missing_ok=True)
         finally:
             os.close(fd)
 
 
+def replace_keeping_mode(tmp: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Move the finished temporary ``tmp`` onto ``target`` (``os.replace``: atomic).
+
+    A ``target`` that exists keeps its permission bits (``0o777``; not set-id or sticky bits):
+    a file its owner made private (mode 600 or 640) is not opened to others by being rewritten.
+    A new target keeps the temporary's ``0o666 & ~umask``.
+    """
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode) & 0o777
+    except FileNotFoundError:
+        pass
+    else:
+        os.chmod(tmp, mode)
+    os.replace(tmp, target)
+
+
+def _written_in_place(target: Path) -> bool:
+    """Whether ``target`` is written directly: a device or pipe, or a temporary held here."""
+    return target in _HELD or (target.exists() and not target.is_file())
+
+
+@contextlib.contextmanager
+def atomic_paths(*paths: str | os.PathLike | None) -> Iterator[list[Path | None]]:
+    """Yield a temporary for each of ``paths``; move them all into place only if the block
+    succeeds (the outputs of one command: all of them, or none).
+
+    Each temporary lives in its target's directory (so ``os.replace`` is atomic), has the
+    permissions of an ordinary ``open()`` (``0o666 & ~umask``; a target that exists keeps its
+    own) and is removed when the block raises.  Temporaries of a target left by a killed writer
+    are removed first.  Parent directories are created before the block runs, so an output that
+    cannot be written fails before the work is done.
+
+    A target that exists and is not a regular file (``/dev/null``, ``/dev/stdout``, a named
+    pipe) is written in place: replacing it would turn a device into a regular file.  So is a
+    target that is itself a temporary this process holds (a writer called inside another's
+    block, e.g. ``save_model`` on a path yielded here).
+
+    Parameters
+    ----------
+    *paths
+        The files to write; ``None`` (an optional output not asked for) yields ``None``.
+
+    Yields
+    ------
+    list of Path or None
+        Where to write each file's contents, in the order of ``paths``.
+
+    Raises
+    ------
+    IsADirectoryError
+        A target is a directory, before anything is written.
+    NotADirectoryError
+        A file stands where a target's directory should be.
+    """
+    targets = [None if path is None else Path(path) for path in paths]
+    for target in targets:
+        if target is not None and target.is_dir():
+            raise IsADirectoryError(f"{target}: is a directory, not a file to write")
+    with contextlib.ExitStack() as stack:
+        temporaries = [
+            target if target is None or _written_in_place(target)
+            else stack.enter_context(temporary_beside(target))
+            for target in targets
+        ]
+        yield temporaries
+        for tmp, target in zip(temporaries, targets, strict=True):
+            if tmp != target:
+                replace_keeping_mode(tmp, target)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; move it onto ``path`` only if the block succeeds.
 
-    The temporary file lives in the same directory (so ``os.replace`` is atomic), has the
-    permissions of an ordinary ``open()`` (``0o666 & ~umask``) and is removed when the block
-    raises.  Temporaries of ``path`` left by a killed writer are removed first.  Parent
-    directories are created.
-
-    A target that exists and is not a regular file or directory (``/dev/null``,
-    ``/dev/stdout``, a named pipe) is written in place: replacing it would turn a device into a
-    regular file.
+    ``atomic_paths`` for one file: the temporary has the permissions of an ordinary ``open()``
+    (``0o666 & ~umask``; an existing target keeps its own), is removed when the block raises,
+    and a device or pipe target is written in place.
 
     Parameters
     ----------
@@ -192,13 +319,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     Path
         Where to write the contents.
     """
-    target = Path(path)
-    if target.exists() and not (target.is_file() or target.is_dir()):
-        yield target
-        return
-    with temporary_beside(target) as tmp:
+    with atomic_paths(path) as (tmp,):
         yield tmp
-        os.replace(tmp, target)
 
 
 def write_text_atomic(path: str | os.PathLike, text: str) -> None:

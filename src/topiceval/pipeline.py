@@ -4,7 +4,10 @@ Every script is a few lines: ``with rule_context(snakemake) as job:`` then one c
 package.  The context sends stdout, stderr and Python logging to the rule's log file, sets the
 numba thread count to the rule's ``threads``, and records the exception in the log when the call
 fails (Snakemake then removes the rule's outputs; the package writes outputs atomically, so a
-killed job never leaves a file that looks finished).  When the call succeeds, it writes the
+killed job never leaves a file that looks finished).  Before the call, every input that is a
+downloaded raw file (under ``<resources_dir>/raw``) is checked against the sha256 the config's
+``sources`` accept (:func:`check_raw_inputs`): a file damaged after its download stops the rule
+with one line naming it.  When the call succeeds, it writes the
 reStructuredText twin of each Markdown caption the rule declares (outputs ``<name>`` and
 ``<name>_rst``: :func:`topiceval.captions.write_rst_captions`), the captions of the Snakemake
 report.
@@ -21,6 +24,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from topiceval.captions import write_rst_captions
+from topiceval.data.download import verify_stored
+from topiceval.data.sources import parse_sources
 from topiceval.threads import numba_threads
 
 LOG = logging.getLogger("topiceval")
@@ -44,6 +49,7 @@ def rule_context(snakemake) -> Iterator[object]:
             with numba_threads(int(getattr(snakemake, "threads", 1) or 1)):
                 LOG.info("rule %s: start", getattr(snakemake, "rule", "?"))
                 try:
+                    check_raw_inputs(snakemake)
                     yield snakemake
                     write_rst_captions(getattr(snakemake, "output", {}))
                 except BaseException as exc:
@@ -55,6 +61,30 @@ def rule_context(snakemake) -> Iterator[object]:
         root.removeHandler(handler)
         if log_path:
             handle.close()
+
+
+def check_raw_inputs(snakemake) -> None:
+    """Check the rule's raw inputs against the digests the config's ``sources`` accept.
+
+    An input is a raw file when it lies under ``<resources_dir>/raw`` at the ``path`` of one of
+    the config's source files (where its download rule placed it).  Other inputs, and a
+    ``snakemake`` object without a config (a test's), are left alone.
+
+    Raises
+    ------
+    DownloadError
+        From :func:`topiceval.data.download.verify_stored`, naming the file.
+    """
+    config = getattr(snakemake, "config", None) or {}
+    if "sources" not in config or "resources_dir" not in config:
+        return
+    raw = Path(config["resources_dir"]) / "raw"
+    specs = {spec.path: spec for files in parse_sources(config["sources"]).values()
+             for spec in files}
+    for path in map(Path, getattr(snakemake, "input", ())):
+        spec = specs.get(path.relative_to(raw).as_posix()) if path.is_relative_to(raw) else None
+        if spec is not None:
+            verify_stored(spec, path)
 
 
 def prefix_of(path: str | Path, relative: str) -> Path:

@@ -2,6 +2,8 @@
 # set), each file checked against its accepted sha256 list and read to the end if an archive.
 # A failed check stops the rule with a message naming the file, expected and actual checksum,
 # and leaves no output behind (topiceval.data.download.fetch stages and verifies before moving).
+# Every rule that reads a raw file checks its checksum again before it starts
+# (topiceval.pipeline.rule_context), so a file damaged since its download is never read.
 # Downloads are local rules: on a cluster they run on the submitting machine, which has the
 # network (or the mirror) that compute nodes may lack.
 

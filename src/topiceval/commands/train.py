@@ -7,17 +7,23 @@ The LDA trainers are :func:`topiceval.training.lda.fit_gibbs` and
 :func:`topiceval.training.lda.fit_vem`; ``--trace`` writes their objective trace (collapsed log
 joint (1.7) or ELBO) as CSV.  The GaP-FA trainer is :func:`topiceval.training.gapfa.fit_gapfa` on
 the document-word count matrix.  ``--split`` selects the documents to train on (default: all).
-Output files are written atomically.
+Output files are written atomically, and ``--out`` and ``--trace`` together: both or neither.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from topiceval.commands import add_command, columns_epilog, wrapped
 from topiceval.corpus import Corpus
-from topiceval.io import atomic_path
+from topiceval.io import atomic_paths, write_csv_atomic
 from topiceval.models import save_model
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from topiceval.training.lda import GibbsResult, VemResult
 
 # --variant of ``train lda --trainer vem``: the command's names -> ``fit_vem``'s
 VEM_VARIANTS = {"bechard2018": "seed001", "full": "full"}
@@ -127,9 +133,26 @@ def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
 
 
 def run_lda(args: argparse.Namespace) -> int:
+    corpus, source = _load(args)
+    # --out and --trace are written together, and only if training and both writes succeed;
+    # their directories are made (or refused) before training starts.
+    with atomic_paths(args.out, args.trace) as (model_file, trace_file):
+        result, trace = _fit_lda(args, corpus)
+        result.model.meta.update(source)
+        result.model.meta["seconds"] = result.seconds
+        save_model(model_file, result.model)
+        if trace_file is not None:
+            write_csv_atomic(trace_file, trace)
+    print(f"trained {args.trainer} LDA, T={args.topics}, on {corpus.n_docs} documents "
+          f"({corpus.n_tokens} tokens) in {result.seconds:.1f} s -> {args.out}")
+    return 0
+
+
+def _fit_lda(args: argparse.Namespace,
+             corpus: Corpus) -> tuple[GibbsResult | VemResult, pd.DataFrame]:
+    """The fit (``fit_gibbs`` or ``fit_vem`` result) and its objective trace for ``--trace``."""
     from topiceval.training.lda import fit_gibbs, fit_vem
 
-    corpus, source = _load(args)
     if args.trainer == "gibbs":
         optimize = None
         if args.optimize is not None:
@@ -142,21 +165,10 @@ def run_lda(args: argparse.Namespace) -> int:
                            beta=args.beta, optimize=optimize, threads=args.threads,
                            seed=args.seed, record_every=args.record_every,
                            save_states=save_states)
-        trace = result.log_joint.rename(columns={"log_joint": "log_joint_nats"})
-    else:
-        result = fit_vem(corpus, args.topics, variant=VEM_VARIANTS[args.variant], alpha=args.alpha,
-                         max_iter=args.max_iter, tol=args.tol, seed=args.seed,
-                         threads=args.threads)
-        trace = result.elbo.rename(columns={"elbo": "elbo_nats"})
-    result.model.meta.update(source)
-    result.model.meta["seconds"] = result.seconds
-    save_model(args.out, result.model)
-    if args.trace:
-        with atomic_path(args.trace) as tmp:
-            trace.to_csv(tmp, index=False)
-    print(f"trained {args.trainer} LDA, T={args.topics}, on {corpus.n_docs} documents "
-          f"({corpus.n_tokens} tokens) in {result.seconds:.1f} s -> {args.out}")
-    return 0
+        return result, result.log_joint.rename(columns={"log_joint": "log_joint_nats"})
+    result = fit_vem(corpus, args.topics, variant=VEM_VARIANTS[args.variant], alpha=args.alpha,
+                     max_iter=args.max_iter, tol=args.tol, seed=args.seed, threads=args.threads)
+    return result, result.elbo.rename(columns={"elbo": "elbo_nats"})
 
 
 def run_gapfa(args: argparse.Namespace) -> int:

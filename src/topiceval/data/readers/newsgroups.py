@@ -15,6 +15,7 @@ import os
 import re
 import tarfile
 
+from topiceval.data.archives import regular_members
 from topiceval.data.readers.base import RawCorpus, RawDocument
 
 _MEMBER = re.compile(r"(?:^|/)20news-bydate-(train|test)/([^/]+)/([^/]+)$")
@@ -61,9 +62,9 @@ def read_newsgroups(path: str | os.PathLike) -> RawCorpus:
     """Read every message of the bydate archive at ``path``."""
     found = []
     with tarfile.open(path, "r:*") as archive:
-        for info in archive:
+        for info in regular_members(archive, path):
             match = _MEMBER.search(info.name)
-            if not (info.isfile() and match):
+            if not match:
                 continue
             split, group, ident = match.groups()
             found.append((split != "train", group, ident, archive.extractfile(info).read()))

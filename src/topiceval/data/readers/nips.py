@@ -14,6 +14,7 @@ import os
 import re
 import tarfile
 
+from topiceval.data.archives import regular_members
 from topiceval.data.readers.base import RawCorpus, RawDocument
 
 _MEMBER = re.compile(r"(?:^|/)raw/(\d{4})/([^/]+)\.txt$")
@@ -36,9 +37,9 @@ def read_nips(
     """Read the papers in the archive at ``path``, sorted by (year, file name)."""
     found = []
     with tarfile.open(path, "r:*") as archive:
-        for info in archive:
+        for info in regular_members(archive, path):
             match = _MEMBER.search(info.name)
-            if info.isfile() and match:
+            if match:
                 found.append((match.group(1), match.group(2), archive.extractfile(info).read()))
     if not found:
         raise ValueError(f"{path}: no raw/<year>/<file>.txt members in the archive")

@@ -8,19 +8,19 @@ False: word-level preprocessing cannot apply).
 
 from __future__ import annotations
 
-import gzip
 import os
+from pathlib import Path
 
 import numpy as np
 
+from topiceval.data.archives import gunzip
 from topiceval.data.readers.base import RawCorpus, RawDocument
 
 
 def read_uci_docword(path: str | os.PathLike, dataset: str) -> RawCorpus:
-    """Read a UCI docword file (gzip-compressed if the name ends in ``.gz``)."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="ascii") as handle:
-        fields = handle.read().split()
+    """Read a UCI docword file (gzip-compressed, bounded, if the name ends in ``.gz``)."""
+    data = gunzip(path) if str(path).endswith(".gz") else Path(path).read_bytes()
+    fields = data.decode("ascii").split()
     try:
         values = np.array(fields, dtype=np.int64)
     except ValueError:
