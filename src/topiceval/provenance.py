@@ -15,6 +15,11 @@ they were made:
 
 Nothing per shard is copied: the directory holds what a reader opens (figures as PNG, captions
 as Markdown, the tables under ``tables/`` and the timing summaries under ``timings/``).
+
+Every caption written from a table is written again from the published table by the code that
+publishes it (:func:`refresh_captions`, :mod:`topiceval.plots.recaption`), so a run computed at an
+older commit never publishes a caption that the current code would not write; ``provenance.json``
+then names, under ``captions``, the commit that wrote them and the files that changed.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from pathlib import Path
 import pandas as pd
 
 from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.plots.recaption import recaption
 
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
 COPIED = ("figures/*.png", "figures/*.svg", "figures/*.pdf", "figures/*.caption.md",
@@ -173,9 +179,42 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
         "config": _plain(config),
         "files": copied,
     }
+    _write_provenance(out, provenance)
+    return refresh_captions(out, root)
+
+
+def refresh_captions(directory, root) -> dict:
+    """Write a publication's captions again from its tables (:func:`recaption`), record the
+    change in its ``provenance.json`` and write its ``README.md`` index again.
+
+    Parameters
+    ----------
+    directory : path
+        A publication: ``provenance.json``, ``figures/``, ``tables/``.
+    root : path
+        The repository checkout whose code writes the captions (its commit is recorded).
+
+    Returns
+    -------
+    dict
+        The provenance, with ``captions``: the commit that wrote the captions, whether its work
+        tree had uncommitted changes, and the caption files that changed (none: the key is left
+        as it was).
+    """
+    out = Path(directory)
+    provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    changed = recaption(out, provenance["config"])
+    if changed:
+        previous = provenance.get("captions", {}).get("rewritten", [])
+        provenance["captions"] = {**code_version(Path(root)),
+                                  "rewritten": sorted({*previous, *changed})}
+    _write_provenance(out, provenance)
+    return provenance
+
+
+def _write_provenance(out: Path, provenance: dict) -> None:
     write_text_atomic(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
     write_text_atomic(out / "README.md", _readme(provenance, out))
-    return provenance
 
 
 def _iso(stamp: float) -> str:
@@ -191,6 +230,17 @@ def _plain(value):
     return value
 
 
+def _captions_note(provenance: dict) -> str:
+    """" Captions written again ..." when the publishing code rewrote some (else "")."""
+    captions = provenance.get("captions")
+    if not captions:
+        return ""
+    commit = (captions["commit"] or "unknown")[:7]
+    return (f" Captions written again from the published tables by the code of commit `{commit}`"
+            + (" (with uncommitted changes)" if captions["uncommitted_changes"] else "")
+            + f": {', '.join(f'`{name}`' for name in captions['rewritten'])}.")
+
+
 def _readme(provenance: dict, out: Path) -> str:
     """README.md of a publication: where it came from and every figure with its caption's
     first sentence."""
@@ -203,7 +253,8 @@ def _readme(provenance: dict, out: Path) -> str:
                f"({provenance['machine']['cores']} cores); "
                f"{provenance['totals']['cpu_hours']} CPU hours in the benchmarked rules "
                "(`rule_costs.csv`). `provenance.json` holds the configuration, the machine and "
-               "the versions.", "", "| file | caption (first sentence) |", "|---|---|"]
+               "the versions." + _captions_note(provenance), "",
+             "| file | caption (first sentence) |", "|---|---|"]
     for name in provenance["files"]:
         if name.endswith(".caption.md"):
             continue

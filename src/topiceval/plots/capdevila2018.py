@@ -326,6 +326,10 @@ def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
 
 
 # --------------------------------------------------------------------------- workflow jobs
+# the caption of each figure, from its table (also topiceval.plots.recaption)
+FIGURE_CAPTIONS = {"F1": caption_f1, "F2": caption_f2, "F3": caption_f3}
+
+
 def accuracy_figure(table, figure, caption) -> None:
     """004-F2 figure and caption from the ``summarise_accuracy`` table file."""
     summary = pd.read_csv(table)

@@ -1,0 +1,159 @@
+"""Captions of a published run written again, from its published tables, by the current code.
+
+A publication (``docs/results/<name>/``, rule ``publish``) holds each figure's and table's
+caption beside the table it was written from.  A caption states a verdict ("agrees",
+"DISAGREES"), so it must be the one the current caption code writes from that table: a run
+computed at an older commit and published later, or a caption function changed after a run was
+published, would otherwise leave a caption that contradicts the README.  :func:`recaption`
+writes every caption of a publication again from its tables and the run's configuration
+(``provenance.json``), without running an estimator; the rule ``publish`` calls it, and
+``tests/test_published_captions.py`` checks that every published caption equals what this
+module writes.
+
+:data:`CAPTIONS` says which tables and which settings make each caption; it mirrors the figure
+and table rules of ``workflow/rules/<paper>.smk``.  :data:`NOT_FROM_TABLES` lists the captions
+written from inputs that a publication does not hold (the corpora), which are left as published.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pandas as pd
+
+from topiceval.experiments import bechard2018 as b18
+from topiceval.experiments import capdevila2018 as c4
+from topiceval.experiments import wallach2009 as w2
+from topiceval.io import write_text_atomic
+from topiceval.plots import bechard2018 as b18_plots
+from topiceval.plots import capdevila2018 as c4_plots
+from topiceval.plots import foulds_smyth as fs_plots
+from topiceval.plots import wallach2009 as w2_plots
+
+__all__ = ["CAPTIONS", "NOT_FROM_TABLES", "caption_of", "published_captions", "recaption"]
+
+# A caption's writer: (publication directory, the name's match, the run's configuration) -> text
+Writer = Callable[[Path, re.Match, Mapping], str]
+
+
+def _table(directory: Path, name: str) -> pd.DataFrame:
+    return pd.read_csv(directory / "tables" / name)
+
+
+def _wallach2009(directory: Path, match: re.Match, config: Mapping) -> str:
+    figure = match["figure"]
+    table = _table(directory, f"wallach2009-{figure}.csv")
+    if figure == "f1":
+        synthetic = tuple(n for n, s in w2.data_sets(config["wallach2009"]).items()
+                          if s.synthetic)
+        return w2_plots.caption_f1(table, synthetic)
+    return {"f2": w2_plots.caption_f2, "f3": w2_plots.caption_f3}[figure](table)
+
+
+def _foulds_smyth(directory: Path, match: re.Match, config: Mapping) -> str:
+    cfg, name = config["foulds_smyth"], match["perturbation"]
+    table = _table(directory, f"foulds_smyth-{match['figure']}-{name}.csv")
+    if match["figure"] == "X1":
+        return fs_plots.caption_reciprocal(table, threshold=cfg["threshold"])
+    perturbation = cfg["perturbations"][name]
+    return fs_plots.caption_f1(table, concentration=perturbation["concentration"],
+                               weight=perturbation["weight"],
+                               note=fs_plots.perturbation_note(name, cfg["headline"]))
+
+
+def _capdevila2018(directory: Path, match: re.Match, config: Mapping) -> str:
+    figure = match["figure"]
+    return c4_plots.FIGURE_CAPTIONS[figure](_table(directory, f"capdevila2018-{figure}.csv"))
+
+
+# caption file (relative to the publication) -> its writer; the workflow rule that writes it
+CAPTIONS: dict[re.Pattern, Writer] = {
+    # bechard2018_f4_figure
+    re.compile(r"figures/bechard2018-F4\.caption\.md"):
+        lambda d, m, c: b18_plots.f4_caption(_table(d, "bechard2018-F4.csv")),
+    # bechard2018_topics
+    re.compile(r"tables/bechard2018-(?P<table>T\d)\.caption\.md"):
+        lambda d, m, c: b18.tables_caption(_table(d, f"bechard2018-{m['table']}.csv"),
+                                           m["table"]),
+    # wallach2009_figure
+    re.compile(r"figures/wallach2009-(?P<figure>f\d)\.caption\.md"): _wallach2009,
+    # foulds_smyth_figures
+    re.compile(r"figures/foulds_smyth-(?P<figure>F1|X1)-(?P<perturbation>[\w-]+)\.caption\.md"):
+        _foulds_smyth,
+    # capdevila2018_figure
+    re.compile(r"figures/capdevila2018-(?P<figure>F\d)\.caption\.md"): _capdevila2018,
+    # capdevila2018_t1
+    re.compile(r"tables/capdevila2018-T1\.caption\.md"):
+        lambda d, m, c: c4.caption_t1(_table(d, "capdevila2018-T1.csv")),
+}
+# captions written from what a publication does not hold: corpus_lengths_figure reads the corpora
+NOT_FROM_TABLES = (re.compile(r"figures/corpus_lengths\.caption\.md"),)
+
+
+def _writer(name: str) -> tuple[Writer, re.Match] | None:
+    """The writer of caption file ``name`` and the match of its name, or None."""
+    for pattern, writer in CAPTIONS.items():
+        match = pattern.fullmatch(name)
+        if match:
+            return writer, match
+    return None
+
+
+def caption_of(directory: str | os.PathLike, name: str, config: Mapping) -> str | None:
+    """The caption file ``name`` (relative to the publication ``directory``) as the current code
+    writes it from the publication's tables and the run's ``config``, with its final newline;
+    None for a caption of :data:`NOT_FROM_TABLES`.
+
+    Raises
+    ------
+    ValueError
+        If no writer is known for ``name``.
+    """
+    found = _writer(name)
+    if found is not None:
+        writer, match = found
+        return writer(Path(directory), match, config) + "\n"
+    if any(pattern.fullmatch(name) for pattern in NOT_FROM_TABLES):
+        return None
+    raise ValueError(f"{name}: no caption writer is known for it (topiceval.plots.recaption)")
+
+
+def published_captions(directory: str | os.PathLike) -> list[str]:
+    """The caption files of a publication, relative to it, sorted."""
+    root = Path(directory)
+    return sorted(p.relative_to(root).as_posix() for p in root.glob("*/*.caption.md"))
+
+
+def recaption(directory: str | os.PathLike, config: Mapping | None = None) -> list[str]:
+    """Write every caption of the publication ``directory`` again from its tables.
+
+    Parameters
+    ----------
+    directory : path
+        A publication (rule ``publish``): ``figures/``, ``tables/`` and ``provenance.json``.
+    config : mapping, optional
+        The run's resolved configuration (default: the one in ``provenance.json``).
+
+    Returns
+    -------
+    list of str
+        The caption files whose text changed (relative to ``directory``).  Captions with no
+        known writer, and those of :data:`NOT_FROM_TABLES`, are left as they are.
+    """
+    root = Path(directory)
+    if config is None:
+        config = json.loads((root / "provenance.json").read_text(encoding="utf-8"))["config"]
+    changed = []
+    for name in published_captions(root):
+        if _writer(name) is None:
+            continue  # not written from a table, or unknown here: published as the run wrote it
+        text = caption_of(root, name, config)
+        path = root / name
+        if path.read_text(encoding="utf-8") != text:
+            write_text_atomic(path, text)
+            changed.append(name)
+    return changed

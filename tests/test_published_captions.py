@@ -1,0 +1,67 @@
+"""Every published caption is the one the current code writes from the published table
+(topiceval.plots.recaption; issue 33 item 3): a caption function that changes without the
+publications being written again (``python workflow/scripts/recaption.py docs/results/...``)
+fails here, so a published caption can never contradict the README's verdict."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from topiceval.plots.recaption import (
+    NOT_FROM_TABLES,
+    caption_of,
+    published_captions,
+    recaption,
+)
+from topiceval.provenance import refresh_captions
+from workflow_config import ROOT
+
+PUBLICATIONS = sorted(p.parent for p in (ROOT / "docs" / "results").rglob("provenance.json"))
+CASES = [(d, name) for d in PUBLICATIONS for name in published_captions(d)]
+
+
+def _config(directory: Path) -> dict:
+    return json.loads((directory / "provenance.json").read_text(encoding="utf-8"))["config"]
+
+
+def test_there_are_publications_with_captions():
+    assert len(PUBLICATIONS) >= 6 and len(CASES) >= 30
+
+
+@pytest.mark.parametrize("directory, name", CASES,
+                         ids=[f"{d.relative_to(ROOT / 'docs/results')}/{n}" for d, n in CASES])
+def test_published_caption_is_what_the_current_code_writes(directory, name):
+    expected = caption_of(directory, name, _config(directory))
+    if expected is None:  # written from the corpora, which a publication does not hold
+        assert any(p.fullmatch(name) for p in NOT_FROM_TABLES)
+        return
+    assert (directory / name).read_text(encoding="utf-8") == expected, (
+        f"{directory / name} is not what the current code writes from its table: run "
+        f"python workflow/scripts/recaption.py {directory.relative_to(ROOT)}")
+
+
+def test_an_unknown_caption_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="figures/x-F9.caption.md: no caption writer"):
+        caption_of(tmp_path, "figures/x-F9.caption.md", {})
+
+
+def test_recaption_rewrites_a_stale_caption_and_provenance_says_so(tmp_path):
+    source = ROOT / "docs" / "results" / "paper" / "wallach2009"
+    out = tmp_path / "pub"
+    shutil.copytree(source, out)
+    stale = out / "figures" / "wallach2009-f2.caption.md"
+    fresh = stale.read_text(encoding="utf-8")
+    stale.write_text("Figure 2. LR DISAGREES.\n", encoding="utf-8")
+    (out / "figures" / "x-F1.caption.md").write_text("kept as published\n", encoding="utf-8")
+    prov = refresh_captions(out, ROOT)
+    assert stale.read_text(encoding="utf-8") == fresh
+    assert (out / "figures" / "x-F1.caption.md").read_text() == "kept as published\n"
+    assert "figures/wallach2009-f2.caption.md" in prov["captions"]["rewritten"]
+    assert len(prov["captions"]["commit"]) == 40
+    saved = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    assert saved["captions"] == prov["captions"] and saved["config"] == _config(source)
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "Captions written again from the published tables" in readme
+    assert recaption(out) == []  # written again: nothing left to change

@@ -1,0 +1,33 @@
+"""Write the captions of published runs again from their tables with the current code
+(topiceval.provenance.refresh_captions), e.g. after a caption function changed:
+
+    python workflow/scripts/recaption.py docs/results/default docs/results/paper/*/
+
+Each argument is a publication (a directory with provenance.json); its README.md index and the
+``captions`` entry of its provenance.json are written again too.  No estimator runs.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from topiceval.provenance import refresh_captions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("publications", nargs="+", type=Path,
+                        help="published runs (directories holding provenance.json)")
+    args = parser.parse_args(argv)
+    for directory in args.publications:
+        if not (directory / "provenance.json").is_file():
+            parser.error(f"{directory}: not a publication (no provenance.json)")
+        captions = refresh_captions(directory, ROOT).get("captions", {})
+        print(f"{directory}: captions rewritten so far: {len(captions.get('rewritten', []))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
