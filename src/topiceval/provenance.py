@@ -40,6 +40,7 @@ import pandas as pd
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.plots.recaption import recaption
 
+PUBLISHED = "docs/results"  # where the repository keeps its publications
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
 COPIED = ("figures/*.png", "figures/*.svg", "figures/*.pdf", "figures/*.caption.md",
           "tables/*.csv", "tables/*.caption.md", "timings/*.csv")
@@ -116,13 +117,16 @@ def machine() -> dict:
 
 
 def code_version(root: Path) -> dict:
-    """The commit of ``root``'s git checkout and whether its tracked files had changes."""
+    """The commit of ``root``'s git checkout and whether its tracked files had changes (outside
+    the publications, ``docs/results``)."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               check=False).stdout.strip()
 
     commit = git("rev-parse", "HEAD") or None
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
+    # publications are outputs, not code: rewriting one does not make the code "changed"
+    dirty = (bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                      f":(exclude){PUBLISHED}")) if commit else None)
     return {"commit": commit, "uncommitted_changes": dirty}
 
 
