@@ -402,7 +402,7 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     total = int(matches["overlap"].sum())
     found = ", ".join(f"{r.label} {r.overlap}/5" for r in matches.itertuples())
     trainer = "variational EM" if TABLE_TRAINERS[table] == "vem" else "collapsed Gibbs"
-    missing = sorted({w for m in matches["missing"].fillna("") for w in str(m).split()})
+    missing = sorted({w for m in matches["missing"] if isinstance(m, str) for w in m.split()})
     lines = [f"{PAPER}, Table {table[1]}, lists the top-5 words of six hand-labelled topics of a "
              f"12-topic {trainer} model. Matching our topics to those labels (the assignment "
              f"maximising the probability our topic gives to the paper's five words), our top-5 "
