@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 
 from topiceval.plots.recaption import (
+    DERIVED,
     NOT_FROM_TABLES,
     caption_of,
+    derived_table,
     published_captions,
     recaption,
 )
-from topiceval.provenance import refresh_captions
+from topiceval.provenance import refresh_publication
 from workflow_config import ROOT
 
 PUBLICATIONS = sorted(p.parent for p in (ROOT / "docs" / "results").rglob("provenance.json"))
@@ -42,6 +44,18 @@ def test_published_caption_is_what_the_current_code_writes(directory, name):
         f"python workflow/scripts/recaption.py {directory.relative_to(ROOT)}")
 
 
+DERIVED_CASES = [(d, name) for d in PUBLICATIONS for name in DERIVED if (d / name).exists()]
+
+
+@pytest.mark.parametrize("directory, name", DERIVED_CASES,
+                         ids=[f"{d.relative_to(ROOT / 'docs/results')}/{n}"
+                              for d, n in DERIVED_CASES])
+def test_published_derived_table_is_what_the_current_code_computes(directory, name):
+    """004-F1 is computed from the published 004-F2 table; the published one is the current
+    code's (with the code's proposal beside the paper's, issue 33 item 9)."""
+    assert (directory / name).read_text(encoding="utf-8") == derived_table(directory, name)
+
+
 def test_an_unknown_caption_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="figures/x-F9.caption.md: no caption writer"):
         caption_of(tmp_path, "figures/x-F9.caption.md", {})
@@ -55,13 +69,13 @@ def test_recaption_rewrites_a_stale_caption_and_provenance_says_so(tmp_path):
     fresh = stale.read_text(encoding="utf-8")
     stale.write_text("Figure 2. LR DISAGREES.\n", encoding="utf-8")
     (out / "figures" / "x-F1.caption.md").write_text("kept as published\n", encoding="utf-8")
-    prov = refresh_captions(out, ROOT)
+    prov = refresh_publication(out, ROOT)
     assert stale.read_text(encoding="utf-8") == fresh
     assert (out / "figures" / "x-F1.caption.md").read_text() == "kept as published\n"
-    assert "figures/wallach2009-f2.caption.md" in prov["captions"]["rewritten"]
-    assert len(prov["captions"]["commit"]) == 40
+    assert "figures/wallach2009-f2.caption.md" in prov["rewritten"]["files"]
+    assert len(prov["rewritten"]["commit"]) == 40
     saved = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
-    assert saved["captions"] == prov["captions"] and saved["config"] == _config(source)
+    assert saved["rewritten"] == prov["rewritten"] and saved["config"] == _config(source)
     readme = (out / "README.md").read_text(encoding="utf-8")
-    assert "Captions written again from the published tables" in readme
+    assert "Written again from the published tables (no estimator run)" in readme
     assert recaption(out) == []  # written again: nothing left to change

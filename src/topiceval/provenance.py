@@ -17,9 +17,11 @@ Nothing per shard is copied: the directory holds what a reader opens (figures as
 as Markdown, the tables under ``tables/`` and the timing summaries under ``timings/``).
 
 Every caption written from a table is written again from the published table by the code that
-publishes it (:func:`refresh_captions`, :mod:`topiceval.plots.recaption`), so a run computed at an
-older commit never publishes a caption that the current code would not write; ``provenance.json``
-then names, under ``captions``, the commit that wrote them and the files that changed.
+publishes it (:func:`refresh_publication`, :mod:`topiceval.plots.recaption`), so a run computed
+at an older commit never publishes a caption that the current code would not write; tables
+computed from other published tables (004-F1 from 004-F2) are computed again the same way.
+``provenance.json`` then names, under ``rewritten``, the commit that wrote them and the files
+that changed.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.plots.recaption import recaption
+from topiceval.plots.recaption import recaption, rederive
 
 PUBLISHED = "docs/results"  # where the repository keeps its publications
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
@@ -184,34 +186,36 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
         "files": copied,
     }
     _write_provenance(out, provenance)
-    return refresh_captions(out, root)
+    return refresh_publication(out, root)
 
 
-def refresh_captions(directory, root) -> dict:
-    """Write a publication's captions again from its tables (:func:`recaption`), record the
-    change in its ``provenance.json`` and write its ``README.md`` index again.
+def refresh_publication(directory, root) -> dict:
+    """Write a publication's derived tables with their figures (:func:`rederive`) and its
+    captions (:func:`recaption`) again from its published tables, record the change in its
+    ``provenance.json`` and write its ``README.md`` index again.
 
     Parameters
     ----------
     directory : path
         A publication: ``provenance.json``, ``figures/``, ``tables/``.
     root : path
-        The repository checkout whose code writes the captions (its commit is recorded).
+        The repository checkout whose code writes them (its commit is recorded).
 
     Returns
     -------
     dict
-        The provenance, with ``captions``: the commit that wrote the captions, whether its work
-        tree had uncommitted changes, and the caption files that changed (none: the key is left
-        as it was).
+        The provenance, with ``rewritten``: the commit that wrote the files, whether its work
+        tree had uncommitted changes, and the files that changed (none: the key is left as it
+        was).
     """
     out = Path(directory)
     provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
-    changed = recaption(out, provenance["config"])
+    config = provenance["config"]
+    changed = rederive(out, config.get("figure_format", "png")) + recaption(out, config)
     if changed:
-        previous = provenance.get("captions", {}).get("rewritten", [])
-        provenance["captions"] = {**code_version(Path(root)),
-                                  "rewritten": sorted({*previous, *changed})}
+        previous = provenance.get("rewritten", {}).get("files", [])
+        provenance["rewritten"] = {**code_version(Path(root)),
+                                   "files": sorted({*previous, *changed})}
     _write_provenance(out, provenance)
     return provenance
 
@@ -234,15 +238,16 @@ def _plain(value):
     return value
 
 
-def _captions_note(provenance: dict) -> str:
-    """" Captions written again ..." when the publishing code rewrote some (else "")."""
-    captions = provenance.get("captions")
-    if not captions:
+def _rewritten_note(provenance: dict) -> str:
+    """" Written again ..." when the publishing code rewrote some files (else "")."""
+    rewritten = provenance.get("rewritten")
+    if not rewritten:
         return ""
-    commit = (captions["commit"] or "unknown")[:7]
-    return (f" Captions written again from the published tables by the code of commit `{commit}`"
-            + (" (with uncommitted changes)" if captions["uncommitted_changes"] else "")
-            + f": {', '.join(f'`{name}`' for name in captions['rewritten'])}.")
+    commit = (rewritten["commit"] or "unknown")[:7]
+    return (f" Written again from the published tables (no estimator run) by the code of commit "
+            f"`{commit}`" + (" (with uncommitted changes)" if rewritten["uncommitted_changes"]
+                             else "")
+            + f": {', '.join(f'`{name}`' for name in rewritten['files'])}.")
 
 
 def _readme(provenance: dict, out: Path) -> str:
@@ -257,7 +262,7 @@ def _readme(provenance: dict, out: Path) -> str:
                f"({provenance['machine']['cores']} cores); "
                f"{provenance['totals']['cpu_hours']} CPU hours in the benchmarked rules "
                "(`rule_costs.csv`). `provenance.json` holds the configuration, the machine and "
-               "the versions." + _captions_note(provenance), "",
+               "the versions." + _rewritten_note(provenance), "",
              "| file | caption (first sentence) |", "|---|---|"]
     for name in provenance["files"]:
         if name.endswith(".caption.md"):

@@ -1,17 +1,18 @@
-"""Write the captions of published runs again from their tables with the current code
-(topiceval.provenance.refresh_captions), e.g. after a caption function changed:
+"""Write the captions of published runs (and the tables derived from other published tables,
+with their figures) again from their tables with the current code
+(topiceval.provenance.refresh_publication), e.g. after a caption function changed:
 
     python workflow/scripts/recaption.py docs/results/default docs/results/paper/*/
 
 Each argument is a publication (a directory with provenance.json); its README.md index and the
-``captions`` entry of its provenance.json are written again too.  No estimator runs.
+``rewritten`` entry of its provenance.json are written again too.  No estimator runs.
 """
 
 import argparse
 import sys
 from pathlib import Path
 
-from topiceval.provenance import refresh_captions
+from topiceval.provenance import refresh_publication
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,8 +25,8 @@ def main(argv=None) -> int:
     for directory in args.publications:
         if not (directory / "provenance.json").is_file():
             parser.error(f"{directory}: not a publication (no provenance.json)")
-        captions = refresh_captions(directory, ROOT).get("captions", {})
-        print(f"{directory}: captions rewritten so far: {len(captions.get('rewritten', []))}")
+        rewritten = refresh_publication(directory, ROOT).get("rewritten", {})
+        print(f"{directory}: files written again so far: {len(rewritten.get('files', []))}")
     return 0
 
 

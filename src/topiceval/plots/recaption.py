@@ -1,4 +1,5 @@
-"""Captions of a published run written again, from its published tables, by the current code.
+"""Captions (and derived tables) of a published run written again, from its published tables,
+by the current code.
 
 A publication (``docs/results/<name>/``, rule ``publish``) holds each figure's and table's
 caption beside the table it was written from.  A caption states a verdict ("agrees",
@@ -8,7 +9,9 @@ published, would otherwise leave a caption that contradicts the README.  :func:`
 writes every caption of a publication again from its tables and the run's configuration
 (``provenance.json``), without running an estimator; the rule ``publish`` calls it, and
 ``tests/test_published_captions.py`` checks that every published caption equals what this
-module writes.
+module writes.  A few tables are computed from other published tables, with no estimator
+(:data:`DERIVED`: 004-F1 from 004-F2); :func:`rederive` writes them again the same way, with their
+figures, before the captions are written.
 
 :data:`CAPTIONS` says which tables and which settings make each caption; it mirrors the figure
 and table rules of ``workflow/rules/<paper>.smk``.  :data:`NOT_FROM_TABLES` lists the captions
@@ -34,7 +37,8 @@ from topiceval.plots import capdevila2018 as c4_plots
 from topiceval.plots import foulds_smyth as fs_plots
 from topiceval.plots import wallach2009 as w2_plots
 
-__all__ = ["CAPTIONS", "NOT_FROM_TABLES", "caption_of", "published_captions", "recaption"]
+__all__ = ["CAPTIONS", "DERIVED", "NOT_FROM_TABLES", "caption_of", "derived_table",
+           "published_captions", "recaption", "rederive"]
 
 # A caption's writer: (publication directory, the name's match, the run's configuration) -> text
 Writer = Callable[[Path, re.Match, Mapping], str]
@@ -67,7 +71,14 @@ def _foulds_smyth(directory: Path, match: re.Match, config: Mapping) -> str:
 
 def _capdevila2018(directory: Path, match: re.Match, config: Mapping) -> str:
     figure = match["figure"]
-    return c4_plots.FIGURE_CAPTIONS[figure](_table(directory, f"capdevila2018-{figure}.csv"))
+    table = _table(directory, f"capdevila2018-{figure}.csv")
+    if figure != "F3":
+        return c4_plots.FIGURE_CAPTIONS[figure](table)
+    # judged on the per-document statistics, where the run published them (issue 33)
+    convergence = directory / "tables" / "capdevila2018-F3-convergence.csv"
+    return c4_plots.caption_f3(
+        table, pd.read_csv(convergence) if convergence.exists() else None,
+        config["capdevila2018"]["realistic"].get("convergence"))
 
 
 # caption file (relative to the publication) -> its writer; the workflow rule that writes it
@@ -84,7 +95,7 @@ CAPTIONS: dict[re.Pattern, Writer] = {
     # foulds_smyth_figures
     re.compile(r"figures/foulds_smyth-(?P<figure>F1|X1)-(?P<perturbation>[\w-]+)\.caption\.md"):
         _foulds_smyth,
-    # capdevila2018_figure
+    # capdevila2018_figure (004-F3 also from tables/capdevila2018-F3-convergence.csv)
     re.compile(r"figures/capdevila2018-(?P<figure>F\d)\.caption\.md"): _capdevila2018,
     # capdevila2018_t1
     re.compile(r"tables/capdevila2018-T1\.caption\.md"):
@@ -92,6 +103,47 @@ CAPTIONS: dict[re.Pattern, Writer] = {
 }
 # captions written from what a publication does not hold: corpus_lengths_figure reads the corpora
 NOT_FROM_TABLES = (re.compile(r"figures/corpus_lengths\.caption\.md"),)
+
+
+def _c4_f1(directory: Path) -> pd.DataFrame:
+    """004-F1 from the published 004-F2 summary and the collections' mean lengths (which the
+    004-F1 table holds): ``capdevila2018.kl_vs_length``, as rule capdevila2018_accuracy_tables."""
+    lengths = _table(directory, "capdevila2018-F1.csv").groupby("collection", sort=False)[
+        "mean_length"].first()
+    return c4.kl_vs_length(_table(directory, "capdevila2018-F2.csv"), lengths.to_dict())
+
+
+# a table computed from other published tables -> (its computation, its figure's stem and the
+# figure's drawing function)
+DERIVED: dict[str, tuple[Callable[[Path], pd.DataFrame], str, Callable]] = {
+    "tables/capdevila2018-F1.csv": (_c4_f1, "figures/capdevila2018-F1",
+                                    c4_plots.plot_kl_vs_length),
+}
+
+
+def derived_table(directory: str | os.PathLike, name: str) -> str:
+    """The CSV text of the derived table ``name`` (:data:`DERIVED`) as the current code computes
+    it from the publication's tables."""
+    compute = DERIVED[name][0]
+    return compute(Path(directory)).to_csv(index=False, lineterminator="\n")
+
+
+def rederive(directory: str | os.PathLike, figure_format: str = "png") -> list[str]:
+    """Write the derived tables of a publication (:data:`DERIVED`) again where the current code
+    computes them otherwise, and draw their figures (``figure_format``) again; the files that
+    changed (relative to ``directory``)."""
+    root = Path(directory)
+    changed = []
+    for name, (_, figure, draw) in DERIVED.items():
+        path = root / name
+        if not path.exists():
+            continue
+        text = derived_table(root, name)
+        if path.read_text(encoding="utf-8") != text:
+            write_text_atomic(path, text)
+            draw(pd.read_csv(path), root / f"{figure}.{figure_format}")
+            changed += [name, f"{figure}.{figure_format}"]
+    return changed
 
 
 def _writer(name: str) -> tuple[Writer, re.Match] | None:
