@@ -55,7 +55,8 @@ def _wallach2009(directory: Path, match: re.Match, config: Mapping) -> str:
         synthetic = tuple(n for n, s in w2.data_sets(config["wallach2009"]).items()
                           if s.synthetic)
         return w2_plots.caption_f1(table, synthetic)
-    return {"f2": w2_plots.caption_f2, "f3": w2_plots.caption_f3}[figure](table)
+    return {"f2": w2_plots.caption_f2, "f3": w2_plots.caption_f3,
+            "x1": w2_plots.caption_x1}[figure](table)
 
 
 def _foulds_smyth(directory: Path, match: re.Match, config: Mapping) -> str:
@@ -91,7 +92,7 @@ CAPTIONS: dict[re.Pattern, Writer] = {
         lambda d, m, c: b18.tables_caption(_table(d, f"bechard2018-{m['table']}.csv"),
                                            m["table"]),
     # wallach2009_figure
-    re.compile(r"figures/wallach2009-(?P<figure>f\d)\.caption\.md"): _wallach2009,
+    re.compile(r"figures/wallach2009-(?P<figure>f\d|x1)\.caption\.md"): _wallach2009,
     # foulds_smyth_figures
     re.compile(r"figures/foulds_smyth-(?P<figure>F1|X1)-(?P<perturbation>[\w-]+)\.caption\.md"):
         _foulds_smyth,
