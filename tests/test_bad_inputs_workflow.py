@@ -145,6 +145,10 @@ CONFIG = [
       _on("capdevila2018", "realistic", "convergence", "gap_share")]),
     ("half-enabled-string", ("capdevila2018", "tractable", "enabled"), "no",
      ["'no' is not of type 'boolean'", _on("capdevila2018", "tractable", "enabled")]),
+    ("x1-one-run", ("wallach2009", "x1", "runs"), 1,
+     ["1 is less than the minimum of 2", _on("wallach2009", "x1", "runs")]),
+    ("x1-ladder-of-hm", ("wallach2009", "x1", "ladders", "hm"), 1000,
+     ["'hm' was unexpected", _on("wallach2009", "x1", "ladders")]),
 ]
 
 

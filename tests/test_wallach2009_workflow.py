@@ -29,6 +29,8 @@ def toy_block(**changes):
         "f3": {"dataset": "synth", "scale": 0.002, "lambdas": [0.0, 0.5], "concentration": 1.0,
                "perturbation_seed": 1},
         "t1": {"dataset": "synth", "repeats": 1},
+        "x1": {"datasets": [], "exact": [], "docs": 2, "runs": 2, "doublings": 1,
+               "ladders": {"ais": 5, "chib": 5, "lr": 5}},
     }
     cfg.update(changes)
     return cfg
@@ -223,6 +225,37 @@ def test_shard_checks_its_inputs(toy_files, tmp_path):
     assert not (tmp_path / "r.csv").exists()
     with pytest.raises(ValueError, match="unknown wallach2009 figure 'f4'"):
         w.summarise_figure("f4", [], [], tmp_path / "x.csv", tmp_path / "y.csv")
+
+
+def test_convergence_study_x1(toy_files, tmp_path):
+    """002-X1 (issue 33 item 7): budgets doubling from the first, LR giving LR-W, the exact
+    value where asked; only X1 when F1-F3 and T1 are left out; its figure and caption."""
+    x1 = {"datasets": ["synth", "real"], "exact": ["synth"], "docs": 3, "runs": 3,
+          "doublings": 2, "ladders": {"ais": 5, "chib": 4, "lr": 4}}
+    cfg = toy_block(f1={"datasets": [], "scale": 1.0, "long_ais": [], "exact": []},
+                    f2={"datasets": [], "scale": 1.0}, f3={**toy_block()["f3"], "dataset": None},
+                    t1={"dataset": None, "repeats": 1}, x1=x1)
+    shards = w.workflow_shards(cfg)
+    assert {figure for figure, _ in shards} == {"x1"}
+    labels = {t.setting.label for t in all_tasks(shards) if t.dataset == "real"}
+    assert labels == {"AIS 5", "AIS 10", "AIS 20", "CS 4", "CS 8", "CS 16", "LR 4", "LR 8",
+                      "LR 16"}
+    assert {t.doc_stop for t in all_tasks(shards)} == {2, 3}  # blocks of 2 of the first 3
+    assert "Exact" in {t.setting.label for t in all_tasks(shards) if t.dataset == "synth"}
+    run_grid(cfg, toy_files, tmp_path)
+    table = pd.read_csv(tmp_path / "table-x1.csv")
+    assert set(table["method"]) == {"exact", "ais", "chib", "lr", "lr_wallach"}
+    assert (table["docs"] == 3).all()
+    plots.figure_files("x1", tmp_path / "table-x1.csv", tmp_path / "x1.png", tmp_path / "x1.md")
+    caption = (tmp_path / "x1.md").read_text()
+    assert caption.startswith(f"{w.PAPER}, beyond the paper (issue 33)")
+    assert "- real, AIS: AIS 5 " in caption and "from LR-W at the paper's budget" in caption
+    assert "- synth, CS: " in caption and "from the exact value" in caption
+    assert "- real, LR-W: LR-W 4 " in caption
+    with pytest.raises(ValueError, match="x1.docs = 9 asks for more than the n_docs = 5"):
+        w.workflow_shards(toy_block(x1={**x1, "docs": 9}))
+    with pytest.raises(ValueError, match="unknown method 'hm'"):
+        w.x1_settings({"hm": 10}, 1)
 
 
 def test_figure_and_cost_files(toy_files, tmp_path):
