@@ -16,6 +16,7 @@ from topiceval.plots.recaption import (
     derived_table,
     published_captions,
     recaption,
+    redraw,
 )
 from topiceval.provenance import refresh_publication
 from workflow_config import ROOT
@@ -79,3 +80,15 @@ def test_recaption_rewrites_a_stale_caption_and_provenance_says_so(tmp_path):
     readme = (out / "README.md").read_text(encoding="utf-8")
     assert "Written again from the published tables (no estimator run)" in readme
     assert recaption(out) == []  # written again: nothing left to change
+
+
+def test_figures_drawn_again_from_the_published_tables_are_the_published_ones(tmp_path):
+    """The figures of a publication that its tables alone determine come out byte for byte
+    as published (the drawing is deterministic), so publishing can draw them again."""
+    out = tmp_path / "pub"
+    shutil.copytree(ROOT / "docs" / "results" / "paper" / "capdevila2018", out)
+    config = _config(out)
+    assert redraw(out, config) == []
+    (out / "figures" / "capdevila2018-F1.png").write_bytes(b"stale")
+    assert redraw(out, config) == ["figures/capdevila2018-F1.png"]
+    assert redraw(out, config) == []

@@ -40,7 +40,7 @@ from pathlib import Path
 import pandas as pd
 
 from topiceval.io import write_csv_atomic, write_text_atomic
-from topiceval.plots.recaption import recaption, rederive
+from topiceval.plots.recaption import recaption, rederive, redraw
 
 PUBLISHED = "docs/results"  # where the repository keeps its publications
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
@@ -186,10 +186,10 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
         "files": copied,
     }
     _write_provenance(out, provenance)
-    return refresh_publication(out, root)
+    return refresh_publication(out, root, figures=True)
 
 
-def refresh_publication(directory, root) -> dict:
+def refresh_publication(directory, root, *, figures: bool = False) -> dict:
     """Write a publication's derived tables with their figures (:func:`rederive`) and its
     captions (:func:`recaption`) again from its published tables, record the change in its
     ``provenance.json`` and write its ``README.md`` index again.
@@ -200,6 +200,9 @@ def refresh_publication(directory, root) -> dict:
         A publication: ``provenance.json``, ``figures/``, ``tables/``.
     root : path
         The repository checkout whose code writes them (its commit is recorded).
+    figures : bool
+        Also draw again every figure that the published tables alone determine
+        (:func:`topiceval.plots.recaption.redraw`).
 
     Returns
     -------
@@ -211,7 +214,10 @@ def refresh_publication(directory, root) -> dict:
     out = Path(directory)
     provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
     config = provenance["config"]
-    changed = rederive(out, config.get("figure_format", "png")) + recaption(out, config)
+    changed = rederive(out, config.get("figure_format", "png"))
+    if figures:
+        changed += redraw(out, config)
+    changed += recaption(out, config)
     if changed:
         previous = provenance.get("rewritten", {}).get("files", [])
         provenance["rewritten"] = {**code_version(Path(root)),

@@ -11,7 +11,8 @@ writes every caption of a publication again from its tables and the run's config
 ``tests/test_published_captions.py`` checks that every published caption equals what this
 module writes.  A few tables are computed from other published tables, with no estimator
 (:data:`DERIVED`: 004-F1 from 004-F2); :func:`rederive` writes them again the same way, with their
-figures, before the captions are written.
+figures, before the captions are written; :func:`redraw` draws the figures that the published
+tables alone determine (:data:`FIGURES`) again, when the drawing code changed.
 
 :data:`CAPTIONS` says which tables and which settings make each caption; it mirrors the figure
 and table rules of ``workflow/rules/<paper>.smk``.  :data:`NOT_FROM_TABLES` lists the captions
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -31,14 +33,14 @@ import pandas as pd
 from topiceval.experiments import bechard2018 as b18
 from topiceval.experiments import capdevila2018 as c4
 from topiceval.experiments import wallach2009 as w2
-from topiceval.io import write_text_atomic
+from topiceval.io import atomic_path, write_text_atomic
 from topiceval.plots import bechard2018 as b18_plots
 from topiceval.plots import capdevila2018 as c4_plots
 from topiceval.plots import foulds_smyth as fs_plots
 from topiceval.plots import wallach2009 as w2_plots
 
-__all__ = ["CAPTIONS", "DERIVED", "NOT_FROM_TABLES", "caption_of", "derived_table",
-           "published_captions", "recaption", "rederive"]
+__all__ = ["CAPTIONS", "DERIVED", "FIGURES", "NOT_FROM_TABLES", "caption_of", "derived_table",
+           "published_captions", "recaption", "redraw", "rederive"]
 
 # A caption's writer: (publication directory, the name's match, the run's configuration) -> text
 Writer = Callable[[Path, re.Match, Mapping], str]
@@ -144,6 +146,57 @@ def rederive(directory: str | os.PathLike, figure_format: str = "png") -> list[s
             write_text_atomic(path, text)
             draw(pd.read_csv(path), root / f"{figure}.{figure_format}")
             changed += [name, f"{figure}.{figure_format}"]
+    return changed
+
+
+def _draw_wallach2009(directory: Path, match: re.Match, config: Mapping, path: Path) -> None:
+    plot = {"f1": w2_plots.plot_f1, "f2": w2_plots.plot_f2, "f3": w2_plots.plot_f3,
+            "x1": w2_plots.plot_x1}[match["figure"]]
+    plot(_table(directory, f"wallach2009-{match['figure']}.csv"), path)
+
+
+def _draw_capdevila2018(directory: Path, match: re.Match, config: Mapping, path: Path) -> None:
+    figure = match["figure"]
+    table = _table(directory, f"capdevila2018-{figure}.csv")
+    if figure == "F1":
+        c4_plots.plot_kl_vs_length(table, path)
+    elif figure == "F2":
+        c4_plots.plot_accuracy(table, path)
+    else:
+        convergence = directory / "tables" / "capdevila2018-F3-convergence.csv"
+        c4_plots.plot_loglik(table, path,
+                             pd.read_csv(convergence) if convergence.exists() else None)
+
+
+# figures drawn from the published tables alone -> the drawing (Foulds & Smyth's figures need the
+# per-document rows, corpus_lengths the corpora: neither is published, so they are not redrawn)
+FIGURES: dict[re.Pattern, Callable[[Path, re.Match, Mapping, Path], None]] = {
+    re.compile(r"figures/bechard2018-F4\.(png|pdf|svg)"):
+        lambda d, m, c, path: b18_plots.plot_perplexity_vs_topics(
+            _table(d, "bechard2018-F4.csv"), path),
+    re.compile(r"figures/wallach2009-(?P<figure>f\d|x1)\.(png|pdf|svg)"): _draw_wallach2009,
+    re.compile(r"figures/capdevila2018-(?P<figure>F\d)\.(png|pdf|svg)"): _draw_capdevila2018,
+}
+
+
+def redraw(directory: str | os.PathLike, config: Mapping) -> list[str]:
+    """Draw every figure of :data:`FIGURES` in a publication again from its tables with the
+    current code; the figures whose bytes changed (relative to ``directory``)."""
+    root = Path(directory)
+    changed = []
+    for path in sorted((root / "figures").glob("*.*")):
+        name = path.relative_to(root).as_posix()
+        for pattern, draw in FIGURES.items():
+            match = pattern.fullmatch(name)
+            if match is None:
+                continue
+            with tempfile.TemporaryDirectory() as scratch:
+                fresh = Path(scratch) / path.name
+                draw(root, match, config, fresh)
+                if fresh.read_bytes() != path.read_bytes():
+                    with atomic_path(path) as tmp:
+                        tmp.write_bytes(fresh.read_bytes())
+                    changed.append(name)
     return changed
 
 
