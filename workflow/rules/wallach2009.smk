@@ -178,7 +178,8 @@ rule wallach2009_summary:
 
 rule wallach2009_figure:
     input:
-        f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        table=f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        stats=f"{RESULTS}/tables/corpus_stats.csv",  # the caption's Data line
     output:
         figure=in_report(
             f"{RESULTS}/figures/wallach2009-{{figure}}.{FIG}",
@@ -190,8 +191,6 @@ rule wallach2009_figure:
         ),
         caption=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.md",
         caption_rst=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.rst",
-    params:
-        synthetic=[n for n, s in W2_SETS.items() if s.synthetic],
     wildcard_constraints:
         figure=W2_FIGURE,
     log:

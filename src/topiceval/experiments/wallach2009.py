@@ -84,6 +84,15 @@ ROW_COLUMNS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "tok
                "site_updates", "seconds", "threads"]
 
 PAPER = "Wallach, Murray, Salakhutdinov & Mimno (2009)"
+# the paper's Table 2 (V, mean and sd of the document length; the synthetic sets' "true" models
+# were fitted to CS abstracts) and which of it each of our corpora stands for: 20 Newsgroups is
+# the paper's own, AP and KOS stand in for PubMed and the New York Times, which are not
+# available (docs/methods/experiments.md#wallach2009)
+PAPER_DATA = {"cs": ("CS abstracts", 9_242, None, None),
+              "20newsgroups": ("20 Newsgroups", 22_695, 120.4, 296.2),
+              "pubmed": ("PubMed Central abstracts", 30_262, 101.8, 49.2),
+              "nyt": ("New York Times articles", 50_412, 230.6, 250.5)}
+PAPER_COLLECTION = {"20newsgroups": "20newsgroups", "ap": "pubmed", "kos": "nyt", "nips": "cs"}
 
 PAPER_T1 = ("CS (S = 1000) and LR (R = 20) on a 200-word synthetic document (T = 50) each ran "
             "in 3.2 s on a 1000 MHz Opteron 175; costs in Gibbs site updates: AIS S N, HM "
@@ -520,6 +529,49 @@ def data_sets(cfg: Mapping) -> dict[str, DataSet]:
         out[name] = DataSet(name, dataset, variant, int(entry.get("topics", cfg["topics"])),
                             entry.get("doc_length"))
     return out
+
+
+def data_text(sets: Mapping[str, DataSet], stats: pd.DataFrame) -> str:
+    """The data sets of ``sets`` beside the paper's Table 2 (V; mean +/- sd tokens), from the
+    run's corpus statistics (``corpus_stats.csv``, rows of split "all"): the paper's collection
+    or the one it stands in for, and for a synthetic set the corpus its true model was fitted
+    to."""
+    rows = stats[stats["split"] == "all"].set_index(["dataset", "variant"])
+    parts = []
+    for name, data in sets.items():
+        ours = rows.loc[(data.dataset, data.variant)]
+        key = PAPER_COLLECTION.get(data.dataset)
+        paper, paper_v, mean, sd = PAPER_DATA[key] if key else (None, None, None, None)
+        if data.synthetic:
+            parts.append(f"{name} (T = {data.topics}, {data.doc_length} tokens per document): "
+                         f"true model fitted to {data.dataset}/{data.variant} "
+                         f"({int(ours['D']):,} documents, V {int(ours['V']):,})"
+                         + (f", standing in for the paper's {paper} (V {paper_v:,})"
+                            if key and key != data.dataset else ""))
+            continue
+        text = (f"{name}: V {int(ours['V']):,}, {ours['mean_length']:.1f} +/- "
+                f"{ours['sd_length']:.1f} tokens")
+        if key == data.dataset:
+            text += f" (the paper's: V {paper_v:,}, {mean} +/- {sd})"
+        elif key:
+            text += (f", standing in for the paper's {paper} (V {paper_v:,}, {mean} +/- {sd}; "
+                     "not available)")
+        parts.append(text)
+    return "; ".join(parts) + "."
+
+
+def stand_ins(sets: Mapping[str, DataSet]) -> str:
+    """Which of ``sets`` stand in for which of the paper's collections, in a phrase ("" when
+    none does)."""
+    real = [(n, PAPER_DATA[PAPER_COLLECTION[d.dataset]][0]) for n, d in sets.items()
+            if not d.synthetic and PAPER_COLLECTION.get(d.dataset, d.dataset) != d.dataset]
+    fitted = sorted({d.dataset for d in sets.values()
+                     if d.synthetic and PAPER_COLLECTION.get(d.dataset) == "cs"})
+    parts = [f"{n} stands in for the paper's {p}" for n, p in real]
+    if fitted:
+        parts.append(f"the synthetic sets' true models are fitted to {', '.join(fitted)}, not "
+                     f"to {PAPER_DATA['cs'][0]}")
+    return "; ".join(parts)
 
 
 def _known(cfg, names, what):

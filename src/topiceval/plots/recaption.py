@@ -53,12 +53,10 @@ def _table(directory: Path, name: str) -> pd.DataFrame:
 def _wallach2009(directory: Path, match: re.Match, config: Mapping) -> str:
     figure = match["figure"]
     table = _table(directory, f"wallach2009-{figure}.csv")
-    if figure == "f1":
-        synthetic = tuple(n for n, s in w2.data_sets(config["wallach2009"]).items()
-                          if s.synthetic)
-        return w2_plots.caption_f1(table, synthetic)
-    return {"f2": w2_plots.caption_f2, "f3": w2_plots.caption_f3,
-            "x1": w2_plots.caption_x1}[figure](table)
+    sets = w2.data_sets(config["wallach2009"])
+    synthetic = tuple(n for n, s in sets.items() if s.synthetic)
+    data = w2_plots.figure_data(table, sets, _table(directory, "corpus_stats.csv"))
+    return w2_plots.caption_of_figure(figure, table, synthetic=synthetic, data=data)
 
 
 def _foulds_smyth(directory: Path, match: re.Match, config: Mapping) -> str:
@@ -93,7 +91,7 @@ CAPTIONS: dict[re.Pattern, Writer] = {
     re.compile(r"tables/bechard2018-(?P<table>T\d)\.caption\.md"):
         lambda d, m, c: b18.tables_caption(_table(d, f"bechard2018-{m['table']}.csv"),
                                            m["table"]),
-    # wallach2009_figure
+    # wallach2009_figure (the Data line from tables/corpus_stats.csv)
     re.compile(r"figures/wallach2009-(?P<figure>f\d|x1)\.caption\.md"): _wallach2009,
     # foulds_smyth_figures
     re.compile(r"figures/foulds_smyth-(?P<figure>F1|X1)-(?P<perturbation>[\w-]+)\.caption\.md"):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -298,15 +298,27 @@ def _verdict(ok: bool) -> str:
     return "agrees" if ok else "DISAGREES"
 
 
+def _data(data: tuple[str, str] | None) -> tuple[str, list[str]]:
+    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line) of
+    ``data`` = (``experiment.stand_ins``, ``experiment.data_text``) of the figure's data sets."""
+    if data is None:
+        return "", []
+    phrase, text = data
+    return (f" ({phrase})" if phrase else ""), [f"Data (ours beside the paper's Table 2): {text}"]
+
+
 def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
-                                                                   "synthetic-50")) -> str:
-    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees."""
+                                                                   "synthetic-50"),
+               data: tuple[str, str] | None = None) -> str:
+    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees;
+    ``data`` (``figure_data``) says which collections the data sets are and stand for."""
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 1: log P(w_d | Phi, alpha m) summed over the held-out "
-             "documents of each data set (nats); each document's estimate is the mean of "
+             f"documents of each data set{phrase} (nats); each document's estimate is the mean of "
              f"{_runs(summary)} runs in probability space, bars +/- one bootstrap standard "
              "deviation. Top row: every method; bottom row: the competitive ones on a zoomed "
              "axis.",
-             LABELS_F1, f"Paper: {PAPER_F1}", "Ours:"]
+             LABELS_F1, *data_line, f"Paper: {PAPER_F1}", "Ours:"]
     datasets = list(dict.fromkeys(summary["dataset"]))
     seq = summary[summary["method"] != "lr_wallach"]
     lrw = summary[summary["method"] == "lr_wallach"]
@@ -367,14 +379,15 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
     return "\n".join(lines)
 
 
-def caption_f2(summary: pd.DataFrame) -> str:
+def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
     """002-F2 caption: paper's finding and the comparison of ET, LR with AIS per data set."""
     runs = _runs(summary)
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 2: document completion, log P(w2_d | w1_d, Phi, alpha "
-             "m) summed over the held-out documents of each data set (nats), w1_d the first "
-             f"floor(N_d / 2) tokens of document d and w2_d the rest; mean of {runs} runs per "
-             "document in probability space, bars +/- one bootstrap standard deviation.",
-             LABELS_F2, f"Paper: {PAPER_F2}", "Ours:"]
+             f"m) summed over the held-out documents of each data set{phrase} (nats), w1_d the "
+             f"first floor(N_d / 2) tokens of document d and w2_d the rest; mean of {runs} runs "
+             "per document in probability space, bars +/- one bootstrap standard deviation.",
+             LABELS_F2, *data_line, f"Paper: {PAPER_F2}", "Ours:"]
     seq = summary[summary["method"] != "lr_wallach"]
     lrw = summary[summary["method"] == "lr_wallach"]
     for name in dict.fromkeys(seq["dataset"]):
@@ -395,14 +408,15 @@ def caption_f2(summary: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def caption_f3(summary: pd.DataFrame) -> str:
+def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
     """002-F3 caption: the effect at the largest lambda, per method and perturbation kind."""
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 3: sum over the held-out documents of log "
              "P_lambda(w_d) - log P_0(w_d) (nats), where the topics Phi (left) or the prior mean "
              "m (right) are replaced by (1 - lambda) times themselves plus lambda times random "
              "ones; one data set (wallach2009.f3.dataset of the configuration: synthetic-50, as "
-             "in the paper, by default), bars +/- one bootstrap standard deviation.", LABELS_F3,
-             f"Paper: {PAPER_F3}", "Ours:"]
+             f"in the paper, by default){phrase}, bars +/- one bootstrap standard deviation.",
+             LABELS_F3, *data_line, f"Paper: {PAPER_F3}", "Ours:"]
     top = summary[summary["lam"] == summary["lam"].max()]
 
     def effect(kind, setting):
@@ -436,17 +450,18 @@ PAPER_X1 = ("(not studied; the paper's Figure 1 finds LR, Wallach's Algorithm 3,
             "temperatures)")
 
 
-def caption_x1(summary: pd.DataFrame) -> str:
+def caption_x1(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
     """002-X1 caption: per data set, where each unbiased estimator settles (the first budget
     from which no doubling moves it by more than its Monte Carlo error, twice the bootstrap sd
     of the change, as every tie of the captions) and where it settles against LR-W at the
     paper's budget (below, above, or within twice the sd of the difference)."""
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, beyond the paper (issue 33): does Wallach's Algorithm 3 "
              "over-estimate on real data? sum over the first held-out documents of each data "
-             "set of log P(w_d | Phi, alpha m) (nats), each document's estimate the mean of "
-             f"{_runs(summary)} runs in probability space, bars +/- one bootstrap standard "
-             "deviation, against the work per document and run (Gibbs site updates).",
-             LABELS_X1, f"Paper: {PAPER_X1}", "Ours:"]
+             f"set{phrase} of log P(w_d | Phi, alpha m) (nats), each document's estimate the "
+             f"mean of {_runs(summary)} runs in probability space, bars +/- one bootstrap "
+             "standard deviation, against the work per document and run (Gibbs site updates).",
+             LABELS_X1, *data_line, f"Paper: {PAPER_X1}", "Ours:"]
     verdicts: dict[str, list[str]] = {"below": [], "above": [], "undecided": []}
     for name in dict.fromkeys(summary["dataset"]):
         part = summary[summary["dataset"] == name]
@@ -509,24 +524,38 @@ def _settling(ladder: pd.DataFrame, reference) -> tuple[str, str | None]:
     return text + f"; largest budget {diff:+.1f} +/- {sd:.1f} from LR-W at the paper's budget", side
 
 
-def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
-                 caption_path: str | os.PathLike, *,
-                 synthetic: tuple[str, ...] = ("synthetic-3", "synthetic-50")) -> None:
-    """Rule ``wallach2009_figure``: draw 002-F1, F2 or F3 from its table and write its caption
-    (``synthetic`` names the synthetic data sets for the F1 caption)."""
-    table = pd.read_csv(table_path)
+def figure_data(table: pd.DataFrame, sets: Mapping, stats: pd.DataFrame) -> tuple[str, str]:
+    """(stand-in phrase, data line) of a figure's data sets (those in ``table``; ``sets`` from
+    ``experiment.data_sets``, ``stats`` the run's ``corpus_stats.csv``), for its caption."""
+    shown = {n: sets[n] for n in dict.fromkeys(table["dataset"]) if n in sets} \
+        if "dataset" in table else {}
+    return experiment.stand_ins(shown), experiment.data_text(shown, stats)
+
+
+def caption_of_figure(figure: str, table: pd.DataFrame, *,
+                      synthetic: tuple[str, ...] = ("synthetic-3", "synthetic-50"),
+                      data: tuple[str, str] | None = None) -> str:
+    """The caption of 002-F1, F2, F3 or X1 from its table (``data``: ``figure_data``)."""
     if figure == "f1":
-        plot_f1(table, figure_path)
-        caption = caption_f1(table, synthetic)
-    elif figure == "f2":
-        plot_f2(table, figure_path)
-        caption = caption_f2(table)
-    elif figure == "f3":
-        plot_f3(table, figure_path)
-        caption = caption_f3(table)
-    elif figure == "x1":
-        plot_x1(table, figure_path)
-        caption = caption_x1(table)
-    else:
+        return caption_f1(table, synthetic, data)
+    captions = {"f2": caption_f2, "f3": caption_f3, "x1": caption_x1}
+    if figure not in captions:
         raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3, x1")
+    return captions[figure](table, data)
+
+
+def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
+                 caption_path: str | os.PathLike, *, sets: Mapping | None = None,
+                 stats_path: str | os.PathLike | None = None) -> None:
+    """Rule ``wallach2009_figure``: draw 002-F1, F2, F3 or X1 from its table and write its
+    caption; ``sets``, the configuration's data sets (``experiment.data_sets``), name the
+    synthetic ones for the F1 caption (default synthetic-3 and synthetic-50) and, with
+    ``stats_path``, the run's corpus statistics, give its Data line."""
+    table = pd.read_csv(table_path)
+    synthetic = (("synthetic-3", "synthetic-50") if sets is None else
+                 tuple(n for n, s in sets.items() if s.synthetic))
+    data = (figure_data(table, sets, pd.read_csv(stats_path))
+            if sets is not None and stats_path is not None else None)
+    caption = caption_of_figure(figure, table, synthetic=synthetic, data=data)
+    {"f1": plot_f1, "f2": plot_f2, "f3": plot_f3, "x1": plot_x1}[figure](table, figure_path)
     write_text_atomic(caption_path, caption + "\n")
