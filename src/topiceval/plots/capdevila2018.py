@@ -194,20 +194,25 @@ def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike,
 
 def _plot_distances(axes, names, convergence: pd.DataFrame) -> None:
     """Per collection: each method's mean |log p-hat_d(S) - log p-hat_d(S_max)| against S (the
-    last checkpoint, 0 by construction, left out), band +/- 2 standard errors."""
+    last checkpoint, 0 by construction, left out), band +/- 2 standard errors (its lower edge
+    cut at half the panel's smallest mean)."""
     distance = convergence[convergence["statistic"] == "distance"]
     for ax, name in zip(axes, names, strict=False):
         panel = distance[distance["collection"] == name]
+        panel = panel[(panel["samples"] < panel["samples"].max()) & (panel["mean"] > 0)]
+        # the band's lower edge is cut at half the panel's smallest mean, so that a wide band
+        # does not stretch the log axis over decades
+        floor = 0.5 * panel["mean"].min() if len(panel) else 1e-6
         for method, group in panel.groupby("method", sort=False):
-            group = group[group["samples"] < group["samples"].max()].sort_values("samples")
-            value = np.maximum(group["mean"].to_numpy(), 1e-6)
+            group = group.sort_values("samples")
+            value = group["mean"].to_numpy()
             band = 2 * group["se"].fillna(0.0).to_numpy()
             ax.plot(group["samples"], value, color=_color(method), linestyle=_style(method))
-            ax.fill_between(group["samples"], np.maximum(value - band, 1e-6), value + band,
+            ax.fill_between(group["samples"], np.maximum(value - band, floor), value + band,
                             color=_color(method), alpha=0.25, linewidth=0)
         ax.set_title(f"{name}: distance from the final value", fontsize="small")
         ax.set(xscale="log", yscale="log", xlabel="samples S",
-               ylabel=r"mean $|\log \hat p_d(S) - \log \hat p_d(S_{max})|$ (nats)")
+               ylabel="mean distance per document (nats)")
         _log_ticks(ax.xaxis)
 
 
