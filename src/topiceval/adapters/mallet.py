@@ -243,17 +243,13 @@ def _plain_integer(text: str, bound: int) -> int:
 
 
 def _check_topic_range(topic: np.ndarray, n_topics: int, text, path: Path) -> None:
-    """The T distinct topics must be 0..T-1 (a larger one means a missing one); ``text`` holds
-    them as written."""
+    """The T distinct topics must be 0..T-1; ``text`` holds them as written."""
     beyond = np.flatnonzero(topic >= n_topics)
     if beyond.size:
-        present = np.zeros(n_topics, dtype=bool)
-        present[topic[topic < n_topics]] = True
         row = int(beyond[0])
         raise ValueError(
-            f"{path}, line {row + 1}: topic {text.iat[row]} is beyond the {n_topics} topics the "
-            f"file lists, so topic {int(np.argmin(present))} never appears (MALLET writes topics "
-            "0..T-1)"
+            f"{path}, line {row + 1}: topic {text.iat[row]} is outside 0..{n_topics - 1}: the "
+            f"file lists {n_topics} distinct topics, which MALLET numbers 0..{n_topics - 1}"
         )
 
 
