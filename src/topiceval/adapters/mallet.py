@@ -41,6 +41,7 @@ from topiceval.vocabulary import vocabulary_words
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+    import pandas as pd
 
 STATE_HEADER = b"#doc source pos typeindex type topic"
 GZIP_MAGIC = b"\x1f\x8b"
@@ -136,7 +137,7 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
     path = Path(path)
     alpha_m = _check_alpha(alpha)
     frame = _read_weights(path)
-    topic, n_topics = _topics(frame["topic"].to_numpy(dtype=object), path)
+    topic, n_topics = _topics(frame["topic"].to_numpy(dtype=object))
     weight_text = frame["weight"].to_numpy(dtype=object)
     try:
         weight = weight_text.astype(np.float64)  # Python's float(): correctly rounded
@@ -202,7 +203,7 @@ def _check_alpha(alpha) -> np.ndarray:
     return values
 
 
-def _read_weights(path: Path):
+def _read_weights(path: Path) -> pd.DataFrame:
     """The weights file as a frame of three text columns, after checking it is whole."""
     import pandas as pd
 
@@ -224,7 +225,7 @@ def _read_weights(path: Path):
         raise ValueError(f"{path}: not a MALLET topic-word weights file ({exc})") from None
 
 
-def _topics(text: np.ndarray, path: Path) -> tuple[np.ndarray, int]:
+def _topics(text: np.ndarray) -> tuple[np.ndarray, int]:
     """Each line's topic as int64 (-1 where it is not a plain decimal integer) and T, the number
     of distinct topics (every one of which is then below T, else ``_check_topic_range``)."""
     import pandas as pd
@@ -242,7 +243,7 @@ def _plain_integer(text: str, bound: int) -> int:
     return min(int(text), bound)
 
 
-def _check_topic_range(topic: np.ndarray, n_topics: int, text, path: Path) -> None:
+def _check_topic_range(topic: np.ndarray, n_topics: int, text: pd.Series, path: Path) -> None:
     """The T distinct topics must be 0..T-1; ``text`` holds them as written."""
     beyond = np.flatnonzero(topic >= n_topics)
     if beyond.size:
