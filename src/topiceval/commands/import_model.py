@@ -237,11 +237,12 @@ def read_vocabulary(path: str | os.PathLike, trust_pickle: bool):
 
 
 def _parse_alpha(text: str) -> np.ndarray:
-    """One number or several separated by commas (or spaces) -> float64 array."""
+    """One positive number or several separated by commas (or spaces) -> float64 array."""
     try:
         values = [float(x) for x in re.split(r"[,\s]+", text.strip()) if x]
     except ValueError:
         values = []
-    if not values:
-        raise ValueError(f"--alpha must be a number or numbers separated by commas, got {text!r}")
+    if not values or not all(np.isfinite(x) and x > 0 for x in values):
+        raise ValueError(f"--alpha must be a positive number or positive numbers separated by "
+                         f"commas, got {text!r}")
     return np.asarray(values[0] if len(values) == 1 else values, dtype=np.float64)
