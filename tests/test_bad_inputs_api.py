@@ -15,8 +15,9 @@ import pytest
 import scipy.sparse as sp
 
 import topiceval
-from topiceval import cli
+from topiceval import adapters, cli
 from topiceval.corpus import Corpus, CorpusError
+from topiceval.data.preprocess import Recipe
 from topiceval.estimators import gapfa, lda
 from topiceval.limits import WorkLimitError
 from topiceval.models import GaPModel, LDAModel, ModelError, save_model
@@ -279,6 +280,41 @@ CASES = [
     ("fit_gapfa strings", lambda: fit_gapfa(np.array([["1"]]), 2), ValueError,
      "counts must be a numeric"),
     ("fit_gapfa negative counts", lambda: fit_gapfa(-COUNTS, 2), ValueError, "non-negative"),
+    ("fit_gapfa all-zero counts", lambda: fit_gapfa(np.zeros((3, 4), int), 2), ValueError,
+     "counts holds no words to train on (all 3 x 4 counts are 0)"),
+    ("fit_gapfa all-zero sparse counts", lambda: fit_gapfa(sp.csr_matrix((3, 4), dtype=int), 2),
+     ValueError, "counts holds no words to train on"),
+    ("fit_gibbs all-empty documents", lambda: fit_gibbs([[], []], 2), ValueError,
+     "corpus_or_docs holds no tokens to train on (documents: 2, all empty)"),
+    ("fit_gibbs all-empty corpus", lambda: fit_gibbs(Corpus.from_documents([[]], WORDS), 2),
+     ValueError, "corpus_or_docs holds no tokens to train on"),
+    ("fit_vem all-empty documents with V", lambda: fit_vem([[], []], 2, V=3), ValueError,
+     "corpus_or_docs holds no tokens to train on"),
+    ("fit_vem no documents", lambda: fit_vem([], 2), ValueError,
+     "corpus_or_docs holds no tokens to train on (documents: 0"),
+    ("fit_gapfa threads a float", lambda: fit_gapfa(COUNTS, 2, iterations=2, burnin=1,
+                                                    threads=1.0), ValueError,
+     "threads must be an integer, got 1.0"),
+    ("fit_gapfa threads negative", lambda: fit_gapfa(COUNTS, 2, iterations=2, burnin=1,
+                                                     threads=-1), ValueError,
+     "threads must be an integer in [0, 2**63), got -1"),
+    ("evaluate threads a bool", lambda: topiceval.evaluate(MODEL, DOCS, threads=True),
+     ValueError, "threads must be an integer, got True"),
+    ("GaP-FA threads a string", gap(threads="2"), ValueError, "threads must be an integer"),
+    # ---------------------------------------------------------------- importers
+    ("from_mallet_weights alpha a string",
+     lambda: adapters.from_mallet_weights("weights.txt", "0.1"), ValueError,
+     "alpha must be a positive number, or one per topic, got str '0.1'"),
+    ("from_mallet_weights alpha strings",
+     lambda: adapters.from_mallet_weights("weights.txt", ["0.1", "0.2"]), ValueError,
+     "alpha must be a positive number, or one per topic, got list"),
+    ("from_mallet_weights alpha None", lambda: adapters.from_mallet_weights("weights.txt", None),
+     ValueError, "alpha must be a positive number, or one per topic, got NoneType"),
+    ("from_mallet_weights alpha zero", lambda: adapters.from_mallet_weights("weights.txt", 0),
+     ValueError, "alpha must lie in [1e-301, 1e+301], got 0.0"),
+    ("from_mallet_weights alpha a matrix",
+     lambda: adapters.from_mallet_weights("weights.txt", np.ones((2, 2))), ValueError,
+     "alpha must be a positive number, or one per topic, got ndarray"),
 ]
 
 
@@ -293,6 +329,34 @@ def test_bad_input_names_the_problem(case, call, error, message):
 
 def test_the_battery_is_large_enough():
     assert len(CASES) >= 80
+
+
+# NumPy integers are integers wherever an int is accepted (a count from an array, a shape)
+I = np.int64
+NUMPY_INTEGER_CASES = [
+    ("evaluate threads, runs, seed",
+     lambda: topiceval.evaluate(MODEL, DOCS, method="lr", threads=I(1), runs=I(2), seed=I(3),
+                                progress=False)),
+    ("evaluate threads int32", lambda: topiceval.evaluate(MODEL, DOCS, method="lr",
+                                                          threads=np.int32(1), progress=False)),
+    ("LDA estimate settings and seed", est(particles=I(3), seed=I(1))),
+    ("LDA estimate_runs runs", lambda: lda.estimate_runs("lr", DOCS, PHI, AM, runs=I(2))),
+    ("GaP-FA estimate threads and samples", gap(threads=I(1), samples=I(2))),
+    ("fit_gapfa n_topics, iterations, threads, seed",
+     lambda: fit_gapfa(COUNTS, I(2), iterations=I(2), burnin=I(1), threads=I(1), seed=I(0))),
+    ("fit_gibbs n_topics, sweeps, threads, seed",
+     lambda: fit_gibbs(DOCS, I(2), sweeps=I(2), threads=I(1), seed=I(0))),
+    ("fit_vem n_topics, max_iter, threads, V",
+     lambda: fit_vem(DOCS, I(2), max_iter=I(2), threads=I(1), V=I(3))),
+    ("from_counts seed", lambda: Corpus.from_counts(COUNTS, WORDS, seed=I(1))),
+    ("a recipe's counts", lambda: Recipe("r", min_count=I(2), top_k=I(0))),
+]
+
+
+@pytest.mark.parametrize("call", [pytest.param(call, id=case) for case, call
+                                  in NUMPY_INTEGER_CASES])
+def test_numpy_integers_are_accepted(call):
+    call()
 
 
 # ------------------------------------------------------------------------------- command line
@@ -360,3 +424,30 @@ def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
     assert len(err.splitlines()) == 1, err
     assert message in err, err
     assert not (files / "out.csv").exists() and not (files / "x.npz").exists()
+
+
+# options refused while the command line is parsed: argparse's usage, then one error line
+PARSE_CASES = [
+    ("token-regex unbalanced", ["--token-regex", "("],
+     "argument --token-regex: '(' is not a regular expression (missing ) at position 1)"),
+    ("token-regex with groups", ["--token-regex", r"(\w)(\w)"],
+     r"argument --token-regex: '(\w)(\w)' has 2 capturing group(s), whose text would be the "
+     "tokens instead of the whole matches; write (?:...) to group"),
+    ("token-regex matching nothing", ["--token-regex", r"\S*"],
+     r"argument --token-regex: '\S*' matches the empty string"),
+]
+
+
+@pytest.mark.parametrize(("case", "options", "message"), PARSE_CASES,
+                         ids=[case[0] for case in PARSE_CASES])
+def test_bad_options_are_refused_when_parsed(case, options, message, files, capsys):
+    argv = ["evaluate", "--model", str(files / "m.npz"), "--docs", str(files / "docs.txt"),
+            *options, "--out", str(files / "out.csv")]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2, case
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(f"topiceval evaluate: error: {message}"), err
+    assert not (files / "out.csv").exists()

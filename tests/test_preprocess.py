@@ -191,7 +191,9 @@ def test_recipe_and_option_errors():
         ({"max_df": 0.0}, "max_df must lie in"),
         ({"top_k": -1}, "top_k must be"),
         ({"lowercase": "yes"}, "lowercase must be true or false"),
-        ({"token_pattern": "("}, "bad token_pattern"),
+        ({"token_pattern": "("}, r"bad token_pattern: '\(' is not a regular expression"),
+        ({"token_pattern": r"(\w+)-(\w+)"}, r"bad token_pattern: .* 2 capturing group\(s\)"),
+        ({"token_pattern": r"\w*"}, "bad token_pattern: .* matches the empty string"),
         ({"normalize": "snowball"}, "normalize='snowball'"),
     ):
         with pytest.raises(ValueError, match=message):

@@ -1,8 +1,9 @@
 """Argument checks shared by the estimators, the trainers and the corpus: every bad input becomes
 a ``ValueError`` naming the argument, what it must be and what it was, before any kernel runs.
 
-* integers: ``check_integer`` (counts, runs, sweeps; the kernels' int64 range), ``check_seed``,
-  ``check_threads``, ``check_doc_keys`` (the documents' stream keys);
+* integers (Python or NumPy, never a bool): ``is_integer``, ``check_integer`` (counts, runs,
+  sweeps; the kernels' int64 range), ``check_seed``, ``check_threads``, ``check_doc_keys`` (the
+  documents' stream keys);
 * numbers: ``check_positive``, ``check_share`` (a fraction in [0, 1]), ``check_alpha_m`` (the LDA
   prior pseudo-counts alpha m);
 * documents as token ids: ``reject_count_matrix`` (a (D, V) count matrix passed as documents),
@@ -23,6 +24,11 @@ import scipy.sparse as sp
 INT_LIMIT = 2**63  # integers go to int64 kernel arguments and stream keys
 
 
+def is_integer(value: Any) -> bool:
+    """Whether ``value`` is an integer: a Python or NumPy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
 def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     """``value`` as an int in [``minimum``, 2**63); ``ValueError`` naming ``name`` otherwise.
 
@@ -30,7 +36,7 @@ def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     ----------
     name : str
         The argument's name, for the message.
-    value : int
+    value : int or numpy integer
         The value to check (a bool is not an integer here).
     minimum : int, default 0
         The smallest allowed value.
@@ -39,7 +45,7 @@ def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     -------
     int
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+    if not is_integer(value):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if not minimum <= value < INT_LIMIT:
         raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")

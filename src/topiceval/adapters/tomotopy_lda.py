@@ -11,6 +11,9 @@ columns.)  tomotopy computes in float32: ``alpha``, ``eta`` and ``get_topic_word
 
 from __future__ import annotations
 
+import mmap
+import os
+import struct
 import warnings
 from types import ModuleType
 from typing import Any
@@ -23,6 +26,12 @@ from topiceval.vocabulary import vocabulary_words
 
 # float32 against float64 (relative): tomotopy divides in float32, so its topics carry ~1e-7 error
 COUNT_CHECK_RTOL = 1e-5
+# A block of tomotopy's save() format (>= 0.6): magic, major and minor version (uint16), the
+# block's size counted from this field (uint64), key size and trailing count (uint32), the key
+# (NUL-terminated), the data.
+BLOCK_MAGIC = b"TPTK"
+BLOCK_HEADER = struct.Struct("<4sHHQII")
+MAX_KEY_BYTES = 256
 
 
 def import_tomotopy(importer: str) -> ModuleType:
@@ -46,6 +55,54 @@ def import_tomotopy(importer: str) -> ModuleType:
         warnings.filterwarnings("ignore", message=r"builtin type \w+ has no __module__ attribute",
                                 category=DeprecationWarning)
         return require("tomotopy", "tomotopy", importer)
+
+
+def check_saved_model(path: str | os.PathLike) -> None:
+    """Refuse a tomotopy ``save()`` file that is visibly incomplete, before tomotopy reads it.
+
+    tomotopy 0.14 loops forever, aborts or crashes on most files cut short; this check finds the
+    cuts that leave a block of the file's format shorter than its declared size (about 9 cuts in
+    10 of a saved model, measured on every 97th byte of one).  It reads the file once, at a few
+    ns per byte, and knows nothing else of the format: a file that passes may still be damaged.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file given to ``tomotopy.LDAModel.load``.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, when it is empty or ends inside a block.
+    """
+    with open(path, "rb") as handle:
+        if os.fstat(handle.fileno()).st_size == 0:
+            raise ValueError(f"{path}: the file is empty")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            size = len(data)
+            start = data.find(BLOCK_MAGIC)
+            while start != -1:
+                if _block_end(data, start) > size:
+                    raise ValueError(f"{path}: cut short: it ends at byte {size:,}, inside the "
+                                     f"block of tomotopy's format that starts at byte {start:,}")
+                start = data.find(BLOCK_MAGIC, start + len(BLOCK_MAGIC))
+
+
+def _block_end(data: mmap.mmap, start: int) -> int:
+    """Where the block whose magic is at ``start`` ends: 0 if the bytes there are not a block
+    header (the magic inside other data), past the file's end if the header itself is cut."""
+    if start + BLOCK_HEADER.size > len(data):
+        return len(data) + 1
+    _, _, _, size, key_size, _ = BLOCK_HEADER.unpack_from(data, start)
+    if not 1 <= key_size <= MAX_KEY_BYTES:
+        return 0
+    key_start = start + BLOCK_HEADER.size
+    if key_start + key_size > len(data):
+        return len(data) + 1
+    key = data[key_start:key_start + key_size]
+    if key[-1:] != b"\0" or not key[:-1].isalnum():
+        return 0
+    return start + 8 + size
 
 
 def from_tomotopy(model: Any) -> LDAModel:

@@ -30,6 +30,7 @@ import regex
 from topiceval.commands import add_command
 from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
+from topiceval.data.preprocess import compile_token_pattern
 from topiceval.io import write_csv_atomic
 from topiceval.models import load_model
 
@@ -53,8 +54,9 @@ def register(subparsers) -> None:
                              "lines all have two tabs is MALLET-style; otherwise one per line)")
     parser.add_argument("--split", help="corpus .npz only: evaluate the documents with this "
                                         "split label")
-    parser.add_argument("--token-regex", default=r"\S+",
-                        help=r"text only: a word is a match of this regex (default \S+)")
+    parser.add_argument("--token-regex", default=r"\S+", type=token_regex,
+                        help=r"text only: a word is a match of this regex (default \S+; no "
+                             "capturing groups, and no match of the empty string)")
     parser.add_argument("--lowercase", action="store_true", help="text only: lowercase first")
     parser.add_argument("--oov", choices=("drop", "error"), default="drop",
                         help="words not in the model's vocabulary: drop and count them "
@@ -83,6 +85,14 @@ def register(subparsers) -> None:
     parser.add_argument("--no-progress", action="store_true",
                         help="no progress bar on standard error")
     parser.set_defaults(func=run)
+
+
+def token_regex(text: str) -> regex.Pattern:
+    """``--token-regex``, compiled and checked when the command line is parsed."""
+    try:
+        return compile_token_pattern(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -144,8 +154,7 @@ def read_documents(args: argparse.Namespace, model) -> Corpus:
     else:  # blank lines are not documents; a document is named by its line number
         names = [f"line {n}" for n, _ in numbered]
         labels, texts = "test", [line for _, line in numbered]
-    pattern = regex.compile(args.token_regex)
-    lower = args.lowercase
+    pattern, lower = args.token_regex, args.lowercase
 
     def analyzer(text: str) -> list[str]:
         return pattern.findall(text.lower() if lower else text)

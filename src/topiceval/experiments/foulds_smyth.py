@@ -60,6 +60,7 @@ from topiceval.io import write_csv_atomic
 from topiceval.models import LDAModel
 from topiceval.seeds import derive_seed
 from topiceval.threads import numba_threads
+from topiceval.validation import is_integer
 
 PERTURB_WEIGHT = 0.05
 BURNIN = 100
@@ -280,7 +281,7 @@ def test_documents(corpus: Corpus, n_docs: int | None = None) -> list[np.ndarray
     split is random, so the first ones are a random subset; keys are positions in this list)."""
     docs = list(corpus.select_split("test"))
     if n_docs is not None:
-        if not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
+        if not is_integer(n_docs) or n_docs < 1:
             raise ValueError(f"the number of documents must be a positive integer, got "
                              f"{n_docs!r}")
         if n_docs > len(docs):

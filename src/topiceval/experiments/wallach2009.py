@@ -58,6 +58,7 @@ from topiceval.models import LDAModel
 from topiceval.seeds import derive_seed, generator
 from topiceval.threads import numba_threads
 from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
+from topiceval.validation import is_integer
 
 RUNS = 10
 BOOTSTRAP = 10_000
@@ -536,7 +537,7 @@ def heldout_sample(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "
     """
     pool = corpus.select_split(split)
     candidates = np.flatnonzero(pool.lengths >= min_length)
-    if not isinstance(n_docs, (int, np.integer)) or not 1 <= n_docs <= candidates.size:
+    if not is_integer(n_docs) or not 1 <= n_docs <= candidates.size:
         raise ValueError(f"asked for {n_docs!r} held-out documents; the {split!r} split has "
                          f"{candidates.size} documents of at least {min_length} tokens")
     rng = generator(seed, _KEY_HELDOUT)

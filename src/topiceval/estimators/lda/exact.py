@@ -34,6 +34,7 @@ from numba import njit
 from topiceval._numba import categorical, rng_state
 from topiceval.estimators.lda.inputs import check_documents, check_params
 from topiceval.estimators.method import Method, Setting
+from topiceval.validation import is_integer
 
 DEFAULT_MAX_WORK = 400_000_000
 
@@ -246,7 +247,7 @@ def posterior_samples(
     """
     phi, alpha_m = check_params(phi, alpha_m)
     (doc,) = check_documents([doc], phi.shape[1])
-    if not isinstance(size, (int, np.integer)) or size < 1:
+    if not is_integer(size) or size < 1:
         raise ValueError(f"size must be a positive integer, got {size!r}")
     check_size(doc.shape[0], phi.shape[0], max_work)
     logphi_w = _logphi_w(doc, phi)

@@ -65,8 +65,17 @@ def fit_gapfa(
         ``phi`` (T, V) and ``p`` (T,): averages over iterations ``burnin + 1 .. iterations``
         (rows of phi renormalised to 1); ``r`` (T,) the fixed shape; ``meta`` the settings and
         the number of active topics per iteration.
+
+    Raises
+    ------
+    ValueError
+        For counts that are not a non-negative integer matrix, counts without a single word (all
+        zero: nothing to train on) or invalid settings.
     """
     mat = as_count_matrix(counts)
+    if not np.any(mat.data):
+        raise ValueError(f"counts holds no words to train on (all {mat.shape[0]} x "
+                         f"{mat.shape[1]} counts are 0)")
     n_topics = check_integer("n_topics", n_topics, 1)
     iterations = check_integer("iterations", iterations, 1)
     burnin = check_integer("burnin", burnin, 0)

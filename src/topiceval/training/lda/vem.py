@@ -276,7 +276,7 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
         ``converged`` and the wall-clock ``seconds``.
     """
     started = time.perf_counter()
-    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
+    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V, to_train=True)
     n_topics = check_integer("n_topics", n_topics, 1)
     if variant not in VARIANTS:
         raise ValueError(f"unknown VEM variant {variant!r}; expected one of {VARIANTS}")
@@ -285,8 +285,6 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     tol = check_positive("tol", tol)
     seed = check_seed(seed)
     threads = check_threads(threads)
-    if tokens.size == 0:
-        raise ValueError("the corpus has no tokens to train on")
 
     doc_ptr, words, counts = _bag_of_words(offsets, tokens)
     n_docs = offsets.shape[0] - 1
