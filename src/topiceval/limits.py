@@ -109,7 +109,7 @@ def duration(seconds: float) -> str:
         if seconds >= 2 * size:
             return f"{seconds / size:,.2g} {unit}" if seconds < 10 * size else \
                 f"{seconds / size:,.0f} {unit}"
-    return f"{seconds:.2g} s"
+    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
 
 
 def largest_within(cost_at: Callable[[int], float], limit: float) -> int:
