@@ -2,6 +2,7 @@
 
 import io
 import json
+import sys
 
 import numpy as np
 import pandas as pd
@@ -273,24 +274,108 @@ def test_evaluate_command_errors(tmp_path, model, capsys):
     assert not (tmp_path / "missing.csv").exists()
 
 
-def test_a_slow_first_call_prints_the_compile_note(model, docs, monkeypatch, capsys):
-    import time
-
+def _warmup_doing(action, monkeypatch):
+    """Make the LDA back end's warm-up call run ``action()`` first (it stands in for what
+    numba does when the estimator's kernels are first called)."""
     from topiceval import evaluation
 
     real_run = evaluation._LDA.run
 
-    def slow_warmup(*args, warmup=False, **kwargs):
+    def run(*args, warmup=False, **kwargs):
         if warmup:
-            time.sleep(0.5)  # stands in for numba compiling the kernels
+            action()
         return real_run(*args, warmup=warmup, **kwargs)
 
-    monkeypatch.setattr(evaluation, "COMPILE_NOTE_AFTER", 0.05)
-    monkeypatch.setattr(evaluation._LDA, "run", staticmethod(slow_warmup))
+    monkeypatch.setattr(evaluation._LDA, "run", staticmethod(run))
+
+
+def test_the_compile_note_is_printed_only_while_numba_compiles(model, docs, monkeypatch,
+                                                               capsys):
+    import time
+
+    import numba
+
+    from topiceval.evaluation import COMPILE_NOTE
+
+    def compile_a_kernel():  # a new function each time: numba compiles it (no cache)
+        numba.njit(lambda x: x + 1)(1)
+
+    _warmup_doing(compile_a_kernel, monkeypatch)
     topiceval.evaluate(model, docs, runs=2, progress=True)
-    assert "compiling the estimator's kernels" in capsys.readouterr().err
+    assert capsys.readouterr().err.count(COMPILE_NOTE) == 1
     topiceval.evaluate(model, docs, runs=2, progress=False)
     assert "compiling" not in capsys.readouterr().err
+    # a slow first call that compiles nothing (kernels loaded from the cache): no note
+    monkeypatch.undo()
+    _warmup_doing(lambda: time.sleep(1.5), monkeypatch)
+    topiceval.evaluate(model, docs, runs=2, progress=True)
+    assert "compiling" not in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal (or not)."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def _bars(monkeypatch) -> list:
+    """Record whether each progress bar of ``run_in_blocks`` is enabled."""
+    from topiceval import evaluation
+
+    shown, real = [], evaluation._progress_bar
+
+    def bar(enabled, total, unit):
+        shown.append(enabled)
+        return real(enabled, total, unit)
+
+    monkeypatch.setattr(evaluation, "_progress_bar", bar)
+    return shown
+
+
+@pytest.mark.parametrize(("tty", "progress", "expected"), [
+    (True, None, True), (False, None, False), (True, False, False), (False, True, True)])
+def test_progress_is_shown_by_default_when_stderr_is_a_terminal(model, docs, monkeypatch, tty,
+                                                                progress, expected):
+    shown = _bars(monkeypatch)
+    monkeypatch.setattr("sys.stderr", _Terminal(tty))
+    topiceval.evaluate(model, docs, runs=2, progress=progress)
+    assert shown == [expected]
+
+
+def test_progress_is_shown_by_default_in_a_notebook(monkeypatch):
+    import types
+
+    from topiceval.evaluation import show_progress
+
+    class Kernel:  # what IPython's get_ipython() returns inside a Jupyter kernel
+        kernel = object()
+
+    monkeypatch.setattr("sys.stderr", _Terminal(False))
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=Kernel))
+    assert show_progress(None)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    assert not show_progress(None)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "estimate"])
+@pytest.mark.parametrize(("tty", "flag", "expected"), [
+    (True, [], True), (False, [], False), (True, ["--no-progress"], False)])
+def test_the_commands_show_progress_when_stderr_is_a_terminal(model, docs, tmp_path,
+                                                              monkeypatch, command, tty, flag,
+                                                              expected):
+    save_model(tmp_path / "m.npz", model)
+    Corpus.from_documents(docs, WORDS).save(tmp_path / "c.npz")
+    shown = _bars(monkeypatch)
+    monkeypatch.setattr("sys.stderr", _Terminal(tty))
+    argv = [command, "--model", str(tmp_path / "m.npz"), "--docs", str(tmp_path / "c.npz"),
+            "--out", str(tmp_path / "o.csv"), *flag]
+    assert cli.main(argv + (["--method", "lr"] if command == "estimate" else [])) == 0
+    assert shown == [expected]
 
 
 def test_long_documents_get_a_warning_note(model):

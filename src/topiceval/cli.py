@@ -60,8 +60,10 @@ def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, objec
 
 
 def one_line(exc: BaseException) -> str:
-    """The exception's message on one line (its type when it has no message)."""
-    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    """The exception's message on one line (its type when it has no message), with the
+    command's options where it has a command-line form (``WorkLimitError.for_command_line``)."""
+    message = exc.for_command_line() if hasattr(exc, "for_command_line") else str(exc)
+    text = " ".join(line.strip() for line in message.splitlines() if line.strip())
     return text or type(exc).__name__
 
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -71,10 +70,14 @@ DEFAULTS = {
 DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
-COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
 PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+# (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
+# work of every (document, run), and about three temporaries of combine_runs
+EVALUATE_ARRAYS = 5
+COMPILE_NOTE = ("topiceval: compiling the estimator's kernels on first use (cached for later "
+                "runs) ...")
 
 
 @dataclass(frozen=True)
@@ -222,7 +225,7 @@ def evaluate(model: LDAModel | GaPModel,
              method: str | None = None, *, runs: int | None = None, seed: int = 0,
              oov: str = "drop", max_oov: float | None = None, columns: str | None = None,
              empty: str = "error", threads: int | None = None,
-             progress: bool = False, work_limit: WorkLimit = "default",
+             progress: bool | None = None, work_limit: WorkLimit = "default",
              **settings: Any) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
 
@@ -273,13 +276,17 @@ def evaluate(model: LDAModel | GaPModel,
         probability of an all-zero count vector).
     threads : int, optional
         numba threads (default: all); results do not depend on it.
-    progress : bool, default False
-        Show a progress bar (and a note while kernels compile on first use) on standard error.
+    progress : bool, optional
+        Show a progress bar over the call's predicted work (and a note while numba compiles
+        the kernels on first use) on standard error.  Default None: shown when standard error
+        is a terminal or this runs in a notebook.
     work_limit : float, None or "default"
-        The most work one (document, run) may take, in Gibbs site updates (LDA, default 1e10)
-        or topic-word site updates (GaP-FA, default 1e11): a few minutes of one core
-        (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked for every document before anything
-        runs, with the cheaper setting that would fit in the message.  ``None`` lifts it.
+        The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
+        default 2.4e9) or topic-word site updates (GaP-FA, default 6e9): about a minute of one
+        core at the measured rates (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked before
+        anything runs, with the predicted time and the fewer runs, smaller setting or fewer
+        documents that would fit in the message.  A larger number raises it; ``None`` lifts
+        it.  Calls whose arrays would not fit in half the memory are refused too.
     **settings
         Estimator settings, e.g. ``particles=50`` for ``lr`` or ``samples=2000`` for ``chib``
         (``topiceval.estimators.lda.estimate`` and ``topiceval.estimators.gapfa.estimate``
@@ -303,9 +310,10 @@ def evaluate(model: LDAModel | GaPModel,
     topiceval.vocabulary.VocabularyError
         When more than ``max_oov`` of the tokens were dropped.
     topiceval.limits.WorkLimitError
-        If a document would exceed ``work_limit``.
+        If the call would exceed ``work_limit`` or the memory.
     """
     family = _family(model)
+    progress = show_progress(progress)
     oov = check_oov(oov)
     if empty not in EMPTY_POLICIES:
         raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
@@ -338,7 +346,8 @@ def evaluate(model: LDAModel | GaPModel,
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
             "error is optimistic (benchmarks/README.md)")
-    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit) * runs
+    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
+                                threads) * runs
 
     def call(block, warmup=False):
         return backend.run(method, corpus, block, model, resolved, 1 if warmup else runs, seed,
@@ -439,18 +448,52 @@ def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.n
     return [b for b in np.split(todo, np.unique(edges)) if b.size]
 
 
+def show_progress(progress: bool | None) -> bool:
+    """Whether to show progress: ``progress`` itself, or for None whether standard error is a
+    terminal or this runs in a Jupyter notebook (where tqdm draws a widget)."""
+    if progress is None:
+        return _stderr_is_terminal() or _in_notebook()
+    if not isinstance(progress, (bool, np.bool_)):
+        raise ValueError(f"progress must be True, False or None (automatic), got {progress!r}")
+    return bool(progress)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # replaced or closed standard error
+        return False
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (an IPython shell with a kernel), not a terminal IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
 @contextlib.contextmanager
 def _compile_note(enabled: bool) -> Iterator[None]:
-    """Print a note if the first (warm-up) call is slow, i.e. numba is compiling kernels."""
-    timer = threading.Timer(COMPILE_NOTE_AFTER, lambda: print(
-        "topiceval: compiling the estimator's kernels on first use (cached for later runs) ...",
-        file=sys.stderr, flush=True))
-    if enabled:
-        timer.start()
-    try:
+    """Print ``COMPILE_NOTE`` once when numba starts compiling a kernel (its ``numba:compile``
+    event, which fires only on a cache miss), not when the kernels load from the cache."""
+    if not enabled:
         yield
-    finally:
-        timer.cancel()
+        return
+    from numba.core import event
+
+    class Note(event.Listener):
+        printed = False
+
+        def on_start(self, ev) -> None:
+            if not self.printed:
+                self.printed = True
+                print(COMPILE_NOTE, file=sys.stderr, flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Note()):
+        yield
 
 
 @contextlib.contextmanager
@@ -501,11 +544,12 @@ class _LDA:
         return lookup(registry.ESTIMATE, name, "estimate")
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model, runs, work_limit):
+    def predict(method, corpus, todo, settings, model, runs, work_limit, threads):
         from topiceval.estimators import lda
 
         return lda.check_limits(method, corpus.subset(todo), model.phi, runs=runs,
-                                work_limit=work_limit, **settings)
+                                work_limit=work_limit, threads=threads,
+                                extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
     def run(method, corpus, block, model, settings, runs, seed, warmup=False,
@@ -529,11 +573,12 @@ class _GAPFA:
         return registry.get(name)
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model, runs, work_limit):
+    def predict(method, corpus, todo, settings, model, runs, work_limit, threads):
         from topiceval.estimators import gapfa
 
         return gapfa.check_limits(method, corpus.subset(todo).counts(), model.n_topics,
-                                  work_limit=work_limit, **settings)
+                                  runs=runs, work_limit=work_limit, threads=threads,
+                                  extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
     def run(method, corpus, block, model, settings, runs, seed, warmup=False,

@@ -72,7 +72,8 @@ def register(subparsers) -> None:
                         help="numba threads (default: all; results do not depend on it)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar on standard error")
+                        help="no progress bar (default: one on standard error when it is a "
+                             "terminal)")
     parser.set_defaults(func=run)
 
 
@@ -124,7 +125,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     runner = lda.complete_runs if args.complete else lda.estimate_runs
     predicted = lda.check_limits(args.method, corpus, model.phi, runs=args.runs,
                                  completion=args.complete, work_limit=args.work_limit,
-                                 **split, **settings)
+                                 threads=args.threads, **split, **settings)
 
     def call(block, warmup=False):
         docs = [corpus[int(d)][:2] if warmup else corpus[int(d)] for d in block]
@@ -146,8 +147,8 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     if args.complete or args.completion_split is not None:
         raise ValueError("document completion (--complete) is only implemented for LDA")
     counts = corpus.counts()
-    predicted = gapfa.check_limits(args.method, counts, model.n_topics,
-                                   work_limit=args.work_limit, **settings)
+    predicted = gapfa.check_limits(args.method, counts, model.n_topics, runs=args.runs,
+                                   work_limit=args.work_limit, threads=args.threads, **settings)
 
     def call(block, warmup=False):
         res = gapfa.estimate_runs(args.method, counts[block], model.phi, model.p, model.r,
@@ -162,10 +163,11 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
 
 def _blocks(call, corpus, predicted, args, units):
     """The documents in blocks under a progress bar (``evaluation.run_in_blocks``)."""
-    from topiceval.evaluation import run_in_blocks
+    from topiceval.evaluation import run_in_blocks, show_progress
 
     return run_in_blocks(call, np.arange(len(corpus)), predicted * args.runs,
-                         n_docs=len(corpus), runs=args.runs, progress=not args.no_progress,
+                         n_docs=len(corpus), runs=args.runs,
+                         progress=show_progress(False if args.no_progress else None),
                          units=units)
 
 

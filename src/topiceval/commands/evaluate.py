@@ -83,7 +83,8 @@ def register(subparsers) -> None:
     parser.add_argument("--out", default="-",
                         help="per-document CSV (default: standard output)")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar on standard error")
+                        help="no progress bar (default: one on standard error when it is a "
+                             "terminal)")
     parser.set_defaults(func=run)
 
 
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
     result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed, oov=args.oov,
                       max_oov=1.0, empty="skip" if args.skip_empty else "error",
-                      threads=args.threads, progress=not args.no_progress,
+                      threads=args.threads, progress=False if args.no_progress else None,
                       work_limit=args.work_limit, **settings_from(args))
     print(result.summary(), file=sys.stderr)
     write_csv_atomic(args.out, output_frame(result))

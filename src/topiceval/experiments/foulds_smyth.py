@@ -152,13 +152,14 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, perturbation_see
             if method == "ratio_ais":
                 res = lda.compare([doc], model_a, model_b, samples=samples, temperatures=temps,
                                   seed=stream, burnin=burnin, threshold=threshold,
-                                  doc_keys=[d])
+                                  doc_keys=[d], work_limit=None)
                 values = (res.log_ratio[0], res.reverse[0], res.reciprocal_gap[0],
                           bool(res.suspect[0]), int(res.site_updates[0]), res.seconds)
             else:
                 log_ratio, cost = lda.compare_standard([doc], model_a, model_b, samples=samples,
                                                        temperatures=temps, seed=stream,
-                                                       doc_keys=[d], return_cost=True)
+                                                       doc_keys=[d], return_cost=True,
+                                                       work_limit=None)
                 values = (log_ratio[0], np.nan, np.nan, False, cost.site_updates, cost.seconds)
             rows.append((method, budget, samples, temps, d, doc.shape[0], *values, n_threads))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)

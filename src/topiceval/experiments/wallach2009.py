@@ -271,7 +271,7 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
                 settings["particles"] = cost_matched_particles(doc.shape[0],
                                                                setting.cost_samples)
             result = run_fn(setting.method, [doc], phi, alpha_m, runs=runs, seed=stream,
-                            doc_keys=[d], **settings)
+                            doc_keys=[d], work_limit=None, **settings)  # priced by the grid
             for method, values in result.forms.items():
                 for r in range(runs):
                     rows.append((task.dataset, kind, lam, method, setting.label, d, r,
@@ -369,7 +369,8 @@ def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
         for r in range(repeats):
             start = time.process_time()
             result = lda.estimate_runs(method, [doc], phi, alpha_m,
-                                       seed=derive_seed(seed, "timing", r), **settings)
+                                       seed=derive_seed(seed, "timing", r), work_limit=None,
+                                       **settings)
             cpu = min(cpu, time.process_time() - start)
             best = min(best, result.seconds)
     return int(result.site_updates.sum()), best, cpu

@@ -77,6 +77,6 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out):
 # the declaration of the method (estimators/method.py): S T J topic-word site updates
 DS = Method(
     "ds", (Setting("samples", 1000, "prior samples S", minimum=1),),
-    cost=lambda docs, t, s: s["samples"] * t * n_words(docs), formula="S T J",
+    cost=lambda docs, t, s: s["samples"] * t * (n_words(docs) + 1), formula="S T (J + 1)",
     budget="samples", key=KEY, run=run,
     nature="unbiased for p(y), very high variance (direct sampling from the prior)")

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import lse_add, lse_value, seed_into
-from topiceval.estimators.gapfa._data import n_words
+from topiceval.estimators.gapfa._data import n_tokens, n_words
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     log_factorials,
@@ -96,11 +96,17 @@ def run(docs, params, *, seed, keys, run_keys, checkpoints, out, burnin=100):
     _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out)
 
 
-# the declaration of the method (estimators/method.py): (B + S) T J Gibbs updates and S T J
-# likelihood terms
+def _cost(docs, t, s):
+    """(B + S) Gibbs iterations of T J row updates, Y latent count draws and T theta draws, and
+    S likelihoods of T J terms."""
+    return ((s["burnin"] + s["samples"]) * (t * (n_words(docs) + 1) + n_tokens(docs))
+            + s["samples"] * t * n_words(docs))
+
+
+# the declaration of the method (estimators/method.py)
 HM = Method(
     "hm", (Setting("samples", 1000, "posterior samples S", minimum=1),
            Setting("burnin", 100, "Gibbs iterations B before sampling")),
-    cost=lambda docs, t, s: (s["burnin"] + 2 * s["samples"]) * t * n_words(docs),
-    formula="(B + 2 S) T J", budget="samples", cheaper="lower burnin", key=KEY, run=run,
+    cost=_cost, formula="(B + S) (T (J + 1) + Y) + S T J", budget="samples",
+    cheaper="lower burnin", key=KEY, run=run,
     nature="biased upward: the harmonic mean; never use it to compare models")

@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval._numba import lse_add, lse_value, multinomial_into, seed_into
-from topiceval.estimators.gapfa._data import n_words, per_document
+from topiceval.estimators.gapfa._data import left_draws, n_tokens, n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     record,
@@ -364,20 +364,32 @@ def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, gibb
 
 
 def _l2r_cost(docs, t, s):
+    """Per sample: G Gibbs iterations before each factor j = 1..J + 1 (T theta draws, the T j
+    left rows and their latent count draws), each word's proposal and S' draws of its y_j
+    counts (T + S' (T + y_j)), and the zero block (T)."""
     j = n_words(docs)
-    return s["samples"] * t * (s["gibbs"] * j * (j + 1) / 2 + (s["inner_samples"] + 1) * j)
+    gibbs = s["gibbs"] * (t * j * (j + 1) / 2 + t * j + left_draws(docs))
+    words = (s["inner_samples"] + 1) * t * j + s["inner_samples"] * n_tokens(docs)
+    return s["samples"] * (gibbs + words + t)
 
 
 def _l2r_exact_cost(docs, t, s):
+    """As ``_l2r_cost`` with one draw of y_j per word and the exact conditional (6.15) by
+    convolution: T (y_j + 1) NB pmf values and (T - 1) (y_j + 1) (y_j + 2) / 2 terms."""
     j = n_words(docs)
     y = docs.counts.astype(np.float64)
-    conditional = per_document(docs, 2 * t + t * (y + 1) + (t - 1) * (y + 1) * (y + 2) / 2)
-    return s["samples"] * (s["gibbs"] * t * j * (j + 1) / 2 + conditional)
+    conditional = per_document(docs, 2 * t + t * (y + 1) + (t - 1) * (y + 1) * (y + 2) / 2 + y)
+    gibbs = s["gibbs"] * (t * j * (j + 1) / 2 + t * j + left_draws(docs))
+    return s["samples"] * (gibbs + conditional + t)
 
 
 def _l2r_seq_cost(docs, t, s):
+    """Per particle: G Gibbs iterations before words 2..J (T theta draws, the left rows and
+    their latent count draws), each word's proposal, its y_j draws and its weight (2 T + y_j),
+    and the zero block (T)."""
     j = n_words(docs)
-    return s["samples"] * t * (s["gibbs"] * j * (j - 1) / 2 + 2 * j)
+    gibbs = s["gibbs"] * (t * j * (j - 1) / 2 + t * np.maximum(j - 1, 0) + left_draws(docs, 1))
+    return s["samples"] * (gibbs + 2 * t * j + n_tokens(docs) + t)
 
 
 _GIBBS = Setting("gibbs", 1, "Gibbs iterations G per sample", minimum=1,
@@ -389,18 +401,23 @@ L2R = Method(
     "l2r", (Setting("samples", 1000, "samples S", minimum=1),
             Setting("inner_samples", 1, "inner importance samples S'", minimum=1), _GIBBS,
             Setting("proposal", "paper", "L2R proposal", kind=str, choices=tuple(PROPOSALS))),
-    cost=_l2r_cost, formula="S T (G J (J + 1) / 2 + (S' + 1) J)", budget="samples",
+    cost=_l2r_cost,
+    formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + (S' + 1) T J + S' Y + T)",
+    budget="samples",
     cheaper="lower gibbs or inner_samples", key=KEY, run=run,
     nature="consistent, not unbiased for finite samples (left-to-right, seed 004)")
 L2R_EXACT = Method(
     "l2r_exact", (Setting("samples", 1000, "samples S", minimum=1), _GIBBS),
     cost=_l2r_exact_cost,
-    formula="S (G T J (J + 1) / 2 + sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2])",
+    formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + T "
+            "+ sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2 + y_j])",
     budget="samples", cheaper="lower gibbs", key=KEY_EXACT, run=run_exact,
     nature="consistent, not unbiased for finite samples (L2R with exact conditionals)")
 L2R_SEQ = Method(
     "l2r_seq", (Setting("samples", 1000, "particles R", minimum=1),
                 Setting("gibbs", 1, "Gibbs iterations G per word (0: no rejuvenation)")),
-    cost=_l2r_seq_cost, formula="S T (G J (J - 1) / 2 + 2 J)", budget="samples",
+    cost=_l2r_seq_cost,
+    formula="S (G [T J (J - 1) / 2 + T (J - 1) + sum_j (J - j) y_j] + 2 T J + Y + T)",
+    budget="samples",
     cheaper="lower gibbs", key=KEY_SEQ, run=run_sequential,
     nature="unbiased for p(y) (sequential left-to-right)")

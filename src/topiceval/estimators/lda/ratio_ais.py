@@ -85,7 +85,7 @@ from scipy.special import logsumexp
 from topiceval import limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
-from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.lda.ais import check_temperatures, schedule
 from topiceval.estimators.lda.api import estimate_runs
 from topiceval.estimators.lda.chains import (
     Chain,
@@ -544,8 +544,10 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
         only; ``max_work`` bounds the exact recursion, default 4e8 operations).
         ``doc_keys`` (array of distinct non-negative ints, default 0..D-1): the keys of the
         documents' random streams.  ``return_cost`` (bool, default False): also return
-        ``Cost(site_updates, seconds)``.  ``work_limit`` (site updates per document and
-        annealing direction, default 1e10; ``None`` for no limit).
+        ``Cost(site_updates, seconds)``.  ``work_limit`` (the most site updates of the whole
+        call, every document and annealing run; default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, about a minute of one core;
+        ``None`` for no limit).
 
     Returns
     -------
@@ -565,9 +567,8 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
                                            split=s["split"], doc_keys=s["doc_keys"])
     samples = check_integer("samples", samples, 1)
     seed = check_seed(seed)
-    n_temps = schedule(temperatures).shape[0] - 1  # validates
     streams = streams_of(bool(completion), bool(reciprocal))
-    _check_limits(docs, samples, s["burnin"] + n_temps, s["work_limit"])
+    _check_limits(docs, n1, streams, samples, temperatures, s, phi.shape[1])
     logw, sites, seconds = run_log_weights(
         docs, phi, am, keys, n1, streams, samples=samples, temperatures=temperatures,
         burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"])
@@ -583,19 +584,64 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
     return (result, result.cost) if s["return_cost"] else result
 
 
-def _check_limits(docs, samples: int, sweeps: int, limit) -> None:
-    """Refuse a comparison over its work limit (per document and annealing run: M samples of
-    B burn-in plus n tempered sweeps of the document's N tokens) or its memory (the (D, 4, M)
-    log weights and site counts), before anything runs."""
+def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topics: int) -> None:
+    """Refuse a comparison over its work limit or memory before anything is allocated or run.
+
+    Work: per document, every annealing run (``streams``) of M samples of B burn-in plus n
+    tempered sweeps of its N tokens (N1 for the observed part); the whole call is the sum over
+    documents.  Memory: the (D, 4, M) log weights and site counts, the exact start states
+    (D, 4, M, N), the schedule, and the chains and tempered tables of the tasks that run at once.
+    """
+    n_temps = check_temperatures(temperatures)
     lengths = np.array([d.shape[0] for d in docs], dtype=np.float64)
-    work = samples * sweeps * lengths
-    fits = int(limit // (sweeps * lengths.max())) if limit is not None else 0
-    limits.check_work(
-        work, limit, method="ratio-AIS", units="site updates", lengths=lengths,
-        fitting=lambda d: (f"use samples <= {fits:,} (now {samples:,})" if fits >= 1 else
-                           "even one sample is over it: use fewer temperatures or burn-in"))
-    limits.check_memory(np.array([16.0 * 4 * samples * len(docs)]), 1, method="ratio-AIS",
-                        setting="samples")
+    observed = lengths if n1 is None else np.asarray(n1, dtype=np.float64)
+    tokens = sum(lengths if stream < 2 else observed for stream in streams)
+
+    def work_at(m: int, n: int) -> np.ndarray:
+        return m * (s["burnin"] + n) * tokens
+
+    budgets = [limits.WorkSetting("samples", samples, lambda m: work_at(m, n_temps))]
+    if isinstance(temperatures, (int, np.integer)):
+        budgets.append(limits.WorkSetting("temperatures", n_temps,
+                                          lambda n: work_at(samples, n)))
+    limits.check_work(work_at(samples, n_temps), s["work_limit"], family="lda",
+                      method="ratio-AIS", lengths=lengths, budgets=budgets,
+                      task="for its annealing runs")
+    n_docs, longest = len(docs), int(lengths.max())
+    tasks = n_docs * len(streams)
+
+    def parts_at(values) -> dict:
+        m, threads = values["samples"], values["threads"]
+        return {"log weights and site counts": 16.0 * 4 * m * n_docs,
+                "exact start states": (8.0 * 4 * m * longest * n_docs
+                                       if s["start"] == "exact" else 0.0),
+                "temperature schedule": 8.0 * (values.get("temperatures", n_temps) + 1),
+                "working arrays": 8.0 * limits.working_threads(threads, tasks)
+                * (m * (longest + 2 * n_topics) + 5 * longest * n_topics)}
+
+    current = {"samples": samples, "threads": numba.get_num_threads()}
+    if isinstance(temperatures, (int, np.integer)):
+        current["temperatures"] = n_temps
+    limits.check_memory(parts_at, current, method="ratio-AIS")
+
+
+def _check_standard_work(docs, samples: int, temperatures, work_limit) -> None:
+    """Refuse a standard comparison over its work limit: the whole call is M AIS runs of S N
+    site updates per model and document."""
+    n_temps = check_temperatures(temperatures)
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.float64)
+
+    def work_at(m: int, n: int) -> np.ndarray:
+        return 2.0 * m * n * lengths
+
+    budgets = [limits.WorkSetting("samples", samples, lambda m: work_at(m, n_temps))]
+    if isinstance(temperatures, (int, np.integer)):
+        budgets.append(limits.WorkSetting("temperatures", n_temps,
+                                          lambda n: work_at(samples, n)))
+    limits.check_work(work_at(samples, n_temps),
+                      limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"]),
+                      family="lda", method="standard comparison", lengths=lengths,
+                      budgets=budgets, task="for the AIS runs of both models")
 
 
 def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *,
@@ -628,7 +674,8 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     return_cost : bool, default False
         Also return ``Cost(site_updates, seconds)``.
     work_limit : float, None or "default"
-        Site updates allowed per (document, run), as in ``estimate_runs``.
+        The most site updates of the whole call (2 M AIS runs per document), as in
+        ``estimate_runs``.
 
     Returns
     -------
@@ -638,6 +685,7 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     docs, phi, am, keys, _ = check_inputs(docs, model_a, model_b, doc_keys=doc_keys)
     samples = check_integer("samples", samples, 1)
     seed = check_seed(seed)
+    _check_standard_work(docs, samples, temperatures, work_limit)
     out = np.zeros(len(docs))
     sites = np.zeros(len(docs), np.int64)
     seconds = 0.0
@@ -648,7 +696,7 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
             runs = estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
                                      runs=samples, seed=seed, first_run=j * samples,
                                      doc_keys=keys[idx], temperatures=temperatures,
-                                     work_limit=work_limit)
+                                     work_limit=None)  # priced above, as one call
             out[idx] += sign * (logsumexp(runs.logp, axis=1) - math.log(samples))
             sites[idx] += runs.site_updates.sum(axis=1)
             seconds += runs.seconds
