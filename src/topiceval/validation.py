@@ -8,20 +8,85 @@ a ``ValueError`` naming the argument, what it must be and what it was, before an
   prior pseudo-counts alpha m);
 * documents as token ids: ``reject_count_matrix`` (a (D, V) count matrix passed as documents),
   ``token_documents`` (the one normaliser to int64 token arrays), ``pack_documents`` (their CSR
-  form) and ``check_token_ids`` (ids inside the vocabulary).
+  form) and ``check_token_ids`` (ids inside the vocabulary);
+* errors that name an argument the user can change, in the API's words or the command line's:
+  ``Argument`` (``empty='skip'`` or ``--skip-empty``), ``naming`` (an error whose message holds
+  them; ``topiceval.cli`` prints its ``command_line`` form), ``option`` (``--inner-samples``)
+  and ``document_label`` (a document by its name where it has one).
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
 INT_LIMIT = 2**63  # integers go to int64 kernel arguments and stream keys
+# API arguments (name, value) whose command-line option is not ``option(name) value``
+OPTIONS = {("empty", "skip"): "--skip-empty"}
+E = TypeVar("E", bound=BaseException)
+
+
+def option(name: str) -> str:
+    """The command-line option of the API argument or estimator setting ``name``:
+    ``inner_samples`` -> ``--inner-samples``."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An API argument that an error message names, set to ``value`` when the message says
+    which value to pass.
+
+    ``str()`` spells it as the API does (``empty='skip'``, ``alpha``); ``for_command_line()``
+    as the commands' option does (``--skip-empty``, ``--alpha``, ``--columns model``).
+    """
+
+    name: str
+    value: str | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.value is None else f"{self.name}={self.value!r}"
+
+    def for_command_line(self) -> str:
+        spelled = OPTIONS.get((self.name, self.value))
+        if spelled is not None:
+            return spelled
+        return option(self.name) + ("" if self.value is None else f" {self.value}")
+
+
+def document_label(d: int, name: object = None) -> str:
+    """How a message names document ``d``: by its ``name`` (quoted) where it has one, by its
+    position where it has none or its name is only that (``"document 3"``)."""
+    return f"document {d}" if name is None or str(name) == str(d) else repr(str(name))
+
+
+def naming(error: type[E], *parts: str | Argument) -> E:
+    """``error`` (an exception class) with the message ``parts`` joined, the ``Argument`` parts
+    spelled as the API does; its ``command_line`` attribute holds the same message with the
+    command's options, which ``topiceval.cli`` prints.
+
+    Parameters
+    ----------
+    error : type
+        The exception class, e.g. ``ValueError`` or ``VocabularyError``.
+    *parts : str or Argument
+        The message: text, and the arguments it names.
+
+    Returns
+    -------
+    BaseException
+        The exception, to raise.
+    """
+    exc = error("".join(str(part) for part in parts))
+    exc.command_line = "".join(part.for_command_line() if isinstance(part, Argument) else part
+                               for part in parts)
+    return exc
 
 
 def is_integer(value: Any) -> bool:

@@ -107,8 +107,8 @@ class Method:
         What its number is (unbiased, biased, exact...), for summaries.
     budget : str, optional
         The setting its cost grows with, named when a call is over the work limit.
-    cheaper : str
-        What to lower instead when even ``budget`` = 1 is over the limit.
+    cheaper : tuple of str
+        The settings to lower instead when even ``budget`` = 1 is over the limit.
     memory : callable, optional
         ``memory(N, settings) -> int``: bytes of one task's working arrays beyond the family's
         per-task tables (LDA left-to-right: each particle's N predictive terms).
@@ -130,7 +130,7 @@ class Method:
     formula: str | Callable[[dict], str]
     nature: str
     budget: str | None = None
-    cheaper: str = ""
+    cheaper: tuple[str, ...] = ()
     memory: Callable[[int, dict], int] | None = None
     sampled: bool = True
     key: int = 0
