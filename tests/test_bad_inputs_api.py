@@ -613,6 +613,40 @@ CLI_CASES = [
      ["evaluate", "--model", "{g}", "--docs", "{t}", "--columns", "model"],
      "--columns model states that the columns of a count matrix without words are the "
      "model's; these documents carry words and are matched by word: leave --columns out"),
+    # the shared checks (validation.check_integer, check_positive, a method's settings) name
+    # the option, not the API's argument
+    ("evaluate --runs 0", ["evaluate", "--model", "{m}", "--docs", "{t}", "--runs", "0"],
+     "--runs must be a positive integer, got 0"),
+    ("evaluate --seed negative", ["evaluate", "--model", "{m}", "--docs", "{t}", "--seed", "-1"],
+     "--seed must be an integer in [0, 2**63), got -1"),
+    ("estimate --threads negative", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                     "lr", "--threads", "-1"],
+     "--threads must be an integer in [0, 2**63), got -1"),
+    ("estimate --particles 0", ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr",
+                                "--particles", "0"],
+     "setting --particles must be an integer in [1, 2**63), got 0"),
+    ("estimate --gibbs 0, with the method's note",
+     ["estimate", "--model", "{g}", "--docs", "{c}", "--method", "l2r", "--gibbs", "0"],
+     "setting --gibbs must be an integer in [1, 2**63), got 0 for 'l2r': its left-posterior"),
+    ("estimate a setting the method does not take",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--particles", "3"],
+     "unknown setting(s) --particles for method 'chib'; allowed: --burnin, --iterations, "
+     "--samples"),
+    ("compare --samples 0", ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}",
+                             "--samples", "0"], "--samples must be an integer in [1, 2**63)"),
+    ("train --topics 0", ["train", "lda", "--corpus", "{c}", "--topics", "0", "--trainer",
+                          "gibbs", "--out", "{root}/x.npz"],
+     "--topics must be an integer in [1, 2**63), got 0"),
+    ("train vem --max-iter 0", ["train", "lda", "--corpus", "{c}", "--topics", "2", "--trainer",
+                                "vem", "--max-iter", "0", "--out", "{root}/x.npz"],
+     "--max-iter must be an integer in [1, 2**63), got 0"),
+    ("train gibbs --beta negative", ["train", "lda", "--corpus", "{c}", "--topics", "2",
+                                     "--trainer", "gibbs", "--beta", "-1", "--out",
+                                     "{root}/x.npz"],
+     "--beta must be a positive finite number, got -1.0"),
+    ("train gapfa --a-phi 0", ["train", "gapfa", "--corpus", "{c}", "--topics", "2", "--a-phi",
+                               "0", "--out", "{root}/x.npz"],
+     "--a-phi must be a positive finite number, got 0.0"),
     # --out is checked before anything is computed: these calls are also over the work limit
     ("estimate --out a directory, before computing",
      ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--work-limit", "10",
@@ -673,8 +707,12 @@ def test_warnings_during_a_command_print_one_line(files, capsys, monkeypatch):
 def test_command_line_words_are_the_commands_options():
     """Every API argument an error names (``validation.Argument``) is spelled as an option
     that a command has."""
-    commands = cli.build_parser()._subparsers._group_actions[0].choices
-    options = {flag for parser in commands.values() for flag in parser._option_string_actions}
+    def options_of(parser) -> set[str]:  # the parser's and its sub-commands'
+        subparsers = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+        return set(parser._option_string_actions).union(
+            *(options_of(sub) for sub in subparsers.values()))
+
+    options = options_of(cli.build_parser())
     spelled = [Argument(*key).for_command_line() for key in OPTIONS]
     spelled += [Argument("columns", "model").for_command_line(),
                 Argument("oov", "drop").for_command_line(), Argument("alpha").for_command_line()]

@@ -340,7 +340,7 @@ def evaluate(model: LDAModel | GaPModel,
         settings = {**defaults, **settings}
     runs = DEFAULT_RUNS[family] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
-        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+        raise naming(ValueError, Argument("runs"), f" must be a positive integer, got {runs!r}")
     notes = []
     overlap = training_overlap(model, docs)
     if overlap:

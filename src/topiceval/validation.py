@@ -11,8 +11,10 @@ a ``ValueError`` naming the argument, what it must be and what it was, before an
   form) and ``check_token_ids`` (ids inside the vocabulary);
 * errors that name an argument the user can change, in the API's words or the command line's:
   ``Argument`` (``empty='skip'`` or ``--skip-empty``), ``naming`` (an error whose message holds
-  them; ``topiceval.cli`` prints its ``command_line`` form), ``option`` (``--inner-samples``)
-  and ``document_label`` (a document by its name where it has one).
+  them; ``topiceval.cli`` prints its ``command_line`` form; the checks below make theirs so),
+  ``named`` and ``arguments`` (names as message parts), ``extended`` (a message made longer in
+  both forms), ``option`` (``--inner-samples``) and ``document_label`` (a document by its name
+  where it has one).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import scipy.sparse as sp
 
 INT_LIMIT = 2**63  # integers go to int64 kernel arguments and stream keys
 # API arguments (name, value) whose command-line option is not ``option(name) value``
-OPTIONS = {("empty", "skip"): "--skip-empty"}
+OPTIONS = {("empty", "skip"): "--skip-empty", ("n_topics", None): "--topics"}
 E = TypeVar("E", bound=BaseException)
 
 
@@ -58,6 +60,34 @@ class Argument:
         if spelled is not None:
             return spelled
         return option(self.name) + ("" if self.value is None else f" {self.value}")
+
+
+def named(name: str) -> tuple[str | Argument, ...]:
+    """``name``, as the check functions are given it, as message parts: an argument
+    (``runs``) or an estimator setting (``setting samples``) is an ``Argument``; any other
+    description (``optimize burnin``, ``--max-oov-share``) stays text."""
+    head, _, last = name.rpartition(" ")
+    if last.isidentifier() and head in ("", "setting"):
+        return (f"{head} " if head else "", Argument(last))
+    return (name,)
+
+
+def arguments(names) -> tuple[str | Argument, ...]:
+    """Message parts listing the arguments ``names``: ``a, b, c``."""
+    parts: list[str | Argument] = []
+    for name in names:
+        parts += [", ", Argument(name)] if parts else [Argument(name)]
+    return tuple(parts)
+
+
+def extended(error: E, text: str) -> E:
+    """A new error of ``error``'s type with ``text`` added to its message, in both forms (its
+    ``command_line`` too, when it has one)."""
+    longer = type(error)(f"{error}{text}")
+    command_line = getattr(error, "command_line", None)
+    if command_line is not None:
+        longer.command_line = command_line + text
+    return longer
 
 
 def document_label(d: int, name: object = None) -> str:
@@ -111,9 +141,10 @@ def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     int
     """
     if not is_integer(value):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+        raise naming(ValueError, *named(name), f" must be an integer, got {value!r}")
     if not minimum <= value < INT_LIMIT:
-        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
+        raise naming(ValueError, *named(name),
+                     f" must be an integer in [{minimum}, 2**63), got {value}")
     return int(value)
 
 
@@ -133,7 +164,7 @@ def check_positive(name: str, value: Any) -> float:
     """``value`` as a finite positive float; ``ValueError`` naming ``name`` otherwise."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
             or not (np.isfinite(value) and value > 0)):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        raise naming(ValueError, *named(name), f" must be a positive finite number, got {value!r}")
     return float(value)
 
 
@@ -141,7 +172,7 @@ def check_share(name: str, value: Any) -> float:
     """``value`` as a float in [0, 1] (a share); ``ValueError`` naming ``name`` otherwise."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
             or not 0 <= value <= 1):
-        raise ValueError(f"{name} must be a share in [0, 1], got {value!r}")
+        raise naming(ValueError, *named(name), f" must be a share in [0, 1], got {value!r}")
     return float(value)
 
 
