@@ -500,6 +500,7 @@ def files(tmp_path_factory):
         state.write("#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n"
                     "0 NA 0 0 a 0\n0 NA 1 1 b 1\n")
     (root / "lda.pkl").write_bytes(pickle.dumps({"not": "read"}))
+    (root / "model.bin").write_bytes(b"LDA\x00\x00one\x00\x00TPTK\x01\x00")  # tomotopy's start
     return root
 
 
@@ -576,6 +577,11 @@ CLI_CASES = [
      ["estimate", "--model", "{root}/weights.txt", "--docs", "{c}", "--method", "lr"],
      "is a MALLET --topic-word-weights-file, not a topiceval model file: import it first with "
      "topiceval import --from mallet-weights"),
+    ("evaluate a tomotopy file: import it first",
+     ["evaluate", "--model", "{root}/model.bin", "--docs", "{t}"],
+     "is a tomotopy LDAModel.save() file, not a topiceval model file: import it first with "
+     "topiceval import --from tomotopy {root}/model.bin --out model.npz ('topiceval import "
+     "--help' says more), then pass --model model.npz"),
     ("compare a pickle: import it first",
      ["compare", "--model-a", "{m}", "--model-b", "{root}/lda.pkl", "--docs", "{c}"],
      "--model-b {root}/lda.pkl is a pickle (a scikit-learn, gensim or lda model?), not a "

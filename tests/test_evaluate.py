@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import sys
 
 import numpy as np
@@ -245,6 +246,9 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
     err = capsys.readouterr().err
     assert f"LDA {DEFAULTS['lda'][0]} on 6 of 6 documents" in err
     assert "1 out-of-vocabulary tokens dropped" in err
+    # issue 32: the command's summary gives +/- on nats per token and perplexity too
+    assert re.search(r"per token: -[\d.]+ \+/- [\d.]+ nats; perplexity [\d,.]+ \+/- [\d,.]+\n",
+                     err), err
     frame = pd.read_csv(out)
     expected = topiceval.evaluate(model, docs, runs=3, seed=4)
     np.testing.assert_array_equal(frame["logp_nats"], expected.logp)
