@@ -9,13 +9,18 @@ Damaged files are covered in ``test_bad_inputs_files.py``, the workflow in
 
 from __future__ import annotations
 
+import gzip
+import pickle
+import warnings
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 import topiceval
-from topiceval import adapters, cli
+from topiceval import adapters, cli, limits
 from topiceval.corpus import Corpus, CorpusError
 from topiceval.data.preprocess import Recipe
 from topiceval.estimators import gapfa, lda
@@ -23,6 +28,7 @@ from topiceval.limits import WorkLimitError
 from topiceval.models import GaPModel, LDAModel, ModelError, save_model
 from topiceval.training.gapfa import fit_gapfa
 from topiceval.training.lda import fit_gibbs, fit_vem
+from topiceval.validation import OPTIONS, Argument
 from topiceval.vocabulary import VocabularyError
 
 PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])
@@ -35,6 +41,9 @@ COUNTS = np.array([[2, 0, 1], [0, 3, 1]])
 LONG = [np.zeros(200_000, np.int64)]
 SIXTY = [np.zeros(60, np.int64)]  # one 60-token document (issue 29)
 HUGE = 10**14  # runs or temperatures whose arrays exceed any machine's memory (2.4 PB of results)
+# a held-out document with no word the model knows, among known ones (issue 32)
+NAMED_TOKENS = [["a", "b", "c", "a", "b", "c", "a"], ["zz"]]
+NAMES = ["kept", "unknown-only"]
 
 
 def est(method="lr", docs=DOCS, phi=PHI, am=AM, **kw):
@@ -43,6 +52,16 @@ def est(method="lr", docs=DOCS, phi=PHI, am=AM, **kw):
 
 def gap(method="l2r", counts=COUNTS, phi=PHI, p=GAP.p, r=GAP.r, **kw):
     return lambda: gapfa.estimate(method, counts, phi, p, r, **kw)
+
+
+def on_memory(call, gib=1.0, threads=2):
+    """``call`` on a machine of ``gib`` GiB running ``threads`` numba threads (whatever this
+    machine has): a call whose working arrays fit once, but not once per thread."""
+    def run():
+        with mock.patch.object(limits, "physical_memory", return_value=int(gib * limits.GIB)), \
+                mock.patch.object(limits, "threads_of", return_value=threads):
+            call()
+    return run
 
 
 CASES = [
@@ -185,10 +204,27 @@ CASES = [
     ("evaluate hm samples 10**9", lambda: topiceval.evaluate(MODEL, [["a"] * 60], "hm",
                                                              samples=10**9), WorkLimitError,
      "above the limit of 2.4e+09"),
-    ("evaluate GaP-FA runs 10**9", lambda: topiceval.evaluate(GAP, COUNTS, runs=10**9, columns="model"),
-     WorkLimitError, "pass a larger work_limit (work_limit=None lifts it)"),
+    ("evaluate GaP-FA runs 10**9",
+     lambda: topiceval.evaluate(GAP, COUNTS, runs=10**9, columns="model"), WorkLimitError,
+     "pass a larger work_limit (work_limit=None lifts it)"),
     ("evaluate progress not a bool", lambda: topiceval.evaluate(MODEL, DOCS, progress="yes"),
      ValueError, "progress must be True, False or None"),
+    # ------------------------------------------- what to lower, what the caller can change
+    ("GaP-FA even samples = 1 over the limit: the settings to lower",
+     gap(counts=np.array([[3, 2, 1]]), work_limit=10), WorkLimitError,
+     "even samples = 1 is over it: lower gibbs or inner_samples"),
+    ("GaP-FA hm: the setting to lower", gap(method="hm", counts=np.array([[3, 2, 1]]),
+                                            work_limit=1), WorkLimitError,
+     "even samples = 1 is over it: lower burnin"),
+    ("estimate_runs memory: fewer threads as numba's, no threads argument",
+     on_memory(lambda: lda.estimate_runs("lr", SIXTY, PHI, AM, runs=2, particles=10**6,
+                                         work_limit=None)), WorkLimitError,
+     "use runs <= 1 (now 2), or numba threads <= 1 (now 2; set around the call, e.g. with "
+     "topiceval.threads.numba_threads(1))"),
+    ("check_limits memory: threads, an argument there",
+     on_memory(lambda: lda.check_limits("lr", SIXTY, PHI, runs=2, particles=10**6, threads=2,
+                                        work_limit=None)), WorkLimitError,
+     "use runs <= 1 (now 2), or threads <= 1 (now 2)"),
     # ---------------------------------------------------------------- compare
     ("compare models of different T",
      lambda: lda.compare(DOCS, (PHI, AM), (np.full((3, 3), 1 / 3), np.ones(3))), ValueError,
@@ -240,6 +276,21 @@ CASES = [
      ValueError, "oov must be one of"),
     ("evaluate empty after dropping", lambda: topiceval.evaluate(MODEL, [["q"]]), ValueError,
      "no token in the model's vocabulary"),
+    ("evaluate empty document named by its name (issue 32)",
+     lambda: topiceval.evaluate(MODEL, Corpus.from_tokens(NAMED_TOKENS, WORDS, names=NAMES)),
+     ValueError, "cannot be scored: 'unknown-only' (1 word(s) dropped); remove them or pass "
+                 "empty='skip'"),
+    ("evaluate empty document without a name: its position",
+     lambda: topiceval.evaluate(MODEL, NAMED_TOKENS), ValueError,
+     "cannot be scored: document 1 (1 word(s) dropped)"),
+    ("from_tokens oov='error' names the document by its name",
+     lambda: Corpus.from_tokens(NAMED_TOKENS, WORDS, oov="error", names=NAMES),
+     VocabularyError, "'unknown-only' has the word 'zz', which is not in the vocabulary (3 "
+                      "words); pass oov='drop' to leave such words out"),
+    ("align oov='error' says oov='drop'",
+     lambda: Corpus.from_tokens(NAMED_TOKENS, ["a", "b", "c", "zz"]).align(MODEL, oov="error"),
+     VocabularyError, "1 word(s) of the documents are not in the model's vocabulary (e.g. "
+                      "'zz'); pass oov='drop' to leave them out"),
     ("evaluate runs bool", lambda: topiceval.evaluate(MODEL, DOCS, runs=True), ValueError,
      "runs must be a positive integer"),
     ("evaluate words but model without vocab",
@@ -436,6 +487,20 @@ def files(tmp_path_factory):
     Corpus.from_documents(DOCS, WORDS, split=["test", "train"]).save(root / "c.npz")
     (root / "docs.txt").write_text("a b c\nb b\n")
     (root / "unknown.txt").write_text("a zz\n")
+    # issue 32: a held-out document with only unknown words, named (MALLET lines, corpus .npz)
+    (root / "named.txt").write_text("".join(f"{name}\tX\t{' '.join(tokens)}\n"
+                                            for name, tokens in zip(NAMES, NAMED_TOKENS,
+                                                                    strict=True)))
+    Corpus.from_tokens(NAMED_TOKENS, ["a", "b", "c", "zz"], names=NAMES).save(root / "named.npz")
+    Corpus.from_tokens([["a", "b", "zz"]], ["a", "b", "zz"]).save(root / "oov.npz")  # 1 of 3
+    Corpus.from_counts(COUNTS).save(root / "bare.npz")  # counts without words
+    (root / "weights.txt").write_text("".join(f"{t}\t{w}\t{x}\n" for t, w, x in [
+        (0, "a", 1.5), (0, "b", 0.5), (0, "c", 0.7), (1, "a", 0.5), (1, "b", 1.5), (1, "c", 0.9)]))
+    with gzip.open(root / "state.gz", "wt") as state:  # MALLET's --output-state
+        state.write("#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n"
+                    "0 NA 0 0 a 0\n0 NA 1 1 b 1\n")
+    (root / "lda.pkl").write_bytes(pickle.dumps({"not": "read"}))
+    (root / "model.bin").write_bytes(b"LDA\x00\x00one\x00\x00TPTK\x01\x00")  # tomotopy's start
     return root
 
 
@@ -484,6 +549,126 @@ CLI_CASES = [
      "no documents with split 'dev'"),
     ("import a pickle without trust", ["import", "--from", "sklearn", "{m}", "--out",
                                        "{root}/x.npz", "--vocabulary", "{t}"], "--trust-pickle"),
+    # ------------------------------------------- issue 32: command-line words, names, outputs
+    ("evaluate --oov drop leaves a document empty: --skip-empty, by name",
+     ["evaluate", "--model", "{m}", "--docs", "{root}/named.txt", "--oov", "drop"],
+     "1 document(s) have no token in the model's vocabulary and cannot be scored: "
+     "'unknown-only' (1 word(s) dropped); remove them or pass --skip-empty"),
+    ("evaluate --oov error names the document and says --oov drop",
+     ["evaluate", "--model", "{m}", "--docs", "{root}/named.txt", "--oov", "error"],
+     "'unknown-only' has the word 'zz', which is not in the vocabulary (3 words); pass "
+     "--oov drop to leave such words out"),
+    ("estimate an empty document, by name",
+     ["estimate", "--model", "{m}", "--docs", "{root}/named.npz", "--method", "lr"],
+     "1 document(s) of --docs have no token in the model's vocabulary and cannot be scored: "
+     "'unknown-only' (1 word(s) dropped); remove them"),
+    ("compare an empty document, by name",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/named.npz"],
+     "cannot be scored: 'unknown-only' (1 word(s) dropped)"),
+    ("estimate --oov error says --oov drop",
+     ["estimate", "--model", "{m}", "--docs", "{root}/named.npz", "--method", "lr", "--oov",
+      "error"], "1 word(s) of the documents are not in the model's vocabulary (e.g. 'zz'); "
+                "pass --oov drop to leave them out"),
+    ("evaluate a MALLET state: import it first",
+     ["evaluate", "--model", "{root}/state.gz", "--docs", "{t}"],
+     "is a MALLET --output-state file, not a topiceval model file: import it first with "
+     "topiceval import --from mallet"),
+    ("estimate a MALLET weights file: import it first",
+     ["estimate", "--model", "{root}/weights.txt", "--docs", "{c}", "--method", "lr"],
+     "is a MALLET --topic-word-weights-file, not a topiceval model file: import it first with "
+     "topiceval import --from mallet-weights"),
+    ("evaluate a tomotopy file: import it first",
+     ["evaluate", "--model", "{root}/model.bin", "--docs", "{t}"],
+     "is a tomotopy LDAModel.save() file, not a topiceval model file: import it first with "
+     "topiceval import --from tomotopy {root}/model.bin --out model.npz ('topiceval import "
+     "--help' says more), then pass --model model.npz"),
+    ("compare a pickle: import it first",
+     ["compare", "--model-a", "{m}", "--model-b", "{root}/lda.pkl", "--docs", "{c}"],
+     "--model-b {root}/lda.pkl is a pickle (a scikit-learn, gensim or lda model?), not a "
+     "topiceval model file: import it first with topiceval import --from sklearn (or gensim, "
+     "lda)"),
+    ("import --alpha of the wrong count, in command-line words",
+     ["import", "--from", "mallet-weights", "{root}/weights.txt", "--alpha", "0.1,0.2,0.3",
+      "--out", "{root}/x.npz"],
+     "--alpha must be one number or one per topic (2), got 3 numbers ({root}/weights.txt "
+     "lists 2 topics)"),
+    ("import --alpha below the range, in command-line words",
+     ["import", "--from", "mallet-weights", "{root}/weights.txt", "--alpha", "1e-305",
+      "--out", "{root}/x.npz"], "--alpha must lie in [1e-301, 1e+301], got 1e-305"),
+    ("estimate even --samples 1 over the limit: --gibbs or --inner-samples",
+     ["estimate", "--model", "{g}", "--docs", "{c}", "--method", "l2r", "--work-limit", "10"],
+     "even --samples 1 is over it: lower --gibbs or --inner-samples, or split the document"),
+    ("estimate --max-oov-share",
+     ["estimate", "--model", "{m}", "--docs", "{root}/oov.npz", "--method", "lr",
+      "--max-oov-share", "0.1"], "--max-oov-share 0.1 allows at most 10%"),
+    ("compare --max-oov-share",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/oov.npz",
+      "--max-oov-share", "0.1"], "--max-oov-share 0.1 allows at most 10%"),
+    ("compare --max-oov-share above 1",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}", "--max-oov-share",
+      "1.5"], "--max-oov-share must be a share in [0, 1], got 1.5"),
+    ("estimate a corpus without words: --columns model",
+     ["estimate", "--model", "{g}", "--docs", "{root}/bare.npz", "--method", "l2r"],
+     "could only be matched by position: give the words of the columns (Corpus.from_counts(X, "
+     "vocabulary=the fitted vectorizer or its word list)), or state --columns model if the "
+     "columns are the model's own, in its order"),
+    ("compare a corpus without words: --columns model",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/bare.npz"],
+     "or state --columns model if the columns are the model's own"),
+    ("evaluate --columns model on documents with words",
+     ["evaluate", "--model", "{g}", "--docs", "{t}", "--columns", "model"],
+     "--columns model states that the columns of a count matrix without words are the "
+     "model's; these documents carry words and are matched by word: leave --columns out"),
+    # the shared checks (validation.check_integer, check_positive, a method's settings) name
+    # the option, not the API's argument
+    ("evaluate --runs 0", ["evaluate", "--model", "{m}", "--docs", "{t}", "--runs", "0"],
+     "--runs must be a positive integer, got 0"),
+    ("evaluate --seed negative", ["evaluate", "--model", "{m}", "--docs", "{t}", "--seed", "-1"],
+     "--seed must be an integer in [0, 2**63), got -1"),
+    ("estimate --threads negative", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                     "lr", "--threads", "-1"],
+     "--threads must be an integer in [0, 2**63), got -1"),
+    ("estimate --particles 0", ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr",
+                                "--particles", "0"],
+     "setting --particles must be an integer in [1, 2**63), got 0"),
+    ("estimate --gibbs 0, with the method's note",
+     ["estimate", "--model", "{g}", "--docs", "{c}", "--method", "l2r", "--gibbs", "0"],
+     "setting --gibbs must be an integer in [1, 2**63), got 0 for 'l2r': its left-posterior"),
+    ("estimate a setting the method does not take",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--particles", "3"],
+     "unknown setting(s) --particles for method 'chib'; allowed: --burnin, --iterations, "
+     "--samples"),
+    ("compare --samples 0", ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}",
+                             "--samples", "0"], "--samples must be an integer in [1, 2**63)"),
+    ("train --topics 0", ["train", "lda", "--corpus", "{c}", "--topics", "0", "--trainer",
+                          "gibbs", "--out", "{root}/x.npz"],
+     "--topics must be an integer in [1, 2**63), got 0"),
+    ("train vem --max-iter 0", ["train", "lda", "--corpus", "{c}", "--topics", "2", "--trainer",
+                                "vem", "--max-iter", "0", "--out", "{root}/x.npz"],
+     "--max-iter must be an integer in [1, 2**63), got 0"),
+    ("train gibbs --beta negative", ["train", "lda", "--corpus", "{c}", "--topics", "2",
+                                     "--trainer", "gibbs", "--beta", "-1", "--out",
+                                     "{root}/x.npz"],
+     "--beta must be a positive finite number, got -1.0"),
+    ("train gapfa --a-phi 0", ["train", "gapfa", "--corpus", "{c}", "--topics", "2", "--a-phi",
+                               "0", "--out", "{root}/x.npz"],
+     "--a-phi must be a positive finite number, got 0.0"),
+    # --out is checked before anything is computed: these calls are also over the work limit
+    ("estimate --out a directory, before computing",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
+    ("estimate --out under a file, before computing",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--work-limit", "10",
+      "--out", "{m}/est.csv"], "cannot create its directory {m}: a file is in the way"),
+    ("evaluate --out a directory, before computing",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--method", "chib", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
+    ("evaluate --out under a file, before computing",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--work-limit", "10", "--out",
+      "{m}/est.csv"], "a file is in the way"),
+    ("compare --out a directory, before computing",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
 ]
 
 
@@ -493,7 +678,8 @@ def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
     paths = {"m": files / "m.npz", "g": files / "g.npz", "c": files / "c.npz",
              "t": files / "docs.txt", "u": files / "unknown.txt", "root": files}
     argv = [a.format(**paths) for a in argv]
-    if argv[0] not in ("train", "import"):  # those two name their output in the case
+    message = message.format(**paths)
+    if argv[0] not in ("train", "import") and "--out" not in argv:  # else named in the case
         argv += ["--out", str(files / "out.csv")]
     capsys.readouterr()
     assert cli.main(argv) == 1, case
@@ -502,6 +688,42 @@ def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
     assert len(err.splitlines()) == 1, err
     assert message in err, err
     assert not (files / "out.csv").exists() and not (files / "x.npz").exists()
+
+
+def test_warnings_during_a_command_print_one_line(files, capsys, monkeypatch):
+    """A Python warning raised while a command runs is one line, ``topiceval CMD: warning:``,
+    as the filters let it through; the handler is the command's only."""
+    from topiceval.commands import estimate
+
+    def warn(args):
+        warnings.warn("first line\n  second line", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(estimate, "run", warn)
+    shown = warnings.showwarning
+    capsys.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert cli.main(["estimate", "--model", str(files / "m.npz"), "--docs",
+                         str(files / "c.npz"), "--method", "lr"]) == 0
+    assert capsys.readouterr().err == "topiceval estimate: warning: first line second line\n"
+    assert warnings.showwarning is shown
+
+
+def test_command_line_words_are_the_commands_options():
+    """Every API argument an error names (``validation.Argument``) is spelled as an option
+    that a command has."""
+    def options_of(parser) -> set[str]:  # the parser's and its sub-commands'
+        subparsers = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+        return set(parser._option_string_actions).union(
+            *(options_of(sub) for sub in subparsers.values()))
+
+    options = options_of(cli.build_parser())
+    spelled = [Argument(*key).for_command_line() for key in OPTIONS]
+    spelled += [Argument("columns", "model").for_command_line(),
+                Argument("oov", "drop").for_command_line(), Argument("alpha").for_command_line()]
+    assert spelled[-3:] == ["--columns model", "--oov drop", "--alpha"]
+    assert {text.split()[0] for text in spelled} <= options
 
 
 # options refused while the command line is parsed: argparse's usage, then one error line

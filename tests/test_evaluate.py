@@ -2,6 +2,7 @@
 
 import io
 import json
+import re
 import sys
 
 import numpy as np
@@ -83,6 +84,11 @@ def test_defaults_and_result_fields(model, docs):
     text = res.summary()
     assert f"LDA {method} on 6 of 6 documents" in text and "unbiased" in text
     assert f"{res.total:,.2f} +/- {res.total_stderr:,.2f} nats" in text
+    # issue 32: +/- on nats per token and on perplexity too (delta method)
+    assert res.nats_per_token_stderr == pytest.approx(res.total_stderr / n)
+    assert res.perplexity_stderr == pytest.approx(res.perplexity * res.total_stderr / n)
+    assert (f"per token: {res.nats_per_token:.4f} +/- {res.nats_per_token_stderr:.4f} nats; "
+            f"perplexity {res.perplexity:,.1f} +/- {res.perplexity_stderr:,.1f}") in text
 
 
 def test_exact_method_has_zero_standard_error(model, docs):
@@ -132,7 +138,9 @@ def test_unknown_words_are_dropped_and_reported_or_refused(model, docs):
 
 def test_empty_documents_are_refused_or_skipped_never_scored(model, docs):
     batch = words_of(docs[:2]) + [["zebra", "yak"]] + words_of(docs[2:3])
-    with pytest.raises(ValueError, match=r"1 document\(s\) have no token .*: 2 \(2 word"):
+    with pytest.raises(ValueError, match=r"1 document\(s\) have no token .*: document 2 "
+                                         r"\(2 word\(s\) dropped\); remove them or pass "
+                                         r"empty='skip'"):
         topiceval.evaluate(model, batch)
     res = topiceval.evaluate(model, batch, empty="skip", runs=2)
     assert np.isnan(res.logp[2]) and np.isfinite(res.logp[[0, 1, 3]]).all()
@@ -238,6 +246,9 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
     err = capsys.readouterr().err
     assert f"LDA {DEFAULTS['lda'][0]} on 6 of 6 documents" in err
     assert "1 out-of-vocabulary tokens dropped" in err
+    # issue 32: the command's summary gives +/- on nats per token and perplexity too
+    assert re.search(r"per token: -[\d.]+ \+/- [\d.]+ nats; perplexity [\d,.]+ \+/- [\d,.]+\n",
+                     err), err
     frame = pd.read_csv(out)
     expected = topiceval.evaluate(model, docs, runs=3, seed=4)
     np.testing.assert_array_equal(frame["logp_nats"], expected.logp)

@@ -240,7 +240,7 @@ BAD_FILES = [
     ("weights with a topic 1e3", "mallet-weights", WEIGHTS.replace("1\tsun", "1e3\tsun"),
      ["--alpha", "0.3"], ", line 4: expected topic<TAB>word<TAB>weight with an integer topic"),
     ("weights and three alphas", "mallet-weights", WEIGHTS, ["--alpha", "0.1,0.2,0.3"],
-     "alpha must be one number or one per topic (2), got 3 numbers"),
+     "--alpha must be one number or one per topic (2), got 3 numbers"),
     ("weights and a zero alpha", "mallet-weights", WEIGHTS, ["--alpha", "0.1,0"],
      "--alpha must be a positive number or positive numbers separated by commas, got '0.1,0'"),
     ("weights and a word for alpha", "mallet-weights", WEIGHTS, ["--alpha", "small"],
@@ -270,7 +270,7 @@ def test_bad_files_are_refused_in_one_line(library, content, extra, message, tom
     assert main(["import", "--from", library, str(path), *extra, "--out", str(out)]) == 1
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1, lines
-    if message.startswith("alpha"):  # the file named at the end
+    if message.startswith("--alpha must be one number"):  # the file named at the end
         assert lines[0].startswith(f"topiceval import: error: {message}"), lines
         assert str(path) in lines[0]
     elif message.startswith("--"):  # the option, before the file is read

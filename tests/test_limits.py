@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from topiceval import limits
-from topiceval.limits import Fit, WorkLimitError, WorkSetting
+from topiceval.limits import EvenOne, Fit, WorkLimitError, WorkSetting
 
 
 def test_the_default_limit_is_a_minute_at_the_measured_rates():
@@ -52,6 +52,38 @@ def test_refusals_speak_the_api_or_the_command_line():
         "larger --work-limit (--work-limit none lifts it)")
     memory = WorkLimitError("m: arrays", [Fit("runs", 5, 9)], liftable=False)
     assert str(memory) == "m: arrays: use runs <= 5 (now 9)"
+
+
+def test_what_to_lower_speaks_the_api_or_the_command_line():
+    """Issue 32: the settings to lower when even 1 of the budget is over, in both words."""
+    err = WorkLimitError("m: too much", [EvenOne(("samples",), ("gibbs", "inner_samples"))])
+    assert str(err) == ("m: too much: even samples = 1 is over it: lower gibbs or inner_samples, "
+                        "or pass a larger work_limit (work_limit=None lifts it)")
+    assert err.command_line == err.for_command_line() == (
+        "m: too much: even --samples 1 is over it: lower --gibbs or --inner-samples, or pass a "
+        "larger --work-limit (--work-limit none lifts it)")
+    assert EvenOne(("runs", "threads"), alone="big").text(True) == (
+        "even --runs 1 and --threads 1 are over it: big")
+
+
+def test_fewer_threads_are_numbas_where_the_call_takes_none(monkeypatch):
+    """Issue 32: a call without a threads argument (``lda.estimate_runs``) is told to set
+    numba's threads around it; the command line has --threads."""
+    monkeypatch.setattr(limits, "physical_memory", lambda: 1000)
+
+    def parts(values):
+        return {"working arrays": 200.0 * values["threads"]}
+
+    with pytest.raises(WorkLimitError) as caught:
+        limits.check_memory(parts, {"runs": 1, "threads": 4}, method="m", threads_argument=False)
+    assert str(caught.value) == (
+        "m: the call's arrays would need 0.0 GiB (working arrays 7.45e-07 GiB), more than 50% of "
+        "this machine's 0.0 GiB: use numba threads <= 2 (now 4; set around the call, e.g. with "
+        "topiceval.threads.numba_threads(2))")
+    assert caught.value.command_line.endswith("use --threads 2 or less (now 4)")
+    with pytest.raises(WorkLimitError, match="even runs = 1 is over it: big$"):
+        limits.check_memory(lambda v: {"tables": 600.0}, {"runs": 2, "threads": 2},
+                            method="m", alone="big", threads_argument=False)
 
 
 def test_memory_names_the_setting_that_fits(monkeypatch):

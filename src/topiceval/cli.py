@@ -7,12 +7,16 @@ which adds its parser and sets ``func`` (called with the parsed arguments, retur
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
+import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
 
 from topiceval import __version__
+from topiceval.commands import warning_line
 from topiceval.io import check_outputs_differ
 
 COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model")
@@ -48,10 +52,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_outputs_differ(_named(args, INPUT_OPTIONS), _named(args, OUTPUT_OPTIONS))
-        return int(args.func(args) or 0)
+        with warnings_on_one_line(args.command):
+            return int(args.func(args) or 0)
     except INPUT_ERRORS as exc:
         print(f"topiceval {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
+
+
+@contextlib.contextmanager
+def warnings_on_one_line(command: str) -> Iterator[None]:
+    """Print each Python warning that the command raises and the filters let through as one
+    line, ``topiceval COMMAND: warning: ...`` (``commands.warning_line``), on standard error."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(warning_line(command, message), file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores showwarning afterwards
+        warnings.showwarning = show
+        yield
 
 
 def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, object]:
@@ -61,8 +79,9 @@ def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, objec
 
 def one_line(exc: BaseException) -> str:
     """The exception's message on one line (its type when it has no message), with the
-    command's options where it has a command-line form (``WorkLimitError.for_command_line``)."""
-    message = exc.for_command_line() if hasattr(exc, "for_command_line") else str(exc)
+    command's options where it has a command-line form (its ``command_line``: errors made by
+    ``validation.naming``, ``WorkLimitError``)."""
+    message = getattr(exc, "command_line", None) or str(exc)
     text = " ".join(line.strip() for line in message.splitlines() if line.strip())
     return text or type(exc).__name__
 

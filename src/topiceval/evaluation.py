@@ -52,9 +52,15 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from topiceval.corpus import Corpus
-from topiceval.documents import OutOfVocabularyWarning, as_model_corpus, check_oov_share
+from topiceval.documents import (
+    OutOfVocabularyWarning,
+    as_model_corpus,
+    check_oov_share,
+    document_listing,
+)
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
+from topiceval.validation import Argument, naming
 from topiceval.vocabulary import check_oov
 
 if TYPE_CHECKING:
@@ -159,9 +165,20 @@ class Evaluation:
         return self.total / self.n_tokens if self.n_tokens else float("nan")
 
     @property
+    def nats_per_token_stderr(self) -> float:
+        """Standard error of ``nats_per_token``: ``total_stderr / n_tokens`` (nats)."""
+        return self.total_stderr / self.n_tokens if self.n_tokens else float("nan")
+
+    @property
     def perplexity(self) -> float:
         """exp(-total / n_tokens), the per-token perplexity of the scored documents."""
         return float(np.exp(-self.nats_per_token))
+
+    @property
+    def perplexity_stderr(self) -> float:
+        """Standard error of ``perplexity`` by the delta method: ``perplexity *
+        nats_per_token_stderr`` (the derivative of exp(-x) is -exp(-x))."""
+        return self.perplexity * self.nats_per_token_stderr
 
     @property
     def work_units(self) -> str:
@@ -197,7 +214,8 @@ class Evaluation:
             f"  settings: {settings or 'none'}; runs={self.runs}, seed={self.seed}",
             f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
             f"documents, +/- one standard error from the runs)",
-            f"  per token: {self.nats_per_token:.4f} nats; perplexity {self.perplexity:,.1f}",
+            f"  per token: {self.nats_per_token:.4f} +/- {self.nats_per_token_stderr:.4f} nats; "
+            f"perplexity {self.perplexity:,.1f} +/- {self.perplexity_stderr:,.1f}",
             f"  cost: {int(self.work.sum()):,} {self.work_units} (predicted "
             f"{self.predicted_work:,}), {self.seconds:.2f} s in the kernels",
         ]
@@ -322,7 +340,7 @@ def evaluate(model: LDAModel | GaPModel,
         settings = {**defaults, **settings}
     runs = DEFAULT_RUNS[family] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
-        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+        raise naming(ValueError, Argument("runs"), f" must be a positive integer, got {runs!r}")
     notes = []
     overlap = training_overlap(model, docs)
     if overlap:
@@ -333,7 +351,7 @@ def evaluate(model: LDAModel | GaPModel,
     resolved = declaration.resolve(settings)
     lengths = corpus.lengths
     dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
-    todo, note = _scorable(family, lengths, dropped, empty)
+    todo, note = _scorable(family, lengths, corpus.names, dropped, empty)
     notes += [note] if note else []
     warning = check_oov_share(corpus, max_oov)
     if warning:
@@ -376,26 +394,27 @@ def _family(model) -> str:
     )
 
 
-def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str):
+def _scorable(family: str, lengths: np.ndarray, names: np.ndarray, dropped: np.ndarray,
+              empty: str):
     """The documents to estimate, and a note on the empty ones.
 
     An LDA document with no token cannot be scored (it would read as probability 1): refused,
     or skipped with ``empty="skip"``.  A GaP-FA document with no counts is a valid observation
-    (the probability of an all-zero row) and is scored, with a note.
+    (the probability of an all-zero row) and is scored, with a note.  Documents are named by
+    their names where they have any (``document_label``).
     """
     empties = np.flatnonzero(lengths == 0)
     if not empties.size:
         return np.arange(lengths.shape[0]), None
-    listing = _listing(empties, dropped)
+    listing = document_listing(empties, names, dropped)
     if family == "gapfa":
         return np.arange(lengths.shape[0]), (
             f"{empties.size} document(s) have no counts in the model's vocabulary; their "
             f"estimate is the probability of an all-zero document: {listing}")
     if empty == "error":
-        raise ValueError(
-            f"{empties.size} document(s) have no token in the model's vocabulary and cannot be "
-            f"scored: {listing}; remove them or pass empty='skip'"
-        )
+        raise naming(
+            ValueError, f"{empties.size} document(s) have no token in the model's vocabulary and "
+            f"cannot be scored: {listing}; remove them or pass ", Argument("empty", "skip"))
     if empties.size == lengths.shape[0]:
         raise ValueError(
             f"none of the {empties.size} document(s) has a token in the model's vocabulary, so "
@@ -404,11 +423,6 @@ def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str)
         )
     return np.flatnonzero(lengths > 0), (
         f"{empties.size} empty document(s) skipped (no estimate, not in the totals): {listing}")
-
-
-def _listing(docs: np.ndarray, dropped: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(f"{d} ({dropped[d]} word(s) dropped)" for d in docs[:limit])
-    return shown + (f" and {docs.size - limit} more" if docs.size > limit else "")
 
 
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from topiceval.validation import option
+
 # work units per second on one core, measured (benchmarks/README.md; see the module docstring)
 RATE = {"lda": 4e7, "gapfa": 1e8}
 UNITS = {"lda": "site updates", "gapfa": "topic-word site updates"}
@@ -43,27 +45,54 @@ GIB = 2.0**30
 @dataclass(frozen=True)
 class Fit:
     """One way to make a refused call fit: the argument ``name`` at most ``largest`` (it is
-    ``current`` now)."""
+    ``current`` now).  ``argument``: whether the call takes it as an argument; the only one
+    that may not is ``threads``, then numba's thread count around the call."""
 
     name: str
     largest: int
     current: int
+    argument: bool = True
 
     def text(self, command_line: bool) -> str:
         """``samples <= 10 (now 100)``, or ``--samples 10 or less (now 100)``."""
         if command_line:
-            return f"--{self.name.replace('_', '-')} {self.largest} or less (now {self.current})"
+            return f"{option(self.name)} {self.largest} or less (now {self.current})"
+        if not self.argument:
+            return (f"numba {self.name} <= {self.largest:,} (now {self.current:,}; set around "
+                    f"the call, e.g. with topiceval.threads.numba_threads({self.largest}))")
         return f"{self.name} <= {self.largest:,} (now {self.current:,})"
+
+
+@dataclass(frozen=True)
+class EvenOne:
+    """No smaller setting fits: even 1 of each of ``names`` is over the limit; what to lower
+    instead (settings ``cheaper``), or why one task is too large (``alone``)."""
+
+    names: tuple[str, ...]
+    cheaper: tuple[str, ...] = ()
+    alone: str = ""
+
+    def text(self, command_line: bool) -> str:
+        """``even samples = 1 is over it: lower gibbs``, or ``even --samples 1 is over it:
+        lower --gibbs``."""
+        spell = option if command_line else str
+        listed = " and ".join(f"{spell(name)}{' ' if command_line else ' = '}1"
+                              for name in self.names)
+        text = f"even {listed} {'is' if len(self.names) == 1 else 'are'} over it"
+        if self.cheaper:
+            text += ": lower " + " or ".join(spell(name) for name in self.cheaper)
+        return text + (f": {self.alone}" if self.alone else "")
 
 
 class WorkLimitError(ValueError):
     """A call would exceed its work or memory limit; nothing was run.
 
     ``str(error)`` names the API's arguments (``samples <= 10``, ``work_limit=None``);
-    ``for_command_line()`` gives the same message with the command's options.
+    ``for_command_line()`` (and ``command_line``, as ``validation.naming`` errors have it) gives
+    the same message with the command's options.
     """
 
-    def __init__(self, problem: str, remedies: Sequence[Fit | str] = (), *,
+    def __init__(self, problem: str, remedies: Sequence[Fit | EvenOne | str] = (), *,
                  liftable: bool = True) -> None:
         self.problem, self.remedies, self.liftable = problem, tuple(remedies), liftable
         super().__init__(self._render(False))
@@ -72,9 +101,13 @@ class WorkLimitError(ValueError):
         """The message with the command line's options instead of the API's arguments."""
         return self._render(True)
 
+    @property
+    def command_line(self) -> str:
+        return self._render(True)
+
     def _render(self, command_line: bool) -> str:
         first = next((r for r in self.remedies if isinstance(r, Fit)), None)
-        texts = [r if not isinstance(r, Fit) else
+        texts = [r if isinstance(r, str) else
                  ("use " if r is first else "") + r.text(command_line) for r in self.remedies]
         if self.liftable:
             texts.append("pass a larger --work-limit (--work-limit none lifts it)" if command_line
@@ -129,7 +162,8 @@ def largest_within(cost_at: Callable[[int], float], limit: float) -> int:
 
 def check_work(work: np.ndarray, limit: float | None, *, family: str, method: str,
                lengths: np.ndarray, runs: int = 1, budgets: Sequence[WorkSetting] = (),
-               cheaper: str = "", size_unit: str = "tokens", task: str = "per run") -> None:
+               cheaper: Sequence[str] = (), size_unit: str = "tokens",
+               task: str = "per run") -> None:
     """Refuse the call, before it runs, if one task or the whole call is over ``limit``.
 
     Parameters
@@ -146,8 +180,8 @@ def check_work(work: np.ndarray, limit: float | None, *, family: str, method: st
         R, the runs of every document: the call's work is R sum(work).
     budgets : sequence of WorkSetting
         The settings whose smaller values would fit, named in the message.
-    cheaper : str
-        What to lower when even 1 of every budget is over the limit.
+    cheaper : sequence of str
+        The settings to lower when even 1 of every budget is over the limit.
     task : str
         How one task's work is named (``"per run"``).
     """
@@ -161,7 +195,7 @@ def check_work(work: np.ndarray, limit: float | None, *, family: str, method: st
         others = "" if over == 1 else f"; {over:,} documents are over it"
         fits = _fits(budgets, lambda b, k: b.work_at(k)[d], limit)
         if not fits and budgets:
-            fits.append(_even_one(budgets) + (f": {cheaper}" if cheaper else ""))
+            fits.append(EvenOne(tuple(b.name for b in budgets), tuple(cheaper)))
         raise WorkLimitError(
             f"{method}: document {d} ({_quantity(int(lengths[d]), size_unit)}) needs "
             f"{float(work[d]):.3g} {units} {task} (about {duration(work[d] / rate)} of one core "
@@ -170,7 +204,7 @@ def check_work(work: np.ndarray, limit: float | None, *, family: str, method: st
     total = runs * float(np.sum(work, dtype=np.float64))
     if total <= limit:
         return
-    fits: list[Fit | str] = []
+    fits: list[Fit | EvenOne | str] = []
     if runs > 1:
         fitting_runs = int(limit // float(np.sum(work, dtype=np.float64)))
         if fitting_runs >= 1:
@@ -193,19 +227,14 @@ def _quantity(n: int, unit: str) -> str:
 
 
 def _fits(budgets: Sequence[WorkSetting], cost: Callable[[WorkSetting, int], float],
-          limit: float) -> list[Fit | str]:
+          limit: float) -> list[Fit | EvenOne | str]:
     """A ``Fit`` for every budget whose smaller value would bring ``cost`` within ``limit``."""
-    out: list[Fit | str] = []
+    out: list[Fit | EvenOne | str] = []
     for b in budgets:
         k = largest_within(lambda k, b=b: cost(b, k), limit)
         if 1 <= k < b.current:
             out.append(Fit(b.name, k, b.current))
     return out
-
-
-def _even_one(names) -> str:
-    listed = " and ".join(f"{getattr(n, 'name', n)} = 1" for n in names)
-    return f"even {listed} {'is' if len(names) == 1 else 'are'} over it"
 
 
 def physical_memory() -> int:
@@ -217,13 +246,16 @@ def physical_memory() -> int:
 
 
 def check_memory(parts_at: Callable[[Mapping[str, int]], Mapping[str, float]],
-                 current: Mapping[str, int], *, method: str, alone: str = "") -> None:
+                 current: Mapping[str, int], *, method: str, alone: str = "",
+                 threads_argument: bool = True) -> None:
     """Refuse a call whose arrays would exceed ``MEMORY_FRACTION`` of physical memory.
 
     ``parts_at(values)``: bytes of each kind of array the call allocates (name -> bytes) with
     the settings ``values`` (``current`` overridden); ``current``: the settings that a smaller
     value of would fit (``runs``, the budget, ``threads``), each affine in its setting;
-    ``alone``: what makes one task too large, said when no smaller setting fits.
+    ``alone``: what makes one task too large, said when no smaller setting fits;
+    ``threads_argument``: whether the call takes ``threads`` as an argument (if not, fewer
+    threads are suggested as numba's, set around the call).
     """
     total_memory = physical_memory()
     if not total_memory:
@@ -233,14 +265,15 @@ def check_memory(parts_at: Callable[[Mapping[str, int]], Mapping[str, float]],
     need = float(sum(parts.values()))
     if need <= cap:
         return
-    fits: list[Fit | str] = []
+    fits: list[Fit | EvenOne | str] = []
     for name, value in current.items():
         k = largest_within(lambda k, name=name: sum(parts_at({**current, name: k}).values()),
                            cap)
         if 1 <= k < value:
-            fits.append(Fit(name, k, value))
+            fits.append(Fit(name, k, value, argument=threads_argument or name != "threads"))
     if not fits:
-        fits.append(_even_one(list(current)) + (f": {alone}" if alone else ""))
+        fits.append(EvenOne(tuple(name for name in current
+                                  if threads_argument or name != "threads"), alone=alone))
     shown = ", ".join(f"{name} {size / GIB:,.3g} GiB" for name, size in parts.items()
                       if size >= 0.01 * need)
     raise WorkLimitError(

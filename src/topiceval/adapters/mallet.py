@@ -37,6 +37,7 @@ import numpy as np
 from topiceval.adapters._common import build_model, normalise_rows
 from topiceval.limits import MEMORY_FRACTION, WorkLimitError, physical_memory
 from topiceval.models import PARAM_RANGE, LDAModel
+from topiceval.validation import Argument, naming
 from topiceval.vocabulary import vocabulary_words
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ STATE_HEADER = b"#doc source pos typeindex type topic"
 GZIP_MAGIC = b"\x1f\x8b"
 BLOCK_BYTES = 1 << 23  # the state is scanned in blocks of about 8 MB
 MAX_DIGITS = 18  # an int64 holds any 18-digit number
+ALPHA = Argument("alpha")  # from_mallet_weights(path, alpha); topiceval import --alpha
 # peak bytes per (topic, type) cell while a state becomes a model: the int64 counts, their copy
 # in typeindex order, the float64 counts, counts + beta and phi
 CELL_BYTES = 40
@@ -171,8 +173,8 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
         _check_every_word_used(weights, words, path)
         alpha_m = np.full(n_topics, float(alpha_m))
     if alpha_m.shape != (n_topics,):
-        raise ValueError(f"alpha must be one number or one per topic ({n_topics}), got "
-                         f"{alpha_m.shape[0]} numbers ({path} lists {n_topics} topics)")
+        raise naming(ValueError, ALPHA, f" must be one number or one per topic ({n_topics}), got "
+                     f"{alpha_m.shape[0]} numbers ({path} lists {n_topics} topics)")
     return _model(
         path, importer="from_mallet_weights", phi=normalise_rows(weights, "weights"),
         alpha_m=alpha_m, beta=None, vocab=vocabulary_words(words.tolist(), n_words,
@@ -193,13 +195,13 @@ def _check_alpha(alpha) -> np.ndarray:
     """``alpha`` of ``from_mallet_weights`` as float64, one number (0-d) or several (1-d)."""
     values = np.asarray(alpha)
     if values.dtype.kind not in "iuf" or values.ndim > 1 or values.size == 0:
-        raise ValueError("alpha must be a positive number, or one per topic, got "
-                         f"{type(alpha).__name__} {alpha!r:.80}")
+        raise naming(ValueError, ALPHA, " must be a positive number, or one per topic, got "
+                     f"{type(alpha).__name__} {alpha!r:.80}")
     values = values.astype(np.float64)
     outside = ~((values >= PARAM_RANGE[0]) & (values <= PARAM_RANGE[1]))
     if outside.any():
-        raise ValueError(f"alpha must lie in [{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}], got "
-                         f"{float(values.flat[int(np.argmax(outside))])!r}")
+        raise naming(ValueError, ALPHA, f" must lie in [{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}], "
+                     f"got {float(values.flat[int(np.argmax(outside))])!r}")
     return values
 
 
@@ -269,13 +271,12 @@ def _check_every_word_used(weights: np.ndarray, words, path: Path) -> None:
     unused = np.flatnonzero(np.all(weights == floor, axis=0))
     if unused.size:
         n_topics = weights.shape[0]
-        raise ValueError(
-            f"{path}: the word {words[unused[0]]!r} has the smallest weight ({float(floor)!r}, "
-            f"i.e. beta: no token) in all {n_topics} topics, so the file looks cut short after "
-            f"topic {n_topics - 1} (MALLET writes every topic, and every word has a training "
-            f"token); if the model does have {n_topics} topics, give alpha as {n_topics} numbers, "
-            "one per topic"
-        )
+        raise naming(
+            ValueError, f"{path}: the word {words[unused[0]]!r} has the smallest weight "
+            f"({float(floor)!r}, i.e. beta: no token) in all {n_topics} topics, so the file looks "
+            f"cut short after topic {n_topics - 1} (MALLET writes every topic, and every word has "
+            f"a training token); if the model does have {n_topics} topics, give ", ALPHA,
+            f" as {n_topics} numbers, one per topic")
 
 
 def _float_or_nan(text: str) -> float:

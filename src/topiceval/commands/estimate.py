@@ -11,7 +11,10 @@ LDA models use ``topiceval.estimators.lda`` (``estimate_runs``, or ``complete_ru
 ``--complete``); GaP-FA models use ``topiceval.estimators.gapfa.estimate_runs`` on the
 document-word count matrix.  The documents are matched to the model's vocabulary by word
 (``Corpus.align``): out-of-vocabulary words are dropped and reported (``--oov error`` refuses
-them).  Only the estimator settings given on the command line are passed; the rest keep the
+them, ``--max-oov-share`` refuses more than that share), a corpus without words is taken as the
+model's columns only with ``--columns model``, and an LDA document left with no word is refused
+by name.  ``--out`` is checked before anything is computed.  Only the estimator settings given
+on the command line are passed; the rest keep the
 estimator's defaults, and the ``settings`` column holds them all, resolved.  One row per
 (document, run); the columns (``logp_nats``, ``work``, ``seconds``, ...) are defined in
 ``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval estimate --help``.
@@ -21,12 +24,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 import numpy as np
 import pandas as pd
 
 from topiceval.commands import add_command
+from topiceval.commands._inputs import (
+    add_matching_options,
+    load_model_file,
+    match_documents,
+    output_file,
+    refuse_empty,
+    report_dropped,
+)
 from topiceval.commands._settings import (
     add_limit_option,
     add_setting_options,
@@ -35,7 +45,6 @@ from topiceval.commands._settings import (
 )
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
-from topiceval.models import load_model
 from topiceval.threads import numba_threads
 
 
@@ -60,9 +69,7 @@ def register(subparsers) -> None:
                         help="observed tokens per document (default floor(N / 2))")
     add_setting_options(parser)
     add_limit_option(parser)
-    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
-                        help="words of the corpus missing from the model's vocabulary: drop and "
-                             "report them (default) or stop with an error")
+    add_matching_options(parser)
     parser.add_argument("--runs", type=int, default=1,
                         help="independent runs per document (default 1)")
     parser.add_argument("--seed", type=int, default=0,
@@ -78,9 +85,14 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from topiceval.documents import as_model_corpus
+    with output_file(args.out) as out:
+        write_csv_atomic(out, _estimate(args))
+    return 0
 
-    model = load_model(args.model)
+
+def _estimate(args: argparse.Namespace) -> pd.DataFrame:
+    """The rows of ``--out``: one per (document, run)."""
+    model = load_model_file(args.model)
     corpus = Corpus.load(args.docs)
     if args.split is not None:
         corpus = corpus.select_split(args.split)
@@ -89,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--family {family} does not match the model file ({model.family})")
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
-    corpus = as_model_corpus(model, corpus, oov=args.oov)
+    corpus = match_documents(model, corpus, args)
+    if family == "lda":  # a GaP-FA document without counts is scored
+        refuse_empty(corpus)
     report_dropped(corpus)
     settings = settings_from(args)
     with numba_threads(args.threads):
@@ -101,18 +115,7 @@ def run(args: argparse.Namespace) -> int:
     frame["seconds"] = frame["seconds"] / max(len(frame), 1)  # shared equally by the rows
     frame["seed"] = args.seed
     frame["settings"] = json.dumps(resolved, sort_keys=True)
-    write_csv_atomic(args.out, frame)
-    return 0
-
-
-def report_dropped(corpus: Corpus) -> None:
-    """One line on standard error when words were dropped to match the model's vocabulary."""
-    oov = corpus.meta.get("oov")
-    if oov and oov["dropped_tokens"]:
-        print(f"topiceval: {oov['dropped_tokens']:,} out-of-vocabulary tokens dropped "
-              f"({oov['dropped_share']:.1%}) in {oov['documents_with_drops']:,} documents, "
-              f"e.g. {', '.join(oov['most_dropped'][:5])}; {oov['empty_documents']} "
-              "document(s) left empty", file=sys.stderr)
+    return frame
 
 
 def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:

@@ -108,5 +108,5 @@ HM = Method(
     "hm", (Setting("samples", 1000, "posterior samples S", minimum=1),
            Setting("burnin", 100, "Gibbs iterations B before sampling")),
     cost=_cost, formula="(B + S) (T (J + 1) + Y) + S T J", budget="samples",
-    cheaper="lower burnin", key=KEY, run=run,
+    cheaper=("burnin",), key=KEY, run=run,
     nature="biased upward: the harmonic mean; never use it to compare models")

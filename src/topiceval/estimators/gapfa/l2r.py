@@ -404,14 +404,14 @@ L2R = Method(
     cost=_l2r_cost,
     formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + (S' + 1) T J + S' Y + T)",
     budget="samples",
-    cheaper="lower gibbs or inner_samples", key=KEY, run=run,
+    cheaper=("gibbs", "inner_samples"), key=KEY, run=run,
     nature="consistent, not unbiased for finite samples (left-to-right, seed 004)")
 L2R_EXACT = Method(
     "l2r_exact", (Setting("samples", 1000, "samples S", minimum=1), _GIBBS),
     cost=_l2r_exact_cost,
     formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + T "
             "+ sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2 + y_j])",
-    budget="samples", cheaper="lower gibbs", key=KEY_EXACT, run=run_exact,
+    budget="samples", cheaper=("gibbs",), key=KEY_EXACT, run=run_exact,
     nature="consistent, not unbiased for finite samples (L2R with exact conditionals)")
 L2R_SEQ = Method(
     "l2r_seq", (Setting("samples", 1000, "particles R", minimum=1),
@@ -419,5 +419,5 @@ L2R_SEQ = Method(
     cost=_l2r_seq_cost,
     formula="S (G [T J (J - 1) / 2 + T (J - 1) + sum_j (J - j) y_j] + 2 T J + Y + T)",
     budget="samples",
-    cheaper="lower gibbs", key=KEY_SEQ, run=run_sequential,
+    cheaper=("gibbs",), key=KEY_SEQ, run=run_sequential,
     nature="unbiased for p(y) (sequential left-to-right)")

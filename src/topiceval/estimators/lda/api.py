@@ -318,15 +318,18 @@ def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
     docs = check_documents(docs, n_types, min_length=2 if completion else 1)
     n1 = completion_split(docs, split) if completion else None
     return _check_limits(m, docs, n1, n_topics, settings, check_integer("runs", runs, 1),
-                         work_limit, threads=threads, extra_arrays=extra_arrays)
+                         work_limit, threads=threads, extra_arrays=extra_arrays,
+                         threads_argument=True)
 
 
 RESULT_ARRAYS = 3  # (D, R) arrays of estimate_runs: the estimates, the other form, the work
 
 
 def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit, *, threads=None,
-                  extra_arrays=0) -> np.ndarray:
-    """Predicted work per document (one run); refuse the call over the work limit or memory."""
+                  extra_arrays=0, threads_argument=False) -> np.ndarray:
+    """Predicted work per document (one run); refuse the call over the work limit or memory.
+    ``threads_argument``: whether the caller takes ``threads`` (``estimate_runs`` does not: it
+    runs on numba's threads)."""
     lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
     threads = limits.threads_of(threads)
     if not m.sampled:
@@ -348,11 +351,13 @@ def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit, *, threads=
         limits.check_work(work, limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"]),
                           family="lda", method=m.name, lengths=lengths, runs=runs,
                           budgets=budgets, cheaper=m.cheaper)
-    _check_memory(m, lengths, n_topics, settings, runs, threads, RESULT_ARRAYS + extra_arrays)
+    _check_memory(m, lengths, n_topics, settings, runs, threads, RESULT_ARRAYS + extra_arrays,
+                  threads_argument)
     return work.astype(np.int64)
 
 
-def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays) -> None:
+def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
+                  threads_argument) -> None:
     """Refuse a call whose arrays would not fit: the (D, R) results, the temperature schedule
     and the working arrays of the tasks that run at once (``registry.task_memory``; the runs of
     an AIS document share one task)."""
@@ -372,7 +377,7 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays) -> None
                 "working arrays": float(per_task) * (values["runs"] if shared else 1) * at_once}
 
     per_task = registry.task_memory(m, longest, n_topics, settings) if m.sampled else 0
-    limits.check_memory(parts_at, current, method=m.name,
+    limits.check_memory(parts_at, current, method=m.name, threads_argument=threads_argument,
                         alone=f"a document of {longest:,} tokens alone needs "
                               f"{per_task / limits.GIB:,.3g} GiB of working arrays per run")
 

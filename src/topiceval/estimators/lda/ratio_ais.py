@@ -622,7 +622,7 @@ def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topi
     current = {"samples": samples, "threads": numba.get_num_threads()}
     if isinstance(temperatures, (int, np.integer)):
         current["temperatures"] = n_temps
-    limits.check_memory(parts_at, current, method="ratio-AIS")
+    limits.check_memory(parts_at, current, method="ratio-AIS", threads_argument=False)
 
 
 def _check_standard_work(docs, samples: int, temperatures, work_limit) -> None:
