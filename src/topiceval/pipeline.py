@@ -7,7 +7,8 @@ fails (Snakemake then removes the rule's outputs; the package writes outputs ato
 killed job never leaves a file that looks finished).  When the call succeeds, it writes the
 reStructuredText twin of each Markdown caption the rule declares (outputs ``<name>`` and
 ``<name>_rst``: :func:`topiceval.captions.write_rst_captions`), the captions of the Snakemake
-report.
+report, and the page of each CSV table the rule declares for the report (outputs ``<name>`` and
+``<name>_page``: :func:`topiceval.report.write_table_pages`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from topiceval.captions import write_rst_captions
+from topiceval.report import write_table_pages
 from topiceval.threads import numba_threads
 
 LOG = logging.getLogger("topiceval")
@@ -46,6 +48,7 @@ def rule_context(snakemake) -> Iterator[object]:
                 try:
                     yield snakemake
                     write_rst_captions(getattr(snakemake, "output", {}))
+                    write_table_pages(getattr(snakemake, "output", {}))
                 except BaseException as exc:
                     traceback.print_exc(file=handle)
                     print(f"topiceval: {type(exc).__name__}: {exc}", file=sys.__stderr__)
