@@ -117,7 +117,7 @@ def guide_page(template: str | os.PathLike, config: Mapping[str, object]) -> str
     text = environment.from_string(Path(template).read_text(encoding="utf-8")).render(
         config=config)
     return docutils.core.publish_string(
-        text, writer_name="html5",
+        text, writer="html5",
         settings_overrides={"halt_level": 2, "report_level": 2, "output_encoding": "unicode",
                             "embed_stylesheet": True, "_disable_config": True})
 
