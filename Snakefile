@@ -31,6 +31,7 @@ include: "workflow/rules/bechard2018.smk"
 include: "workflow/rules/wallach2009.smk"
 include: "workflow/rules/foulds_smyth.smk"
 include: "workflow/rules/capdevila2018.smk"
+include: "workflow/rules/report.smk"
 include: "workflow/rules/publish.smk"
 
 

@@ -520,7 +520,7 @@ def test_missing_library_names_the_package_and_the_extra(monkeypatch, sklearn_fi
         return real(name, *args)
 
     monkeypatch.setattr(_common.importlib, "import_module", without_gensim)
-    hint = r"'gensim' package.*pip install \"topiceval\[adapters\]\""
+    hint = r"'gensim' package.*pip install \"topiceval-heldout\[adapters\]\""
     with pytest.raises(ImportError, match=hint):
         adapters.from_gensim(object())
 

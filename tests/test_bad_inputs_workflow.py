@@ -153,8 +153,7 @@ def test_config_schema_names_the_key_and_the_value(path, value, expected):
 def test_escaping_source_path_on_the_command_line_stops_snakemake(tmp_path):
     kos = {"files": [{"path": "../../escape.gz", "url": "https://example.invalid/x",
                       "sha256": [HEX]}]}
-    result = snakemake("-n", tmp_path=tmp_path, extra_config=[f"sources={{'kos': {kos}}}"],
-                       timeout=120)
+    result = snakemake("-n", tmp_path=tmp_path, extra_config=[f"sources={{'kos': {kos}}}"])
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "'../../escape.gz' does not match" in output

@@ -96,19 +96,21 @@ def _live_group_members(pgid: int) -> list[int]:
     return members
 
 
-def _kill_mid_estimators(cmd, workdir: Path, total: int, timeout: float = 900) -> tuple:
+def _kill_mid_estimators(cmd, workdir: Path, total: int) -> tuple:
     """Run ``cmd``; SIGKILL its process group once an estimator job has run for 0.5 s while
-    2 or more of the ``total`` estimator outputs exist.  Returns (finished, running) then."""
+    2 or more of the ``total`` estimator outputs exist.  Returns (finished, running) then.
+
+    No deadline: the run bounds the wait, as it either reaches that state or ends (a failure).
+    """
     with open(workdir / "interrupted.log", "w") as log:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-    deadline = time.monotonic() + timeout
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
+        while proc.poll() is None:
             done, running = _estimators(workdir)
             if 2 <= len(done) < total and any(age >= 0.5 for age in running.values()):
                 os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=60)
+                proc.wait()
                 break
             time.sleep(0.1)
         else:
@@ -117,10 +119,12 @@ def _kill_mid_estimators(cmd, workdir: Path, total: int, timeout: float = 900) -
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=60)
-    for _ in range(100):  # the job processes die with the group; allow them a moment
-        if not _live_group_members(proc.pid):
-            break
+            proc.wait()
+    # SIGKILL ends every member as soon as the kernel schedules it, however loaded the machine;
+    # the generous bound only turns a member stuck in uninterruptible sleep (a true hang) into
+    # this failure instead of a hung test.
+    patience = time.monotonic() + 600
+    while _live_group_members(proc.pid) and time.monotonic() < patience:
         time.sleep(0.1)
     assert _live_group_members(proc.pid) == [], "job processes survived the kill"
     return done, running
@@ -140,11 +144,11 @@ def test_killed_pipeline_recovers_with_the_readme_commands(tmp_path, quick_run):
     done, running = _kill_mid_estimators(run, workdir, total)
     assert running and 2 <= len(done) < total, (done, running)
     assert (workdir / ".snakemake" / "locks").is_dir()  # what the kill leaves: a locked directory
-    blocked = subprocess.run(resume, cwd=workdir, capture_output=True, text=True, timeout=300)
+    blocked = subprocess.run(resume, cwd=workdir, capture_output=True, text=True)
     assert blocked.returncode != 0 and "LockException" in blocked.stdout + blocked.stderr
 
     for cmd in (unlock, resume):
-        recovered = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=900)
+        recovered = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
         assert recovered.returncode == 0, (shlex.join(cmd), recovered.stderr[-4000:])
 
     compare = _compare_results()

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import tomllib
 import unicodedata
 from functools import cache
 from pathlib import Path
@@ -301,7 +302,25 @@ def test_changelog_and_licence() -> None:
     assert f"## [{__version__}]" in text
     licence = (ROOT / "LICENSE").read_text(encoding="utf-8")
     assert licence.startswith("MIT License")
-    assert 'license = { text = "MIT" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'license = "MIT"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_release_metadata_agrees() -> None:
+    """The version's CHANGELOG section is dated as CITATION.cff's release, and every install
+    instruction names the distribution of pyproject.toml (the index's ``topiceval`` is another
+    project's)."""
+    from topiceval import __version__
+    from topiceval.adapters._common import INSTALL_HINT
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    heading = rf"^## \[{re.escape(__version__)}\] - (\d{{4}}-\d{{2}}-\d{{2}})$"
+    released = re.search(heading, changelog, re.M)
+    assert released, f"CHANGELOG.md has no dated section for {__version__}"
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert str(cff["date-released"]) == released.group(1)
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    assert name != "topiceval"
+    assert f'pip install "{name}[adapters]"' == INSTALL_HINT
 
 
 def test_package_is_typed() -> None:

@@ -183,6 +183,7 @@ def test_gapfa_zero_rows_are_scored_with_a_note(gap):
 
 
 @pytest.mark.parametrize("family", ["lda", "gapfa"])
+@pytest.mark.two_threads
 def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, docs):
     mdl = model if family == "lda" else gap
     kwargs = {} if family == "lda" else {"samples": 30}

@@ -61,6 +61,7 @@ def test_blocks_of_documents_and_runs_reproduce_the_full_call(method):
 
 
 @pytest.mark.parametrize("method", SAMPLED)
+@pytest.mark.two_threads
 def test_runs_do_not_depend_on_thread_count(method):
     one = runs_of(method, runs=3, seed=9, threads=1)
     two = runs_of(method, runs=3, seed=9, threads=2)

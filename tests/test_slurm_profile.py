@@ -38,7 +38,7 @@ def rules():
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "--list-rules", "--configfile", "config/paper.yaml",
          "--config", "results_dir=/nonexistent/results", "resources_dir=/nonexistent/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
     names = {line.strip() for line in result.stdout.splitlines() if line.strip()}
@@ -53,7 +53,7 @@ def paper_dry_run(tmp_path_factory):
         [sys.executable, "-m", "snakemake", "-n", "--profile", str(PROFILE), "--executor",
          "dryrun", "--configfile", "config/paper.yaml", "--config",
          f"results_dir={tmp}/results", f"resources_dir={tmp}/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout + result.stderr
@@ -84,6 +84,7 @@ def jobs(text):
     return out
 
 
+@pytest.mark.slow
 def test_profile_names_only_workflow_rules(profile, rules):
     named = {*profile.get("set-threads", {}), *profile.get("set-resources", {}),
              *profile.get("groups", {})}
@@ -112,6 +113,7 @@ def test_grouped_rules_run_one_member_at_a_time(profile):
     assert "group_slots=1" in profile["resources"]
 
 
+@pytest.mark.slow
 def test_paper_dry_run_splits_the_estimators_into_grouped_jobs(paper_dry_run, profile):
     counts = job_stats(paper_dry_run)
     estimator_jobs = sum(counts.get(rule, 0) for rule in ESTIMATOR_RULES)

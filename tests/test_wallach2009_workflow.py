@@ -184,6 +184,7 @@ def run_grid(cfg, files, out, threads=1):
     return tables
 
 
+@pytest.mark.two_threads
 def test_tables_do_not_depend_on_sharding_or_threads(toy_files, tmp_path):
     cfg = toy_block()
     (tmp_path / "a").mkdir()
@@ -225,6 +226,7 @@ def test_shard_checks_its_inputs(toy_files, tmp_path):
         w.summarise_figure("f4", [], [], tmp_path / "x.csv", tmp_path / "y.csv")
 
 
+@pytest.mark.slow
 def test_figure_and_cost_files(toy_files, tmp_path):
     cfg = toy_block(shards={"by": "figure", "block": 5})
     run_grid(cfg, toy_files, tmp_path)

@@ -81,7 +81,13 @@ def corpus_options(wildcards):
 # job's `snakemake` object): a figure's includes the .caption.rst its job wrote beside it (the
 # paper's finding, ours, agreement; a rule declaring outputs `caption` and `caption_rst` gets the
 # second converted from the first by topiceval.pipeline.rule_context), a data table's describes
-# its columns.
+# its columns.  A browser shows a report item only if it is a picture, a PDF or an HTML page, so
+# a data table is in the report as its page (table_in_report: REPORT_PAGES/<path>.html, written
+# by rule_context from the CSV; topiceval.report), the CSV beside it in the page as a download.
+# The report's front page, workflow/report/workflow.rst, is kept short (it opens centred and a
+# longer one loses its top); the long text is the guide, workflow/report/guide.rst, a page of
+# its own (workflow/rules/report.smk).
+REPORT_PAGES = f"{RESULTS}/report"
 PAPERS = {
     "corpora": "Corpora used by the four papers",
     "bechard2018": "Béchard & Gervet 2018: LDA by VEM and Gibbs sampling",
@@ -110,3 +116,19 @@ def in_report(path, paper, experiment, caption, *, output, item, **labels):
         subcategory=experiment,
         labels=labels,
     )
+
+
+def table_in_report(name, path, paper, experiment, caption, *, output, item, **labels):
+    """Outputs ``name``, the CSV table ``path`` (under RESULTS), and ``<name>_page``, its page
+    REPORT_PAGES/<path under RESULTS>.html marked for the report as in_report() marks a file:
+    unpack into a rule's output with ``**``."""
+    relative = os.path.relpath(path, RESULTS)
+    if relative.startswith("..") or not relative.endswith(".csv"):
+        raise WorkflowError(f"table_in_report: {path!r} is not a CSV file under {RESULTS!r}")
+    page = f"{REPORT_PAGES}/{relative.removesuffix('.csv')}.html"
+    return {
+        name: path,
+        f"{name}_page": in_report(
+            page, paper, experiment, caption, output=output, item=item, **labels
+        ),
+    }
