@@ -606,6 +606,7 @@ def test_raw_files_as_downloaded_are_read(tmp_path):
 
 
 @needs_mirror
+@pytest.mark.slow
 @pytest.mark.workflow
 def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     """The smallest target that reads a raw file (AP's as-is corpus), with ap.dat as its
@@ -613,7 +614,7 @@ def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     for rel, damage in ((AP, _last_lines_dropped), ("ap/vocab.txt", lambda data, rel: data)):
         _place(tmp_path / "resources" / "raw" / rel, damage((MIRROR / rel).read_bytes(), rel))
     target = tmp_path / "results" / "corpora" / "ap" / "asis.npz"
-    result = snakemake(str(target), tmp_path=tmp_path, timeout=600)
+    result = snakemake(str(target), tmp_path=tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0
     damaged = tmp_path / "resources" / "raw" / AP
@@ -621,11 +622,12 @@ def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     assert not target.exists()
 
 
+@pytest.mark.slow
 def test_missing_configfile_is_snakemakes_own_traceback_naming_the_file():
     """Snakemake reads --configfile before the Snakefile, so topiceval cannot shorten its
     message; the README's troubleshooting note says to read the last line."""
     result = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1", "--configfile", "config/quik.yaml"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+                            cwd=ROOT, capture_output=True, text=True)
     lines = (result.stdout + result.stderr).strip().splitlines()
     assert result.returncode != 0
     assert lines[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'config/quik.yaml'"
