@@ -38,12 +38,14 @@ runs.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -74,9 +76,14 @@ DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
 COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
-PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
+PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+# work of one core in one second (benchmarks/README.md: LDA estimators about 4e7 site updates,
+# GaP-FA about 1e8 topic-word updates); a block of documents is at most about BLOCK_SECONDS of
+# it per numba thread, unless one document alone is more
+WORK_PER_SECOND = {"lda": 4 * 10**7, "gapfa": 10**8}
+BLOCK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -324,8 +331,7 @@ def evaluate(model: LDAModel | GaPModel,
 
     with numba_threads(threads):
         logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
-                                                 runs=runs, progress=progress,
-                                                 units=WORK_UNITS[family])
+                                                 runs=runs, progress=progress, family=family)
     return Evaluation(
         family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
         names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
@@ -375,14 +381,18 @@ def _listing(docs: np.ndarray, dropped: np.ndarray, limit: int = 5) -> str:
 
 
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
-                  progress: bool, units: str):
+                  progress: bool, family: str):
     """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
 
-    With ``progress``, the documents go in about ``PROGRESS_CHUNKS`` blocks of equal predicted
-    work (``predicted``: per document, all runs) under a progress bar, after a one-token warm-up
-    call (``call(block, warmup=True)``) that prints a note if the kernels are being compiled.
-    Results do not depend on the blocking (streams are keyed by document position).  Returns
-    logp and work (n_docs, R), NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    The documents go in consecutive blocks of equal predicted work (``predicted``: per
+    document, all runs), each about ``BLOCK_SECONDS`` of work per numba thread at
+    ``WORK_PER_SECOND[family]`` (``block_count``), and in at least ``PROGRESS_CHUNKS`` blocks
+    under a progress bar with ``progress``, after a one-token warm-up call (``call(block,
+    warmup=True)``) that prints a note if the kernels are being compiled.  Bounded blocks keep
+    Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
+    themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
+    the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
+    NaN / 0 for documents not in ``todo``, and the kernel seconds.
     """
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
@@ -391,14 +401,22 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
         return logp, work, seconds
     with _compile_note(progress):
         call(todo[:1], warmup=True)
-    blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
-    with _progress_bar(progress, int(predicted.sum()), units) as bar:
+    n_blocks = block_count(float(predicted.sum()), family)
+    blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
+    with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
         for block in blocks:
             out, sites, secs = call(block)
             logp[block], work[block] = out, sites
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
     return logp, work, seconds
+
+
+def block_count(total: float, family: str) -> int:
+    """Blocks for ``total`` predicted work of ``family``: one per ``BLOCK_SECONDS`` of work of
+    every numba thread at ``WORK_PER_SECOND``."""
+    per_block = BLOCK_SECONDS * WORK_PER_SECOND[family] * numba.get_num_threads()
+    return max(1, math.ceil(total / per_block))
 
 
 def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.ndarray]:
