@@ -269,12 +269,34 @@ def _failing(stop):
     raise ValueError("from the kernel")
 
 
+@numba.njit(nogil=True)
+def _total(values, stop):
+    return values.sum()
+
+
 def test_run_uses_the_callers_thread_count_and_passes_errors_on():
     for n in sorted({1, numba.config.NUMBA_NUM_THREADS}):
         with numba_threads(n):
             assert interrupt.run(_threads_seen) == n
     with pytest.raises(ValueError, match="from the kernel"):
         interrupt.run(_failing)
+
+
+def test_concurrent_callers_each_get_their_result():
+    """Calls from several Python threads at once: one uses the kernel thread, the others
+    threads of their own."""
+    values = [np.arange(n, dtype=np.float64) for n in range(1, 200)]
+    results = {}
+
+    def call(k):
+        results[k] = [interrupt.run(_total, v) for v in values[k::4]]
+
+    workers = [threading.Thread(target=call, args=(k,)) for k in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert results == {k: [v.sum() for v in values[k::4]] for k in range(4)}
 
 
 def test_documents_go_in_blocks_of_bounded_work(problem, monkeypatch):

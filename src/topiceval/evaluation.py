@@ -292,6 +292,9 @@ def evaluate(model: LDAModel | GaPModel,
         LDA documents with ``empty="error"``, or an unknown method or setting.
     topiceval.limits.WorkLimitError
         If a document would exceed ``work_limit``.
+    KeyboardInterrupt
+        On Ctrl-C, within a fraction of a second even inside one long (document, run): the
+        kernels stop themselves (``topiceval.interrupt``) and nothing is returned.
     """
     family = _family(model)
     oov = check_oov(oov)

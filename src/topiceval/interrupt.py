@@ -70,16 +70,19 @@ def stopped(stop):
 
 
 class _Call:
-    """One kernel call, run by whichever thread calls it; ``done`` is set when it returns."""
+    """One kernel call, run once by whichever thread takes it first; ``done`` is set after."""
 
     def __init__(self, kernel: Callable, args: tuple) -> None:
         self.kernel, self.args = kernel, args
         self.threads, self.chunk = numba.get_num_threads(), numba.get_parallel_chunksize()
+        self.taken = threading.Lock()
         self.done = threading.Event()
         self.value: Any = None
         self.error: BaseException | None = None
 
     def __call__(self) -> None:
+        if not self.taken.acquire(blocking=False):  # another thread runs or ran it
+            return
         numba.set_num_threads(self.threads)
         numba.set_parallel_chunksize(self.chunk)
         try:
@@ -140,26 +143,22 @@ def run(kernel: Callable, *args: Any) -> Any:
     call = _Call(kernel, (*args, stop))
     if not kernel.overloads:  # first use: compile or load it here, where Ctrl-C interrupts
         kernel.compile(tuple(kernel.typeof_pyval(a) for a in call.args))
-    if _KERNEL_THREAD.lock.acquire(blocking=False):
-        try:
+    owner = _KERNEL_THREAD.lock.acquire(blocking=False)  # else another thread is using it
+    try:
+        if owner:
             _KERNEL_THREAD.submit(call)
-            _wait(call, stop)
-        finally:
+        else:
+            threading.Thread(target=call, name=WORKER_NAME, daemon=True).start()
+        while not call.done.wait(WAIT_SLICE):
+            pass
+    except BaseException:  # KeyboardInterrupt: stop the kernel, wait for it, re-raise
+        stop[0] = 1
+        call()  # if no thread has taken it yet, here: it returns at its first poll
+        call.done.wait()
+        raise
+    finally:
+        if owner:
             _KERNEL_THREAD.lock.release()
-    else:
-        threading.Thread(target=call, name=WORKER_NAME, daemon=True).start()
-        _wait(call, stop)
     if call.error is not None:
         raise call.error
     return call.value
-
-
-def _wait(call: _Call, stop: np.ndarray) -> None:
-    """Wait for ``call`` in slices; on any exception, stop the kernel, wait for it, re-raise."""
-    try:
-        while not call.done.wait(WAIT_SLICE):
-            pass
-    except BaseException:
-        stop[0] = 1
-        call.done.wait()
-        raise
