@@ -235,8 +235,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
     ``logw[i]`` and ``sites[i]`` for i < m.  ``step`` > 0 (linear schedules, equal priors): the
     tempered table of β_s, s >= 2, is that of β_(s-1) times exp(step (log phi_1 - log phi_2)),
     a multiplication instead of an exponential per entry.  ``stop`` (``topiceval.interrupt``) is
-    polled once per burn-in sweep and per temperature; once it is set, ``logw`` and ``sites``
-    are unfinished.
+    polled once per sweep of a sample's chain (burn-in and bridge); once it is set, ``logw`` and
+    ``sites`` are unfinished.
     """
     m = rngs.shape[0]
     n = rows.shape[0]
@@ -276,8 +276,6 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
         la1 = log_shifted_counts(am1, n)
         la2 = log_shifted_counts(am2, n)
     for s in range(1, tau.shape[0] - 1):
-        if stopped(stop):
-            return
         beta = tau[s]
         if same and s > 1 and step > 0.0:
             advance_rows(pw, cq, factors, am1)
@@ -287,6 +285,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             bridge_logs(logpw1, logpw2, beta, r0, r1, pw)
         weight = tau[s + 1] - tau[s]
         for i in range(m):
+            if stopped(stop):
+                return
             if same:
                 sweep_chain(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0,
                             am1, 0, n, False, rngs[i])
