@@ -12,8 +12,9 @@ is made ``RUN_SECONDS`` long at that rate, 20 times the stop time aimed at (``ST
 The signal is sent once the kernels have run for ``KERNEL_SECONDS`` (``kernel_watch``), so it
 lands inside a kernel, and the run must then stop within a quarter of the time it would have
 needed: well before it could have finished, by a margin that a loaded machine, which slows the
-run and its stop alike, does not erase.  A single (document, run) task carries all the work of
-the estimator runs, so stopping between tasks or blocks would not pass.
+run and its stop alike, does not erase.  The estimators' work lies in one to four tasks of one
+document, each of ten seconds or more, so a stop only between tasks or blocks would not pass;
+the trainers' work is many short sweeps, each stopped within.
 """
 
 from __future__ import annotations
