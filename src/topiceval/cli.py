@@ -2,6 +2,11 @@
 
 Each sub-command lives in a module of ``topiceval.commands`` exposing ``register(subparsers)``,
 which adds its parser and sets ``func`` (called with the parsed arguments, returns an exit code).
+
+Exit status: 0 on success, 1 for bad input (one line on standard error), 2 for a bad command
+line, ``INTERRUPTED`` (130, as a shell reports a process killed by SIGINT) when Ctrl-C stopped
+the command: one line, no traceback, and no output file (outputs are written atomically at the
+end, ``topiceval.io``; the kernels stop within a fraction of a second, ``topiceval.interrupt``).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ OUTPUT_OPTIONS = {"out": "--out", "trace": "--trace"}
 # What bad input can raise from the libraries we read files with; reported in one line.  Not
 # ``Exception``: anything else is a bug in topiceval and keeps its traceback.
 INPUT_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+INTERRUPTED = 130  # 128 + SIGINT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     except INPUT_ERRORS as exc:
         print(f"topiceval {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"topiceval {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 @contextlib.contextmanager

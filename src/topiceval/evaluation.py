@@ -40,12 +40,14 @@ runs.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -58,6 +60,7 @@ from topiceval.documents import (
     check_oov_share,
     document_listing,
 )
+from topiceval.limits import RATE
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
 from topiceval.validation import Argument, naming
@@ -76,7 +79,7 @@ DEFAULTS = {
 DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
-PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
+PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
@@ -84,6 +87,9 @@ WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 EVALUATE_ARRAYS = 5
 COMPILE_NOTE = ("topiceval: compiling the estimator's kernels on first use (cached for later "
                 "runs) ...")
+# a block of documents is at most about BLOCK_SECONDS of work per numba thread at the family's
+# measured rate (topiceval.limits.RATE), unless one document alone is more
+BLOCK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -329,6 +335,9 @@ def evaluate(model: LDAModel | GaPModel,
         When more than ``max_oov`` of the tokens were dropped.
     topiceval.limits.WorkLimitError
         If the call would exceed ``work_limit`` or the memory.
+    KeyboardInterrupt
+        On Ctrl-C, within a fraction of a second even inside one long (document, run): the
+        kernels stop themselves (``topiceval.interrupt``) and nothing is returned.
     """
     family = _family(model)
     progress = show_progress(progress)
@@ -373,8 +382,7 @@ def evaluate(model: LDAModel | GaPModel,
 
     with numba_threads(threads):
         logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
-                                                 runs=runs, progress=progress,
-                                                 units=WORK_UNITS[family])
+                                                 runs=runs, progress=progress, family=family)
     return Evaluation(
         family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
         names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
@@ -426,14 +434,19 @@ def _scorable(family: str, lengths: np.ndarray, names: np.ndarray, dropped: np.n
 
 
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
-                  progress: bool, units: str):
+                  progress: bool, family: str):
     """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
 
-    With ``progress``, the documents go in about ``PROGRESS_CHUNKS`` blocks of equal predicted
-    work (``predicted``: per document, all runs) under a progress bar, after a one-token warm-up
-    call (``call(block, warmup=True)``) that prints a note if the kernels are being compiled.
-    Results do not depend on the blocking (streams are keyed by document position).  Returns
-    logp and work (n_docs, R), NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    The documents go in consecutive blocks of equal predicted work (``predicted``: per
+    document, all runs), each about ``BLOCK_SECONDS`` of work per numba thread at
+    ``topiceval.limits.RATE[family]`` (``block_count``), and in at least ``PROGRESS_CHUNKS``
+    blocks
+    under a progress bar with ``progress``, after a one-token warm-up call (``call(block,
+    warmup=True)``) that prints a note if the kernels are being compiled.  Bounded blocks keep
+    Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
+    themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
+    the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
+    NaN / 0 for documents not in ``todo``, and the kernel seconds.
     """
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
@@ -442,14 +455,22 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
         return logp, work, seconds
     with _compile_note(progress):
         call(todo[:1], warmup=True)
-    blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
-    with _progress_bar(progress, int(predicted.sum()), units) as bar:
+    n_blocks = block_count(float(predicted.sum()), family)
+    blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
+    with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
         for block in blocks:
             out, sites, secs = call(block)
             logp[block], work[block] = out, sites
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
     return logp, work, seconds
+
+
+def block_count(total: float, family: str) -> int:
+    """Blocks for ``total`` predicted work of ``family``: one per ``BLOCK_SECONDS`` of work of
+    every numba thread at the family's measured rate ``topiceval.limits.RATE``."""
+    per_block = BLOCK_SECONDS * RATE[family] * numba.get_num_threads()
+    return max(1, math.ceil(total / per_block))
 
 
 def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.ndarray]:

@@ -137,7 +137,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
                      **({} if warmup else split), **settings)
         return res.logp, res.site_updates, res.seconds
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "Gibbs site updates")
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "lda")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = table[args.method].resolve(settings)
     return _rows("lda", args, corpus, logp, work, seconds), resolved
@@ -159,19 +159,19 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
                                   doc_keys=block, work_limit=args.work_limit, **settings)
         return res.logp, res.work, res.seconds
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "topic-word site updates")
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "gapfa")
     resolved = registry.get(args.method).resolve(settings)
     return _rows("gapfa", args, corpus, logp, work, seconds), resolved
 
 
-def _blocks(call, corpus, predicted, args, units):
+def _blocks(call, corpus, predicted, args, family):
     """The documents in blocks under a progress bar (``evaluation.run_in_blocks``)."""
     from topiceval.evaluation import run_in_blocks, show_progress
 
     return run_in_blocks(call, np.arange(len(corpus)), predicted * args.runs,
                          n_docs=len(corpus), runs=args.runs,
                          progress=show_progress(False if args.no_progress else None),
-                         units=units)
+                         family=family)
 
 
 def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:

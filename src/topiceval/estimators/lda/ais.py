@@ -29,6 +29,7 @@ from numba import njit
 
 from topiceval.estimators.lda.chains import Chain, log_lik, sweep_chain, temper_rows, urn_draw
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 
 
 def schedule(temperatures) -> np.ndarray:
@@ -75,9 +76,10 @@ def new_chains(n_runs, n_tokens, n_topics):
 
 
 @njit(cache=True)
-def ais_runs(tab, d, tau, rngs, logw):
+def ais_runs(tab, d, tau, rngs, logw, stop):
     """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``;
-    returns the site updates of one run."""
+    returns the site updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled
+    once per temperature)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -92,6 +94,8 @@ def ais_runs(tab, d, tau, rngs, logw):
     pw_tau = np.empty((r1 - r0, n_topics))
     cq_tau = np.empty((r1 - r0, n_topics))
     for s in range(1, n_temps):
+        if stopped(stop):
+            return 0
         temper_rows(tab.logpw, tab.am, tau[s], r0, r1, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numba
 import numpy as np
 
-from topiceval import limits
+from topiceval import interrupt, limits
 from topiceval.estimators.lda import exact as _exact
 from topiceval.estimators.lda import registry, tasks
 from topiceval.estimators.lda.ais import AIS_CODE
@@ -385,7 +385,8 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
 def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
     """Run the tasks block by block; return the seconds spent in the kernel.
 
-    The kernel is first called with no runs, so that loading (or compiling) it is not timed.
+    The kernel is first called with no runs, so that loading (or compiling) it is not timed;
+    then it runs through ``interrupt.run``, so that Ctrl-C stops it.
     """
     ipar = int_settings(settings)
     tau = registry.schedule_of(settings)
@@ -399,10 +400,10 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
                                None if n1 is None else n1[block])
             args = (seed, m.key)
             tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
-                            alt[block, :0], sites[block, :0])
+                            alt[block, :0], sites[block, :0], interrupt.new_flag())
             start = time.perf_counter()
-            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys, out[block], alt[block],
-                            sites[block])
+            interrupt.run(tasks.run_tasks, m.code, tab, ipar, tau, *args, run_keys, out[block],
+                          alt[block], sites[block])
             seconds += time.perf_counter() - start
     finally:
         numba.set_parallel_chunksize(previous)

@@ -82,7 +82,7 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import logsumexp
 
-from topiceval import limits
+from topiceval import interrupt, limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
 from topiceval.estimators.lda.ais import check_temperatures, schedule
@@ -103,6 +103,7 @@ from topiceval.estimators.lda.inputs import (
     check_prior_weights,
     completion_split,
 )
+from topiceval.interrupt import stopped
 from topiceval.models import check_lda_params
 from topiceval.validation import check_doc_keys, check_integer, check_seed
 
@@ -225,7 +226,7 @@ def advance_rows(pw, cq, factors, am):
 
 @njit(cache=True)
 def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, step, burnin,
-           states, first, rngs, logw, sites):
+           states, first, rngs, logw, sites, stop):
     """Importance samples of log Z_1 / Z_2 (start model 2, target model 1) in lockstep.
 
     ``rows``: table rows of the positions 0..n-1 annealed (global rows, all in [r0, r1));
@@ -233,7 +234,9 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
     starts from ``states[first + i]`` (an empty ``states`` means the Gibbs start).  Writes
     ``logw[i]`` and ``sites[i]`` for i < m.  ``step`` > 0 (linear schedules, equal priors): the
     tempered table of β_s, s >= 2, is that of β_(s-1) times exp(step (log phi_1 - log phi_2)),
-    a multiplication instead of an exponential per entry.
+    a multiplication instead of an exponential per entry.  ``stop`` (``topiceval.interrupt``) is
+    polled once per sweep of a sample's chain (burn-in and bridge); once it is set, ``logw`` and
+    ``sites`` are unfinished.
     """
     m = rngs.shape[0]
     n = rows.shape[0]
@@ -256,6 +259,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             ch = Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf)
             urn_draw(ch, am2, 0, n, rngs[i])
             for _ in range(burnin):
+                if stopped(stop):
+                    return
                 sweep_chain(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
         start_sites = (1 + burnin) * n
     for i in range(m):
@@ -280,6 +285,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             bridge_logs(logpw1, logpw2, beta, r0, r1, pw)
         weight = tau[s + 1] - tau[s]
         for i in range(m):
+            if stopped(stop):
+                return
             if same:
                 sweep_chain(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0,
                             am1, 0, n, False, rngs[i])
@@ -291,13 +298,16 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
         sites[i] = start_sites + (tau.shape[0] - 2) * n
 
 
-@njit(parallel=True, cache=True)
-def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
+@njit(parallel=True, cache=True, nogil=True)
+def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites, stop):
     """Task k = (document d, stream, first sample, stop sample): fill logw/sites[d, stream, ...].
 
-    ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start.
+    ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start;
+    ``stop``: the stop flag, polled before every task and inside ``anneal``.
     """
     for k in prange(tasks.shape[0]):
+        if stopped(stop):
+            continue
         d = tasks[k, 0]
         stream = tasks[k, 1]
         lo = tasks[k, 2]
@@ -314,7 +324,7 @@ def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
         anneal(rows, r0, r1, pair.logpw[target], pair.logpw[start], pair.am[target, d],
                pair.am[start, d], pair.alpha[target, d], pair.alpha[start, d], pair.same[d],
                tau, step, burnin, init[d, stream], lo, rngs, logw[d, stream, lo:hi],
-               sites[d, stream, lo:hi])
+               sites[d, stream, lo:hi], stop)
 
 
 # --------------------------------------------------------------------------- Python API
@@ -494,9 +504,9 @@ def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, 
                 init = np.zeros((len(part), 4, 0, 0), np.int64)
             tasks = _tasks(len(part), streams, samples)
             args = (tau, step, burnin, seed, init, logw[block], sites[block])
-            run_pair_tasks(pair, tasks[:0], *args)  # load or compile outside the timing
+            run_pair_tasks(pair, tasks[:0], *args, interrupt.new_flag())  # load or compile
             begin = time.perf_counter()
-            run_pair_tasks(pair, tasks, *args)
+            interrupt.run(run_pair_tasks, pair, tasks, *args)
             seconds += time.perf_counter() - begin
     finally:
         numba.set_parallel_chunksize(previous)
