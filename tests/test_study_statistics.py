@@ -70,18 +70,18 @@ def test_paired_standard_error_against_brute_force_replications(sigma, mc_scale)
 
 
 def population(seed: int, n: int = 2000):
-    """A skewed population of per-document log-likelihoods (document lengths ~ lognormal) with
-    their Monte Carlo standard errors, and its estimates (true value + noise)."""
+    """A skewed population of per-document log-likelihoods (document lengths ~ lognormal), the
+    lengths, and the Monte Carlo standard errors of their estimates."""
     rng = np.random.default_rng(seed)
     lengths = np.ceil(rng.lognormal(4.5, 0.6, n))
     truth = -7.5 * lengths + rng.normal(0, 2, n) * np.sqrt(lengths)
-    se = 0.02 * lengths
-    return truth, truth + rng.normal(0, 1, n) * se, se
+    return truth, lengths.astype(np.int64), 0.02 * lengths
 
 
+@pytest.mark.parametrize("ratio", [False, True])
 @pytest.mark.parametrize("n", [200, 1000, 2000])  # the schema's smallest sample is 100
-def test_sampled_total_covers_the_full_total_at_its_stated_rate(n):
-    truth, estimate, se = population(1)
+def test_sampled_total_covers_the_full_total_at_its_stated_rate(n, ratio):
+    truth, lengths, se = population(1)
     full = truth.sum()
     seeds = 1500
     hits = 0
@@ -89,10 +89,21 @@ def test_sampled_total_covers_the_full_total_at_its_stated_rate(n):
         pick = sample_documents(truth.size, n, seed)
         # fresh Monte Carlo noise per replication: the runs are part of what is random
         noisy = truth[pick] + np.random.default_rng(10_000 + seed).normal(0, 1, n) * se[pick]
-        res = sampled_total(noisy, se[pick], truth.size)
+        extra = {"tokens": lengths[pick], "population_tokens": int(lengths.sum())} if ratio \
+            else {}
+        res = sampled_total(noisy, se[pick], truth.size, **extra)
         hits += abs(res.total - full) <= TIE_SES * res.se
     low, high = binomial_band(RATE, seeds)
     assert low <= hits / seeds <= high
+
+
+def test_the_known_lengths_make_the_sampled_total_several_times_more_precise():
+    truth, lengths, se = population(2)
+    pick = sample_documents(truth.size, 200, 0)
+    expansion = sampled_total(truth[pick], se[pick], truth.size)
+    ratio = sampled_total(truth[pick], se[pick], truth.size, tokens=lengths[pick],
+                          population_tokens=int(lengths.sum()))
+    assert ratio.se < expansion.se / 4 and expansion.dominant == "sampling"
 
 
 def test_sampled_total_with_exact_estimates_and_which_error_dominates():

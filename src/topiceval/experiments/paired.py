@@ -33,7 +33,15 @@ documents drawn at random without replacement, T-hat = (N / n) sum_{d in S} L-ha
 
 S^2 the variance of the true L_d over the N documents (the finite-population correction
 1 - n/N: scoring every document leaves only the Monte Carlo part).  As above, S^2 is
-estimated by the sample variance of the L-hat_d less their mean v_d (floored at 0).
+estimated by the sample variance of the L-hat_d less their mean v_d (floored at 0).  When the
+token counts of all N documents are known (they are: only the scoring is expensive), the ratio
+estimator T-hat = tau sum_S L-hat_d / sum_S t_d (tau the N documents' tokens) has the same form
+with the residuals e_d = L-hat_d - R-hat t_d in place of the L-hat_d, and the Monte Carlo part
+scaled by tau / sum_S t_d; log-likelihoods being nearly proportional to length, its sampling
+error is several times smaller.  Both are normal approximations: with 50 documents drawn from a
+skewed corpus the +/- 2 se interval covered the full total 92.5% of the time instead of 95.4%,
+from 200 on at its rate (tests/test_study_statistics.py), hence the study's smallest sample of
+100.
 """
 
 from __future__ import annotations
@@ -121,8 +129,17 @@ def paired_difference(best: np.ndarray, other: np.ndarray, best_se: np.ndarray,
         documents=d)
 
 
-def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int) -> SampledTotal:
+def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int, *,
+                  tokens: np.ndarray | None = None,
+                  population_tokens: int | None = None) -> SampledTotal:
     """T-hat and its standard error from n documents drawn without replacement from N.
+
+    Without ``tokens``: the expansion estimator T-hat = (N / n) sum_S L-hat_d (module
+    docstring).  With the sampled documents' ``tokens`` and the ``population_tokens`` tau of
+    all N documents: the ratio estimator T-hat = tau * sum_S L-hat_d / sum_S t_d, whose
+    sampling error comes from the residuals e_d = L-hat_d - R-hat t_d instead of the L-hat_d
+    (log-likelihoods are nearly proportional to length, so it is far smaller), and whose Monte
+    Carlo part is (tau / sum_S t_d)^2 sum_S v_d.
 
     Parameters
     ----------
@@ -130,6 +147,10 @@ def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int) -> Samp
         The sampled documents' estimates and Monte Carlo standard errors (nats).
     population : int
         N, the number of documents the sample was drawn from (N = n: every document).
+    tokens : (n,) int, optional
+        The sampled documents' token counts (with ``population_tokens``).
+    population_tokens : int, optional
+        tau, the tokens of all N documents.
 
     Returns
     -------
@@ -140,9 +161,14 @@ def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int) -> Samp
     if not 1 <= n <= population:
         raise ValueError(f"a sample of {n} documents from {population} is not a sample")
     v = _variances(stderr)
-    scale = population / n
+    if tokens is None:
+        scale, residual = population / n, logp
+    else:
+        t = np.asarray(tokens, np.float64)
+        scale = float(population_tokens) / float(t.sum())
+        residual = logp - t * float(logp.sum()) / float(t.sum())
     mc = scale ** 2 * float(v.sum())
-    spread = float(np.var(logp, ddof=1)) - float(v.mean()) if n > 1 else 0.0
+    spread = float(np.var(residual, ddof=1)) - float(v.mean()) if n > 1 else 0.0
     sampling = population ** 2 * (1.0 - n / population) * max(spread, 0.0) / n
     return SampledTotal(
         total=scale * float(logp.sum()), se=float(np.sqrt(mc + sampling)),
