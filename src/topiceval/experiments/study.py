@@ -33,6 +33,7 @@ Bad input is refused before any job starts (:func:`workflow_plan` for the config
 from __future__ import annotations
 
 import dataclasses
+import errno
 import gzip
 import hashlib
 import importlib.util
@@ -144,19 +145,59 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class Plan:
-    """A ``study:`` configuration block, checked and with its defaults."""
+class CorpusPlan:
+    """What the study's corpus depends on (and nothing else, so that changing the trainers
+    never rebuilds it): its source, held-out choice, recipe and the model files."""
 
     name: str
     corpus: dict
     heldout: dict
     preprocess: dict
+    files: tuple[Candidate, ...]
+    min_overlap: float
+
+    def input_files(self) -> list[str]:
+        """The user's files the corpus job reads (corpus, held-out documents, model files)."""
+        paths = [spec[key] for spec in (self.corpus, self.heldout)
+                 for key in ("texts", "csv", "jsonl", "uci", "vocab") if key in spec]
+        return paths + [c.path for c in self.files]
+
+    def as_params(self) -> dict:
+        """Plain data for a rule's ``params`` (:meth:`from_params` reads it back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> CorpusPlan:
+        params = dict(params)
+        params["files"] = tuple(Candidate(**dict(c)) for c in params["files"])
+        return cls(**params)
+
+    def needs_nltk(self) -> bool:
+        """Whether the recipe needs NLTK data (its stop words or WordNet)."""
+        recipe = self.recipe()
+        return "nltk" in recipe.stopwords or recipe.normalize == "wordnet"
+
+    def recipe(self):
+        from topiceval.data.preprocess import make_recipe
+
+        settings = {k: v for k, v in self.preprocess.items() if k != "recipe"}
+        return make_recipe(self.preprocess.get("recipe", "default"), settings)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A ``study:`` configuration block, checked and with its defaults."""
+
+    data: CorpusPlan
     candidates: tuple[Candidate, ...]
     train: dict
     estimate: dict
     sample: dict | None
     compare: dict
-    min_overlap: float
+
+    @property
+    def name(self) -> str:
+        return self.data.name
 
     @property
     def trained(self) -> list[Candidate]:
@@ -171,12 +212,6 @@ class Plan:
             if c.name == name:
                 return c
         raise ValueError(f"study {self.name!r} has no candidate {name!r}")
-
-    def input_files(self) -> list[str]:
-        """The user's files the corpus job reads (corpus, held-out documents, model files)."""
-        paths = [spec[key] for spec in (self.corpus, self.heldout)
-                 for key in ("texts", "csv", "jsonl", "uci", "vocab") if key in spec]
-        return paths + [c.path for c in self.files]
 
 
 def workflow_plan(cfg: Mapping, *, mirror: str | None = None) -> Plan:
@@ -234,9 +269,11 @@ def workflow_plan(cfg: Mapping, *, mirror: str | None = None) -> Plan:
                      work_limit=None, **est_settings)  # unknown method or setting: refused now
     sample = dict(cfg["sample"]) if cfg.get("sample") else None
     compare = {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})}
-    return Plan(name, corpus, heldout, dict(cfg.get("preprocess") or {"recipe": "default"}),
-                tuple(candidates), settings, estimate, sample, compare,
-                float(cfg.get("min_overlap", MIN_OVERLAP)))
+    data = CorpusPlan(name, corpus, heldout, dict(cfg.get("preprocess") or {"recipe": "default"}),
+                      tuple(c for c in candidates if c.trainer == "file"),
+                      float(cfg.get("min_overlap", MIN_OVERLAP)))
+    data.recipe()  # an unknown recipe or setting: refused now
+    return Plan(data, tuple(candidates), settings, estimate, sample, compare)
 
 
 SOURCES = {"texts": (), "csv": ("column",), "jsonl": ("field",), "uci": ("vocab",),
@@ -390,7 +427,7 @@ def _bags(corpus: Corpus, words: set | None = None) -> list[tuple]:
     return out
 
 
-def prepare_corpus(plan: Plan, dataset_files: Sequence[str] = (), nltk_data=None,
+def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_data=None,
                    log=print) -> Corpus:
     """The study's corpus: split ``train`` (the candidates' training documents) and ``test``
     (the held-out documents), over the study's vocabulary.
@@ -399,7 +436,7 @@ def prepare_corpus(plan: Plan, dataset_files: Sequence[str] = (), nltk_data=None
     are training documents, a model file whose vocabulary shares too few words with the corpus,
     or one trained on another corpus.
     """
-    from topiceval.data.preprocess import apply_recipe, load_resources, make_recipe
+    from topiceval.data.preprocess import apply_recipe, load_resources
     from topiceval.data.readers.base import RawCorpus
 
     raw = read_source(plan.corpus, dataset_files)
@@ -412,8 +449,7 @@ def prepare_corpus(plan: Plan, dataset_files: Sequence[str] = (), nltk_data=None
                         vocab=raw.vocab, ordered=raw.ordered, vocab_named=raw.vocab_named)
     if not raw.docs:
         raise ValueError(f"study.corpus: {_describe(plan.corpus)} holds no document")
-    settings = {k: v for k, v in plan.preprocess.items() if k != "recipe"}
-    recipe = make_recipe(plan.preprocess.get("recipe", "default"), settings)
+    recipe = plan.recipe()
     resources = load_resources(recipe, nltk_data)
     # pass 1: every document's words, no vocabulary filter (to recognise documents)
     open_recipe = recipe if recipe.asis else dataclasses.replace(
@@ -443,7 +479,7 @@ def _describe(spec: Mapping) -> str:
     return ", ".join(f"{k}: {v}" for k, v in spec.items())
 
 
-def _check_models(plan: Plan, first: Corpus, models: Mapping[str, ModelFile],
+def _check_models(plan: CorpusPlan, first: Corpus, models: Mapping[str, ModelFile],
                   log) -> dict[str, set]:
     """The corpus documents each model file was trained on (by name); refuse a model whose
     vocabulary covers too little of the corpus or whose training documents are not in it."""
@@ -499,7 +535,7 @@ def _check_disjoint(first: Corpus, is_held: np.ndarray, trained_on: Mapping[str,
                              "overlap the training set")
 
 
-def _draw_heldout(plan: Plan, names: list[str], excluded: set, log) -> set:
+def _draw_heldout(plan: CorpusPlan, names: list[str], excluded: set, log) -> set:
     """The held-out documents drawn (seeded) among those no model file was trained on."""
     eligible = [n for n in names if n not in excluded]
     wanted = (int(plan.heldout["size"]) if "size" in plan.heldout
@@ -517,7 +553,7 @@ def _draw_heldout(plan: Plan, names: list[str], excluded: set, log) -> set:
     return {eligible[i] for i in pick}
 
 
-def _study_vocabulary(plan: Plan, corpus: Corpus, models: Mapping[str, ModelFile],
+def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, ModelFile],
                       trained_on: Mapping[str, set], log) -> Corpus:
     """The corpus over the words of its training documents that every model file knows, its
     documents left empty dropped, and what was done recorded in ``meta["study"]``."""
@@ -555,14 +591,15 @@ def _study_vocabulary(plan: Plan, corpus: Corpus, models: Mapping[str, ModelFile
     return corpus
 
 
-def corpus_job(plan: Plan, dataset_files: Sequence[str], nltk_data, out) -> Corpus:
-    """Rule ``study_corpus``: :func:`prepare_corpus`, saved."""
-    corpus = prepare_corpus(plan, dataset_files, nltk_data)
+def corpus_job(params: Mapping, dataset_files: Sequence[str], nltk_data, out) -> Corpus:
+    """Rule ``study_corpus``: :func:`prepare_corpus` of the plan ``params``
+    (``CorpusPlan.as_params``), saved."""
+    corpus = prepare_corpus(CorpusPlan.from_params(params), dataset_files, nltk_data)
     corpus.save(out)
     return corpus
 
 
-def check_data(plan: Plan, dataset_files: Sequence[str], nltk_data, stamp: str | os.PathLike,
+def check_data(plan: CorpusPlan, dataset_files: Sequence[str], nltk_data, stamp: str | os.PathLike,
                log=print) -> bool:
     """The data-level checks before any job starts: :func:`prepare_corpus` in memory, when
     every file it reads is there (``False`` otherwise: the corpus job runs them first).  A
@@ -663,10 +700,11 @@ def _words(corpus: Corpus) -> list[list[str]]:
     return [corpus.vocab[d].tolist() for d in corpus]
 
 
-def train_job(corpus_path, candidate: Candidate, settings: Mapping, sample: Mapping | None,
+def train_job(corpus_path, candidate: Mapping, settings: Mapping, sample: Mapping | None,
               model_path, own_path) -> LDAModel:
     """Rule ``study_train``: train one candidate on the training documents, save it and its
     library's own number on the scored held-out documents."""
+    candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     train = corpus.select_split("train")
     model, native = train_candidate(train, candidate.trainer, int(candidate.topics),
@@ -682,9 +720,10 @@ def train_job(corpus_path, candidate: Candidate, settings: Mapping, sample: Mapp
     return model
 
 
-def import_job(corpus_path, candidate: Candidate, sample: Mapping | None, model_path,
+def import_job(corpus_path, candidate: Mapping, sample: Mapping | None, model_path,
                own_path) -> LDAModel:
     """Rule ``study_import``: a model file as an ``LDAModel`` and its own number."""
+    candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     mf = load_model_file(candidate)
     held, scored = scored_heldout(corpus, sample)
@@ -695,17 +734,81 @@ def import_job(corpus_path, candidate: Candidate, sample: Mapping | None, model_
     return mf.model
 
 
+# --------------------------------------------------------------------------- prices
+# CPU nanoseconds per unit of predicted work, the largest measured by benchmarks/study.py
+# (benchmarks/README.md, "Study"): the estimator per Gibbs site update (its predicted work,
+# topiceval.estimators.lda.check_limits) and each trainer per token x effort x topic (effort:
+# sweeps, iterations or passes).  A SLURM job asks for twice its predicted CPU time, at least
+# MIN_MINUTES, times the attempt (the profile's rule: workflow/profiles/slurm/config.yaml).
+ESTIMATE_NS = 40.0
+TRAIN_NS = {"gibbs": 2.0, "vem": 6.0, "sklearn": 6.0, "gensim": 30.0, "tomotopy": 2.0}
+TRAIN_EFFORT = {"gibbs": "sweeps", "vem": "max_iter", "sklearn": "max_iter", "gensim": "passes",
+                "tomotopy": "sweeps"}
+MIN_MINUTES = 10
+
+
+def priced_minutes(cpu_seconds: float, attempt: int = 1) -> int:
+    """A job's runtime request: twice its predicted CPU minutes, at least ``MIN_MINUTES``,
+    times the attempt."""
+    return int(max(MIN_MINUTES, np.ceil(2 * cpu_seconds / 60)) * attempt)
+
+
+def train_seconds(tokens: int, trainer: str, topics: int, settings: Mapping) -> float:
+    """Predicted CPU seconds of training one candidate on ``tokens`` training tokens."""
+    return tokens * float(settings[TRAIN_EFFORT[trainer]]) * topics * TRAIN_NS[trainer] * 1e-9
+
+
+def _present(*paths) -> None:
+    """``FileNotFoundError`` for a missing input: Snakemake then prices the job once its
+    inputs exist (a resource "to be determined")."""
+    for path in paths:
+        if not Path(path).exists():
+            raise FileNotFoundError(errno.ENOENT, "input not yet made", str(path))
+
+
+def train_minutes(corpus_path, trainer: str, topics: int, settings: Mapping,
+                  attempt: int = 1) -> int:
+    """Rule ``study_train``'s runtime request (minutes)."""
+    _present(corpus_path)
+    corpus = Corpus.load(corpus_path)
+    tokens = int(corpus.lengths[corpus.split == "train"].sum())
+    return priced_minutes(train_seconds(tokens, trainer, topics, settings), attempt)
+
+
+def _scored(corpus_path, model_path, sample: Mapping | None
+            ) -> tuple[Corpus, np.ndarray, LDAModel]:
+    """(the scored held-out documents over the model's words, their positions, the model)."""
+    corpus, model = Corpus.load(corpus_path), load_model(model_path)
+    held, scored = scored_heldout(corpus, sample)
+    return held.subset(scored).align(model, oov="error"), scored, model
+
+
+def estimate_work(docs: Corpus, model: LDAModel, estimate: Mapping) -> tuple[np.ndarray, int]:
+    """(predicted work of every document, one run; the runs)."""
+    method, settings, runs = estimate_method(estimate)
+    return lda.check_limits(method, docs, model.phi, runs=runs, work_limit=None,
+                            **settings), runs
+
+
+def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping | None,
+                     part: int, parts: int, attempt: int = 1) -> int:
+    """Rule ``study_estimate``'s runtime request (minutes): its part's predicted work."""
+    _present(corpus_path, model_path)
+    docs, _, model = _scored(corpus_path, model_path, sample)
+    work, runs = estimate_work(docs, model, estimate)
+    lo, hi = work_blocks(work, parts)[part]
+    return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9, attempt)
+
+
 # --------------------------------------------------------------------------- estimates
 def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                  estimate: Mapping, sample: Mapping | None, rows_path, timings_path) -> None:
     """Rule ``study_estimate``: part ``part`` of ``parts`` (cut at equal predicted work) of the
     scored held-out documents under one candidate.  Each document's random streams are keyed
     by its position among the held-out documents, so the rows do not depend on ``parts``."""
-    corpus, model = Corpus.load(corpus_path), load_model(model_path)
-    held, scored = scored_heldout(corpus, sample)
-    docs = held.subset(scored).align(model, oov="error")
+    docs, scored, model = _scored(corpus_path, model_path, sample)
     method, settings, runs = estimate_method(estimate)
-    work = lda.check_limits(method, docs, model.phi, runs=runs, work_limit=None, **settings)
+    work, _ = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, int(parts))[int(part)]
     block = np.arange(lo, hi)
     logp = np.zeros((0, runs))
@@ -732,22 +835,22 @@ def _threads() -> int:
 
 
 # --------------------------------------------------------------------------- comparison
-def summarise(plan: Plan, corpus: Corpus, documents: pd.DataFrame,
-              own: Mapping[str, pd.DataFrame], models: Mapping[str, LDAModel]
-              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def summarise(candidates: Sequence[Candidate], estimate: Mapping, sample: Mapping | None,
+              corpus: Corpus, documents: pd.DataFrame, own: Mapping[str, pd.DataFrame],
+              models: Mapping[str, LDAModel]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(candidates, paired) tables from every candidate's document rows (``DOCUMENT_COLUMNS``)
     and own number; every candidate must have scored the same documents."""
-    held, scored = scored_heldout(corpus, plan.sample)
-    method, _, runs = estimate_method(plan.estimate)
+    held, scored = scored_heldout(corpus, sample)
+    method, _, runs = estimate_method(estimate)
     by = {c.name: documents[documents["candidate"] == c.name].sort_values("doc")
-          for c in plan.candidates}
+          for c in candidates}
     for name, rows in by.items():
         if not np.array_equal(rows["doc"].to_numpy(), scored):
             raise ValueError(f"{name}: its estimates are not of the {scored.size} scored "
                              "held-out documents (an incomplete or stale part)")
     tokens_all = int(held.n_tokens)
     rows = []
-    for c in plan.candidates:
+    for c in candidates:
         part = by[c.name]
         total = sampled_total(part["logp"].to_numpy(), part["stderr"].to_numpy(), held.n_docs,
                               tokens=part["tokens"].to_numpy(), population_tokens=tokens_all)
@@ -774,7 +877,7 @@ def summarise(plan: Plan, corpus: Corpus, documents: pd.DataFrame,
     best = cands.loc[order[0], "candidate"]
     b = by[best]
     paired = []
-    for c in plan.candidates:
+    for c in candidates:
         o = by[c.name]
         diff = paired_difference(b["logp"].to_numpy(), o["logp"].to_numpy(),
                                  b["stderr"].to_numpy(), o["stderr"].to_numpy())
@@ -815,16 +918,19 @@ def own_picks(candidates: pd.DataFrame) -> pd.DataFrame:
                                        "agree"])
 
 
-def summary_job(plan: Plan, corpus_path, part_paths: Sequence[str], own_paths: Mapping[str, str],
+def summary_job(candidates: Sequence[Mapping], estimate: Mapping, sample: Mapping | None,
+                corpus_path, part_paths: Sequence[str], own_paths: Mapping[str, str],
                 model_paths: Mapping[str, str], candidates_path, documents_path,
                 paired_path) -> None:
-    """Rule ``study_summary``: candidates.csv, documents.csv and paired.csv."""
+    """Rule ``study_summary``: candidates.csv, documents.csv and paired.csv (``candidates``:
+    the plan's candidates as plain data, ``dataclasses.asdict``)."""
     documents = pd.concat([pd.read_csv(p, dtype={"name": str}) for p in part_paths],
                           ignore_index=True)
     own = {k: pd.read_csv(p, keep_default_na=False, na_values=[""]) for k, p in
            own_paths.items()}
     models = {k: load_model(p) for k, p in model_paths.items()}
-    cands, paired = summarise(plan, Corpus.load(corpus_path), documents, own, models)
+    cands, paired = summarise([Candidate(**dict(c)) for c in candidates], estimate, sample,
+                              Corpus.load(corpus_path), documents, own, models)
     write_csv_atomic(candidates_path, cands)
     write_csv_atomic(documents_path, documents[DOCUMENT_COLUMNS])
     write_csv_atomic(paired_path, paired)
@@ -854,8 +960,9 @@ def matched_topics(model: LDAModel, reference: LDAModel) -> LDAModel:
                                meta={**model.meta, "topics_matched_to": "reference"})
 
 
-def ratio_ais_job(plan: Plan, corpus_path, candidates_path, paired_path, documents_path,
-                  model_paths: Mapping[str, str], out) -> pd.DataFrame:
+def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candidates_path,
+                  paired_path, documents_path, model_paths: Mapping[str, str],
+                  out) -> pd.DataFrame:
     """Rule ``study_ratio_ais``: ratio-AIS with the reciprocal check (Foulds & Smyth) between
     the best candidate and each close runner-up (:func:`ratio_ais_pairs`), on a seeded sample
     of ``compare.docs`` scored documents; set beside the difference of the two estimates on
@@ -867,8 +974,8 @@ def ratio_ais_job(plan: Plan, corpus_path, candidates_path, paired_path, documen
     documents = pd.read_csv(documents_path, dtype={"name": str})
     models = {k: load_model(p) for k, p in model_paths.items()}
     corpus = Corpus.load(corpus_path)
-    held, scored = scored_heldout(corpus, plan.sample)
-    cmp = plan.compare
+    held, scored = scored_heldout(corpus, sample)
+    cmp = compare
     pick = scored[sample_documents(scored.size, int(cmp["docs"]), int(cmp["seed"]))]
     rows = []
     for best, other in ratio_ais_pairs(cands, paired, models):
