@@ -80,6 +80,7 @@ TRAIN_DEFAULTS = {  # each library's own priors; effort settings below
 ESTIMATE_DEFAULTS = {"method": "auto", "runs": None, "seed": 0, "parts": 1, "settings": {}}
 COMPARE_DEFAULTS = {"docs": 100, "samples": 1, "temperatures": 100, "seed": 0}
 MIN_OVERLAP = 0.5  # default: the share of the corpus's tokens a model file must know
+UNCONVERGED_SHARE = 0.1  # ratio-AIS says nothing when more of its documents are suspect
 MIN_FOUND = 0.5  # the share of a model file's training documents that must be in the corpus
 _KEY_HELDOUT = "study-heldout"  # stream purpose: the drawn held-out documents
 
@@ -278,16 +279,20 @@ def workflow_plan(cfg: Mapping, *, mirror: str | None = None) -> Plan:
 
 SOURCES = {"texts": (), "csv": ("column",), "jsonl": ("field",), "uci": ("vocab",),
            "dataset": ()}
+SOURCE_OPTIONS = ("max_docs",)
 
 
 def _source(spec: Mapping, where: str, *, dataset_ok: bool) -> dict:
     """A corpus source: exactly one of texts, csv (+ column), jsonl (+ field), uci (+ vocab),
     dataset; its files must exist."""
     spec = dict(spec)
+    if not dataset_ok and "max_docs" in spec:
+        raise ValueError(f"{where}: max_docs applies to the corpus only")
     kinds = [k for k in SOURCES if k in spec and (dataset_ok or k != "dataset")]
     if len(kinds) != 1:
         allowed = [k for k in SOURCES if dataset_ok or k != "dataset"]
-        raise ValueError(f"{where}: give exactly one source of {allowed}, got {sorted(spec)}")
+        raise ValueError(f"{where}: give exactly one source of {allowed}, got "
+                         f"{sorted(set(spec) - set(SOURCE_OPTIONS))}")
     kind = kinds[0]
     for extra in SOURCES[kind]:
         if extra not in spec:
@@ -385,16 +390,18 @@ def load_model_file(candidate: Candidate) -> ModelFile:
 
 
 def _mallet_documents(path: str) -> list[Counter]:
-    """The training documents of a MALLET state file as bags of words (its ``doc`` and
-    ``type`` columns)."""
+    """The training documents of a MALLET state file as bags of words: each token line is
+    ``doc source pos typeindex type topic``, the source possibly holding spaces, so ``doc`` is
+    the first field and ``type`` the last but one."""
     with open(path, "rb") as handle:
         gz = handle.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rt", encoding="utf-8") if gz else
           open(path, encoding="utf-8")) as handle:
-        frame = pd.read_csv(handle, sep=" ", header=None, skiprows=3, usecols=[0, 4],
-                            names=["doc", "type"], dtype={"doc": np.int64, "type": str},
-                            keep_default_na=False, quoting=3)
-    return [Counter(group.tolist()) for _, group in frame.groupby("doc", sort=True)["type"]]
+        lines = pd.read_csv(handle, sep="\x01", header=None, names=["line"], skiprows=3,
+                            dtype=str, keep_default_na=False, quoting=3)["line"]
+    frame = pd.DataFrame({"doc": lines.str.split(" ", n=1).str[0],
+                          "type": lines.str.rsplit(" ", n=2).str[-2]})
+    return [Counter(group.tolist()) for _, group in frame.groupby("doc", sort=False)["type"]]
 
 
 def read_source(spec: Mapping, dataset_files: Sequence[str] = ()):
@@ -440,6 +447,8 @@ def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_dat
     from topiceval.data.readers.base import RawCorpus
 
     raw = read_source(plan.corpus, dataset_files)
+    if plan.corpus.get("max_docs"):
+        raw.docs = raw.docs[:int(plan.corpus["max_docs"])]
     explicit = not ({"fraction", "size"} & set(plan.heldout))
     if explicit:
         held = read_source(plan.heldout)
@@ -960,6 +969,18 @@ def matched_topics(model: LDAModel, reference: LDAModel) -> LDAModel:
                                meta={**model.meta, "topics_matched_to": "reference"})
 
 
+def _ratio_verdict(total: float, se: float, suspect: np.ndarray) -> str:
+    """What a ratio-AIS comparison says: nothing when more than ``UNCONVERGED_SHARE`` of its
+    documents failed the reciprocal check (the annealing did not converge: more temperatures
+    or samples are needed), else which model it favours beyond two standard errors."""
+    if suspect.mean() > UNCONVERGED_SHARE:
+        return (f"not converged ({int(suspect.sum())} of {suspect.size} documents fail the "
+                "reciprocal check: raise compare.temperatures)")
+    if abs(total) <= 2 * se:
+        return "indistinguishable"
+    return "best is better" if total > 0 else "runner-up is better"
+
+
 def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candidates_path,
                   paired_path, documents_path, model_paths: Mapping[str, str],
                   out) -> pd.DataFrame:
@@ -1000,8 +1021,7 @@ def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candida
             "reciprocal_gap_mean": float(np.mean(res.reciprocal_gap)),
             "suspect_documents": int(res.suspect.sum()),
             "agree": bool(abs(total - est.difference) <= 2 * np.hypot(se, est.se)),
-            "verdict": ("best is better" if total > 2 * se else
-                        "runner-up is better" if total < -2 * se else "indistinguishable")})
+            "verdict": _ratio_verdict(total, se, res.suspect)})
     frame = pd.DataFrame(rows, columns=RATIO_COLUMNS)
     write_csv_atomic(out, frame)
     return frame
