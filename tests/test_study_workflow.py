@@ -22,6 +22,7 @@ from topiceval.commands.study import snakemake_command
 from topiceval.experiments.study import CANDIDATE_COLUMNS, DOCUMENT_COLUMNS, PAIRED_COLUMNS
 from workflow_config import ROOT, SNAKEMAKE
 
+pytestmark = [pytest.mark.slow, pytest.mark.workflow]
 TOMOTOPY_IMPORT = pytest.mark.filterwarnings(
     "ignore:builtin type _VocabDict has no __module__ attribute:DeprecationWarning")
 STEMS = {"sun": "solar", "rock": "stone", "wave": "ocean"}
