@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from workflow_config import MIRROR
+
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 ESTIMATOR_RULES = {
@@ -33,16 +35,28 @@ def profile():
     return yaml.safe_load((PROFILE / "config.yaml").read_text())
 
 
-@pytest.fixture(scope="module")
-def rules():
+def listed_rules(configfile, *config):
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--list-rules", "--configfile", "config/paper.yaml",
-         "--config", "results_dir=/nonexistent/results", "resources_dir=/nonexistent/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "snakemake", "--list-rules", "--configfile", configfile,
+         "--config", *config],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    names = {line.strip() for line in result.stdout.splitlines() if line.strip()}
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return {line.strip() for line in result.stdout.splitlines() if line.strip()}
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    """The rules of the paper configuration and, when the data mirror is there, of a study's
+    (rules that exist only with a `study:` key)."""
+    names = listed_rules("config/paper.yaml", "results_dir=/nonexistent/results",
+                         "resources_dir=/nonexistent/resources")
     assert {"all", "corpus", *ESTIMATOR_RULES, *TRAINING_RULES} <= names
+    if MIRROR.is_dir():
+        tmp = tmp_path_factory.mktemp("study")
+        names |= listed_rules("config/study-quick.yaml", f"data_mirror={MIRROR}",
+                              f"results_dir={tmp}/results", f"resources_dir={tmp}/resources")
+        assert {"study_train", "study_estimate"} <= names
     return names
 
 
