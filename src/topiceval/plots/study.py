@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import ScalarFormatter
 
 from topiceval.experiments.study import own_picks
 from topiceval.io import write_text_atomic
@@ -45,11 +44,13 @@ def _series(candidates: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
 
 
 def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "") -> None:
-    """Held-out perplexity against the number of topics per library, with error bars, the
-    libraries' own numbers dashed and the best candidate ringed."""
-    fig = Figure(figsize=(9.5, 4.8))
+    """Two panels over the number of topics: the held-out perplexity per library with +/- 2
+    s.e. bars and the best candidate ringed (linear scale), and the same beside each library's
+    own number as a perplexity, dashed (log scale: own numbers may be orders of magnitude
+    away)."""
+    fig = Figure(figsize=(11.5, 4.6))
     FigureCanvasAgg(fig)
-    ax = fig.add_subplot()
+    honest, own_ax = fig.subplots(1, 2)
     for i, (label, part) in enumerate(_series(candidates)):
         color = COLORS[i % len(COLORS)]
         by_t = part.astype({"topics": int}).groupby("topics", sort=True)
@@ -58,26 +59,31 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
         low = by_t["perplexity_low"].min().to_numpy(float)
         high = by_t["perplexity_high"].max().to_numpy(float)
         marker = "D" if part["trainer"].iloc[0] == "file" else "o"
-        ax.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
-                    capsize=3, label=label)
+        honest.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
+                        capsize=3, label=label)
+        own_ax.plot(t, ppl, color=color, marker=marker, linewidth=1)
         own = by_t["own_perplexity"].mean().to_numpy(float)
-        if np.isfinite(own).any() and (part["own_split"] == "held-out").all():
+        if np.isfinite(own).any():
             kind = part["own_kind"].iloc[0]
-            ax.plot(t, own, color=color, linestyle="--", marker=marker, markerfacecolor="none",
-                    label=f"{label}: own number ({kind})")
+            split = "" if (part["own_split"] == "held-out").all() else ", training"
+            own_ax.plot(t, own, color=color, linestyle="--", marker=marker,
+                        markerfacecolor="none", label=f"{label}: {kind}{split}")
     best = candidates[candidates["verdict"] == "best"].iloc[0]
-    ax.plot([best["topics"]], [best["perplexity"]], marker="o", markersize=16,
-            markerfacecolor="none", markeredgecolor="black", linestyle="none", label="best")
-    ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(ScalarFormatter())
-    ax.yaxis.set_minor_formatter(ScalarFormatter())
-    ax.set_xticks(sorted({int(t) for t in candidates["topics"]}))
-    ax.set_xlabel("number of topics T")
-    ax.set_ylabel("held-out perplexity per token (lower is better)")
-    ax.set_title(title or "held-out perplexity, +/- 2 s.e.; dashed: each library's own number",
-                 fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    honest.plot([best["topics"]], [best["perplexity"]], marker="o", markersize=16,
+                markerfacecolor="none", markeredgecolor="black", linestyle="none",
+                label="best")
+    ticks = sorted({int(t) for t in candidates["topics"]})
+    for ax in (honest, own_ax):
+        ax.set_xticks(ticks)
+        ax.set_xlabel("number of topics T")
+        ax.grid(True, which="major", alpha=0.3)
+    honest.set_ylabel("held-out perplexity per token (lower is better)")
+    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. (Monte Carlo)", fontsize=9)
+    honest.legend(fontsize=7, loc="best")
+    own_ax.set_yscale("log")
+    own_ax.set_ylabel("perplexity, exp(-nats per token)")
+    own_ax.set_title("solid: topiceval; dashed: each library's own number", fontsize=9)
+    own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     save_figure(fig, path)
 
@@ -127,12 +133,12 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     if len(picks):
         said = []
         for p in picks.itertuples():
-            verdict = "the same model" if p.agree else (
-                f"{p.own_pick} where the honest estimate picks {p.honest_pick}")
+            verdict = (f"{p.own_pick}, as the honest estimate does" if p.agree else
+                       f"{p.own_pick} where the honest estimate picks {p.honest_pick}")
             said.append(f"{p.library}'s own number ({p.own_kind}, `{p.own_api}`) picks "
                         f"{verdict}")
-        lines += ["", "Would each library's own number have chosen differently? "
-                      + "; ".join(said) + "."]
+        lines += ["", "Would each library's own number have chosen differently (among that "
+                      "library's candidates)? " + "; ".join(said) + "."]
     untrusted = int(candidates["untrusted_documents"].max())
     if untrusted:
         lines += ["", f"Up to {untrusted} scored document(s) per candidate are longer than the "
@@ -154,6 +160,6 @@ def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
                                         "own_nats_per_token": [""]})
     paired = pd.read_csv(paired_path)
     ratio = pd.read_csv(ratio_path)
-    plot_study(candidates, figure_path, title=f"study {name}: held-out perplexity, +/- 2 s.e.; "
-                                              "dashed: each library's own number")
+    plot_study(candidates, figure_path,
+               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. (Monte Carlo)")
     write_text_atomic(caption_path, study_caption(candidates, paired, ratio, name) + "\n")
