@@ -69,7 +69,7 @@ def machine() -> str:
             "start")
 
 
-def estimate_rows(study: Path, plan: S.Plan, n_docs: int) -> pd.DataFrame:
+def estimate_rows(study: Path, plan: S.StudyPlan, n_docs: int) -> pd.DataFrame:
     """CPU seconds of each candidate's default estimate of the first ``n_docs`` scored
     documents, with their predicted work."""
     method, settings, runs = S.estimate_method(plan.estimate)
@@ -100,7 +100,7 @@ def estimate_rows(study: Path, plan: S.Plan, n_docs: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def train_rows(study: Path, plan: S.Plan, scale: float) -> pd.DataFrame:
+def train_rows(study: Path, plan: S.StudyPlan, scale: float) -> pd.DataFrame:
     """CPU seconds of training each trainer x T at ``scale`` of the study's effort."""
     corpus = Corpus.load(study / "corpus.npz")
     train = corpus.select_split("train")
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     import yaml
 
-    plan = S.workflow_plan(yaml.safe_load(args.config.read_text())["study"], mirror=args.mirror)
+    plan = S.study_plan(yaml.safe_load(args.config.read_text())["study"], mirror=args.mirror)
     where = machine()
     cpu0, wall0 = time.process_time(), time.time()
     est = estimate_rows(args.study, plan, args.docs)

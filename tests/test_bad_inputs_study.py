@@ -1,7 +1,7 @@
 """Bad input of a study (issue 30, item 6), refused before any job starts: one row per case.
 
 ``CASES``: a change to the tiny study of tests/test_study_workflow.py, and a piece of the
-one-line ``ValueError`` that the plan (``workflow_plan``) or the data check (``check_data``, what
+one-line ``ValueError`` that the plan (``study_plan``) or the data check (``check_data``, what
 the snakefile runs while it builds the jobs) raises.  Each case is checked in-process and then
 through ``snakemake -n``, which must stop with that line and run nothing.  ``SCHEMA`` rows are
 refused by workflow/schemas/study.schema.yaml first.
@@ -116,7 +116,7 @@ CASES = [
 
 
 def checked(config: dict, tmp) -> None:
-    plan = S.workflow_plan(config["study"])
+    plan = S.study_plan(config["study"])
     S.check_data(plan.data, [], None, tmp / "stamp")
 
 

@@ -16,6 +16,7 @@ from data_fixtures import SHARED_MIRROR, three_topic_texts
 from topiceval.adapters import own_number
 from topiceval.adapters.own_numbers import KINDS
 from topiceval.corpus import Corpus
+from topiceval.seeds import legacy_state
 from topiceval.training.lda import fit_gibbs, fit_vem, fold_in, plugin_log_likelihood, vem_fold_in
 
 TOMOTOPY_IMPORT = pytest.mark.filterwarnings(
@@ -67,7 +68,7 @@ def test_gensim_bound_in_nats_and_the_logged_power_of_two(texts):
                      num_topics=3, passes=5, random_state=0, eval_every=None)
     bow = [dictionary.doc2bow(d) for d in texts[50:]]
     own = own_number(model, texts[50:], seed=3)
-    model.random_state = np.random.RandomState(3)
+    model.random_state = legacy_state(3, "own_number", "gensim")
     expected = model.log_perplexity(bow)
     check_labels(own, "gensim", "variational bound", "held-out")
     assert own.value == pytest.approx(expected, rel=1e-12)

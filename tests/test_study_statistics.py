@@ -16,7 +16,7 @@ from topiceval.estimators import lda
 from topiceval.experiments.paired import (
     TIE_SES,
     paired_difference,
-    sample_documents,
+    sample_positions,
     sampled_total,
 )
 from topiceval.training.lda import sample_documents as draw_lda_documents
@@ -86,7 +86,7 @@ def test_sampled_total_covers_the_full_total_at_its_stated_rate(n, ratio):
     seeds = 1500
     hits = 0
     for seed in range(seeds):
-        pick = sample_documents(truth.size, n, seed)
+        pick = sample_positions(truth.size, n, seed)
         # fresh Monte Carlo noise per replication: the runs are part of what is random
         noisy = truth[pick] + np.random.default_rng(10_000 + seed).normal(0, 1, n) * se[pick]
         extra = {"tokens": lengths[pick], "population_tokens": int(lengths.sum())} if ratio \
@@ -99,7 +99,7 @@ def test_sampled_total_covers_the_full_total_at_its_stated_rate(n, ratio):
 
 def test_the_known_lengths_make_the_sampled_total_several_times_more_precise():
     truth, lengths, se = population(2)
-    pick = sample_documents(truth.size, 200, 0)
+    pick = sample_positions(truth.size, 200, 0)
     expansion = sampled_total(truth[pick], se[pick], truth.size)
     ratio = sampled_total(truth[pick], se[pick], truth.size, tokens=lengths[pick],
                           population_tokens=int(lengths.sum()))
@@ -119,7 +119,7 @@ def test_sampled_total_with_exact_estimates_and_which_error_dominates():
     zero = np.zeros(logp.size)
     seeds, n, hits = 2000, 100, 0
     for seed in range(seeds):
-        pick = sample_documents(logp.size, n, seed)
+        pick = sample_positions(logp.size, n, seed)
         res = sampled_total(logp[pick], zero[pick], logp.size)
         assert res.se_monte_carlo == 0 and res.dominant == "sampling"
         hits += abs(res.total - logp.sum()) <= TIE_SES * res.se
@@ -131,11 +131,11 @@ def test_sampled_total_with_exact_estimates_and_which_error_dominates():
 
 
 def test_sample_documents_is_seeded_sorted_and_whole_when_asked():
-    a, b = sample_documents(100, 10, 3), sample_documents(100, 10, 3)
+    a, b = sample_positions(100, 10, 3), sample_positions(100, 10, 3)
     assert np.array_equal(a, b) and np.all(np.diff(a) > 0) and a.size == 10
-    assert not np.array_equal(a, sample_documents(100, 10, 4))
-    assert np.array_equal(sample_documents(7, None, 0), np.arange(7))
-    assert np.array_equal(sample_documents(7, 50, 0), np.arange(7))
+    assert not np.array_equal(a, sample_positions(100, 10, 4))
+    assert np.array_equal(sample_positions(7, None, 0), np.arange(7))
+    assert np.array_equal(sample_positions(7, 50, 0), np.arange(7))
 
 
 @pytest.mark.parametrize("call, message", [

@@ -11,7 +11,7 @@
 #   tables --study_figure--> perplexity.{FIG} and .caption.{md,rst} (the verdict)
 #
 # Bad input is refused here, while the jobs are built: the configuration by the schema and
-# S.workflow_plan, the data (an empty corpus, held-out documents that are training documents,
+# S.study_plan, the data (an empty corpus, held-out documents that are training documents,
 # model files of another corpus or vocabulary) by S.check_data when its files are present (the
 # data mirror, the user's files; a successful check is remembered in studies/{name}/.checked),
 # otherwise by the corpus job, before any model is trained.  Each job's params hold only what
@@ -21,7 +21,7 @@ from topiceval.experiments import study as S
 
 if STUDY:
     try:
-        S_PLAN = S.workflow_plan(STUDY, mirror=MIRROR)
+        S_PLAN = S.study_plan(STUDY, mirror=MIRROR)
     except ValueError as exc:
         raise WorkflowError(f"study: {exc}")
     S_DIR = f"{RESULTS}/studies/{S_PLAN.name}"

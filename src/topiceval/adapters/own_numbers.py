@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from topiceval.adapters._common import require
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
+from topiceval.seeds import legacy_state
 from topiceval.vocabulary import vocabulary_words
 
 if TYPE_CHECKING:
@@ -163,9 +164,9 @@ def own_number(model: Any, documents: Corpus | WordDocuments, *,
         The words of the columns, for scikit-learn and ``lda`` (whose models do not hold them):
         what ``from_sklearn`` / ``from_lda`` take.
     seed : int, default 0
-        Seed of the library's randomness where it has any (gensim's initial gamma, topiceval's
-        fold-in and MALLET's left-to-right; tomotopy's ``infer`` always uses its fixed default
-        generator).
+        Seed of the library's randomness where it has any (gensim's initial gamma, from
+        ``topiceval.seeds.legacy_state(seed, "own_number", "gensim")``; topiceval's fold-in and
+        MALLET's left-to-right; tomotopy's ``infer`` always uses its fixed default generator).
     **settings
         ``iterations`` (tomotopy's ``infer``, default 100), ``particles`` (MALLET, default 10),
         ``sweeps`` (topiceval Gibbs fold-in, default 100), ``threads`` (topiceval, default 1).
@@ -291,7 +292,7 @@ def _gensim(model, words, *, vocabulary, seed):
         bow.append(list(zip(uniq.tolist(), cnt.tolist(), strict=True)))
     n = int(sum(c for d in bow for _, c in d))
     kept = model.random_state
-    model.random_state = np.random.RandomState(seed)  # inference starts from a random gamma
+    model.random_state = legacy_state(seed, "own_number", "gensim")  # a random initial gamma
     try:
         per_word = float(model.log_perplexity(bow))
     finally:

@@ -52,7 +52,7 @@ import numpy as np
 
 from topiceval.seeds import generator
 
-__all__ = ["PairedDifference", "SampledTotal", "paired_difference", "sample_documents",
+__all__ = ["PairedDifference", "SampledTotal", "paired_difference", "sample_positions",
            "sampled_total"]
 
 TIE_SES = 2.0  # a candidate within this many standard errors of the best is a tie
@@ -176,7 +176,7 @@ def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int, *,
         population=int(population))
 
 
-def sample_documents(population: int, n: int | None, seed: int) -> np.ndarray:
+def sample_positions(population: int, n: int | None, seed: int) -> np.ndarray:
     """The positions of ``n`` documents of ``population`` drawn without replacement by the
     stream (``seed``, "study-sample"), sorted; all of them when ``n`` is None or not smaller."""
     if n is None or n >= population:

@@ -26,7 +26,7 @@ Outputs (``results/studies/<name>/``): ``candidates.csv``, ``documents.csv``, ``
 ``ratio_ais.csv``, ``perplexity.<fmt>`` and ``perplexity.caption.md``.  The columns are listed
 in :data:`CANDIDATE_COLUMNS` and the others below, and in docs/methods/experiments.md#study.
 
-Bad input is refused before any job starts (:func:`workflow_plan` for the configuration,
+Bad input is refused before any job starts (:func:`study_plan` for the configuration,
 :func:`check_data` for the files: the snakefile calls both while it builds the jobs).
 """
 
@@ -53,7 +53,7 @@ from topiceval.estimators import lda
 from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, LONG_DOCUMENT, combine_runs
 from topiceval.experiments.paired import (
     paired_difference,
-    sample_documents,
+    sample_positions,
     sampled_total,
 )
 from topiceval.experiments.tasks import work_blocks
@@ -186,7 +186,7 @@ class CorpusPlan:
 
 
 @dataclass(frozen=True)
-class Plan:
+class StudyPlan:
     """A ``study:`` configuration block, checked and with its defaults."""
 
     data: CorpusPlan
@@ -215,7 +215,7 @@ class Plan:
         raise ValueError(f"study {self.name!r} has no candidate {name!r}")
 
 
-def workflow_plan(cfg: Mapping, *, mirror: str | None = None) -> Plan:
+def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
     """The checked plan of a ``study:`` block (one-line ``ValueError`` for bad input).
 
     Checks what the configuration alone can tell: the name, one corpus source, the held-out
@@ -274,7 +274,7 @@ def workflow_plan(cfg: Mapping, *, mirror: str | None = None) -> Plan:
                       tuple(c for c in candidates if c.trainer == "file"),
                       float(cfg.get("min_overlap", MIN_OVERLAP)))
     data.recipe()  # an unknown recipe or setting: refused now
-    return Plan(data, tuple(candidates), settings, estimate, sample, compare)
+    return StudyPlan(data, tuple(candidates), settings, estimate, sample, compare)
 
 
 SOURCES = {"texts": (), "csv": ("column",), "jsonl": ("field",), "uci": ("vocab",),
@@ -643,7 +643,7 @@ def scored_heldout(corpus: Corpus, sample: Mapping | None) -> tuple[Corpus, np.n
     """(the held-out documents, the positions of those scored: all, or the seeded sample)."""
     held = corpus.select_split("test")
     n = None if not sample else int(sample["docs"])
-    return held, sample_documents(held.n_docs, n, int((sample or {}).get("seed", 0)))
+    return held, sample_positions(held.n_docs, n, int((sample or {}).get("seed", 0)))
 
 
 def train_candidate(train: Corpus, trainer: str, topics: int, seed: int,
@@ -844,7 +844,7 @@ def _threads() -> int:
 
 
 # --------------------------------------------------------------------------- comparison
-def summarise(candidates: Sequence[Candidate], estimate: Mapping, sample: Mapping | None,
+def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping, sample: Mapping | None,
               corpus: Corpus, documents: pd.DataFrame, own: Mapping[str, pd.DataFrame],
               models: Mapping[str, LDAModel]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(candidates, paired) tables from every candidate's document rows (``DOCUMENT_COLUMNS``)
@@ -938,7 +938,7 @@ def summary_job(candidates: Sequence[Mapping], estimate: Mapping, sample: Mappin
     own = {k: pd.read_csv(p, keep_default_na=False, na_values=[""]) for k, p in
            own_paths.items()}
     models = {k: load_model(p) for k, p in model_paths.items()}
-    cands, paired = summarise([Candidate(**dict(c)) for c in candidates], estimate, sample,
+    cands, paired = compare_candidates([Candidate(**dict(c)) for c in candidates], estimate, sample,
                               Corpus.load(corpus_path), documents, own, models)
     write_csv_atomic(candidates_path, cands)
     write_csv_atomic(documents_path, documents[DOCUMENT_COLUMNS])
@@ -997,7 +997,7 @@ def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candida
     corpus = Corpus.load(corpus_path)
     held, scored = scored_heldout(corpus, sample)
     cmp = compare
-    pick = scored[sample_documents(scored.size, int(cmp["docs"]), int(cmp["seed"]))]
+    pick = scored[sample_positions(scored.size, int(cmp["docs"]), int(cmp["seed"]))]
     rows = []
     for best, other in ratio_ais_pairs(cands, paired, models):
         a = models[best]
