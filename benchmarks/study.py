@@ -23,7 +23,9 @@ libraries at T = 50, its most expensive number of topics) scoring 100,000 held-o
 the example's length, and training on 100,000 documents, per core and on a 32-core node (the
 jobs are independent: parts of the scored documents per candidate, ``estimate.parts``).
 
-Outputs (git-ignored): ``benchmarks/out/study.md`` and ``benchmarks/out/study.csv``.  Run it
+Outputs (git-ignored): ``benchmarks/out/study.md``, ``benchmarks/out/study.csv`` and
+``benchmarks/out/study_run.txt`` (how and where it was measured); ``--analyse-only`` rebuilds
+the page from them.  Run it
 alone if you can: CPU time is robust to other jobs on the machine, not to memory-bandwidth
 contention, so the largest rates are taken as the prices.
 """
@@ -115,17 +117,17 @@ def train_rows(study: Path, plan: S.StudyPlan, scale: float) -> pd.DataFrame:
                 start = time.process_time()
                 S.train_candidate(train, trainer, t, 0, settings)
                 cpu = time.process_time() - start
-            units = train.n_tokens * settings[effort] * t
+            units = train.n_tokens * settings[effort]
             full_cpu = cpu * full[effort] / settings[effort]
             rows.append({"what": "train", "candidate": f"{trainer}-T{t}", "trainer": trainer,
                          "topics": t, "documents": train.n_docs, "tokens": train.n_tokens,
                          "cpu_s": full_cpu, "cpu_s_per_1000_docs": full_cpu / train.n_docs * 1000,
                          "work": units * full[effort] / settings[effort],
-                         "ns_per_unit": cpu / units * 1e9,
+                         "ns_per_unit": cpu / (train.n_tokens * settings[effort]) * 1e9,
                          "effort": f"{effort}={settings[effort]} of {full[effort]}"})
             print(f"train {trainer} T={t}: {cpu:.1f} CPU s at {settings[effort]} {effort} "
                   f"-> {full_cpu:.1f} s at {full[effort]} ({rows[-1]['ns_per_unit']:.2f} ns "
-                  "per token x effort x topic)", flush=True)
+                  "per token x effort)", flush=True)
     return pd.DataFrame(rows)
 
 
@@ -140,6 +142,7 @@ def scaling(est: pd.DataFrame, trn: pd.DataFrame) -> list[str]:
     worst = TARGET_CANDIDATES * tr_top["cpu_s_per_1000_docs"].max() / 1000 * TARGET_DOCS / 3600
     total = score_h + train_h
     longest = tr_top["cpu_s_per_1000_docs"].max() * TARGET_DOCS / 1000 / 3600
+    node_h = max(total / NODE_CORES, longest)
     mean_len = est["tokens"].sum() / est["documents"].sum()
     return [
         f"* Scoring: {at_top['cpu_s_per_1000_docs'].mean():,.0f} CPU s per 1,000 held-out "
@@ -151,10 +154,10 @@ def scaling(est: pd.DataFrame, trn: pd.DataFrame) -> list[str]:
         f"of AP's length (the study's efforts): {train_h:,.1f} CPU-hours for the example's mix "
         f"of libraries ({worst:,.1f} if all were the slowest, "
         f"{tr_top.loc[tr_top['cpu_s_per_1000_docs'].idxmax(), 'trainer']}).",
-        f"* Together {total:,.1f} CPU-hours: about {total:,.1f} hours on one core, "
-        f"{total / NODE_CORES * 60:,.0f} minutes on a {NODE_CORES}-core node (the slowest "
-        f"single training job, {longest:,.1f} hours, bounds the wall time; the scoring parts "
-        "spread over the cores).",
+        f"* Together {total:,.1f} CPU-hours: about {total:,.0f} hours on one core; on a "
+        f"{NODE_CORES}-core node about {node_h * 60:,.0f} minutes, the larger of "
+        f"{total / NODE_CORES * 60:,.0f} minutes of work per core (the scoring parts spread "
+        f"over the cores) and the slowest single training job ({longest * 60:,.0f} minutes).",
     ]
 
 
@@ -165,29 +168,42 @@ def main(argv=None) -> int:
     parser.add_argument("--docs", type=int, default=200)
     parser.add_argument("--train-scale", type=float, default=0.1)
     parser.add_argument("--mirror", default=os.environ.get("TOPICEVAL_DATA_MIRROR"))
+    parser.add_argument("--analyse-only", action="store_true",
+                        help="rebuild study.md from an earlier run's study.csv")
     args = parser.parse_args(argv)
     import yaml
 
-    plan = S.study_plan(yaml.safe_load(args.config.read_text())["study"], mirror=args.mirror)
-    where = machine()
     cpu0, wall0 = time.process_time(), time.time()
-    est = estimate_rows(args.study, plan, args.docs)
-    trn = train_rows(args.study, plan, args.train_scale)
-    frame = pd.concat([est, trn], ignore_index=True)
-    OUT.mkdir(parents=True, exist_ok=True)
-    frame.to_csv(OUT / "study.csv", index=False)
-    rates = trn.groupby("trainer")["ns_per_unit"].max()
+    if args.analyse_only:
+        frame = pd.read_csv(OUT / "study.csv")
+        measured = (OUT / "study_run.txt").read_text().strip()
+    else:
+        where = machine()
+        plan = S.study_plan(yaml.safe_load(args.config.read_text())["study"],
+                            mirror=args.mirror)
+        frame = pd.concat([estimate_rows(args.study, plan, args.docs),
+                           train_rows(args.study, plan, args.train_scale)], ignore_index=True)
+        OUT.mkdir(parents=True, exist_ok=True)
+        frame.to_csv(OUT / "study.csv", index=False)
+        measured = (f"`{' '.join(['benchmarks/study.py', *(argv or sys.argv[1:])])}`, "
+                    f"{time.strftime('%Y-%m-%d %H:%M')}, {where}; "
+                    f"{(time.process_time() - cpu0) / 60:.1f} CPU minutes "
+                    f"({(time.time() - wall0) / 60:.1f} wall), one numba and BLAS thread.")
+        write_text_atomic(OUT / "study_run.txt", measured + "\n")
+    est, trn = frame[frame["what"] == "estimate"], frame[frame["what"] == "train"]
+    top = trn["topics"].max()
+    rates = trn[trn["topics"] == top].groupby("trainer")["ns_per_unit"].max()
+    est_rate = est.loc[est["topics"] == est["topics"].max(), "ns_per_unit"].max()
     lines = [
-        "# What a study costs", "",
-        f"`{' '.join(['benchmarks/study.py', *(argv or sys.argv[1:])])}`, "
-        f"{time.strftime('%Y-%m-%d %H:%M')}, {where}; {(time.process_time() - cpu0) / 60:.1f} "
-        f"CPU minutes ({(time.time() - wall0) / 60:.1f} wall), one numba and BLAS thread.", "",
+        "# What a study costs", "", measured, "",
         "## Scaling", "", *scaling(est, trn), "",
         "## Prices (topiceval.experiments.study)", "",
-        f"* ESTIMATE_NS: largest {est['ns_per_unit'].max():.1f} ns per predicted site update "
-        f"(median {est['ns_per_unit'].median():.1f}).",
-        "* TRAIN_NS: " + ", ".join(f"{k} {v:.2f}" for k, v in rates.items())
-        + " ns per token x effort x topic (largest over T).", "",
+        f"* ESTIMATE_NS: {est_rate:.1f} ns per predicted site update, the largest at "
+        f"T = {est['topics'].max()} (median over all {est['ns_per_unit'].median():.1f}; the "
+        "rate grows with T, so a job's price scales by T / PRICED_TOPICS beyond it).",
+        "* TRAIN_NS: " + ", ".join(f"{k} {v:,.0f}" for k, v in rates.items())
+        + f" ns per training token x effort (sweep, iteration or pass) at T = {top}, the "
+        "largest measured.", "",
         "## Every measurement", "", frame.to_markdown(index=False, floatfmt=".3g"), ""]
     write_text_atomic(OUT / "study.md", "\n".join(lines))
     print("\n".join(lines))

@@ -744,13 +744,16 @@ def import_job(corpus_path, candidate: Mapping, sample: Mapping | None, model_pa
 
 
 # --------------------------------------------------------------------------- prices
-# CPU nanoseconds per unit of predicted work, the largest measured by benchmarks/study.py
-# (benchmarks/README.md, "Study"): the estimator per Gibbs site update (its predicted work,
-# topiceval.estimators.lda.check_limits) and each trainer per token x effort x topic (effort:
-# sweeps, iterations or passes).  A SLURM job asks for twice its predicted CPU time, at least
-# MIN_MINUTES, times the attempt (the profile's rule: workflow/profiles/slurm/config.yaml).
+# CPU nanoseconds per unit of predicted work, measured by benchmarks/study.py on the example
+# study (benchmarks/README.md, "Study"; Intel Xeon VM, 2 shared cores): the estimator per Gibbs
+# site update of its predicted work (topiceval.estimators.lda.check_limits), and each trainer
+# per training token x effort (sweeps, iterations or passes), the largest rates at T =
+# PRICED_TOPICS; beyond it a price scales with T / PRICED_TOPICS.  A SLURM job asks for twice
+# its predicted CPU time, at least MIN_MINUTES, times the attempt.
+PRICED_TOPICS = 50
 ESTIMATE_NS = 40.0
-TRAIN_NS = {"gibbs": 2.0, "vem": 6.0, "sklearn": 6.0, "gensim": 30.0, "tomotopy": 2.0}
+TRAIN_NS = {"gibbs": 35.0, "vem": 175.0, "sklearn": 2330.0, "gensim": 4380.0,
+            "tomotopy": 74.0}
 TRAIN_EFFORT = {"gibbs": "sweeps", "vem": "max_iter", "sklearn": "max_iter", "gensim": "passes",
                 "tomotopy": "sweeps"}
 MIN_MINUTES = 10
@@ -764,7 +767,8 @@ def priced_minutes(cpu_seconds: float, attempt: int = 1) -> int:
 
 def train_seconds(tokens: int, trainer: str, topics: int, settings: Mapping) -> float:
     """Predicted CPU seconds of training one candidate on ``tokens`` training tokens."""
-    return tokens * float(settings[TRAIN_EFFORT[trainer]]) * topics * TRAIN_NS[trainer] * 1e-9
+    return (tokens * float(settings[TRAIN_EFFORT[trainer]]) * TRAIN_NS[trainer] * 1e-9
+            * max(1.0, topics / PRICED_TOPICS))
 
 
 def _present(*paths) -> None:
@@ -806,7 +810,8 @@ def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping
     docs, _, model = _scored(corpus_path, model_path, sample)
     work, runs = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, parts)[part]
-    return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9, attempt)
+    return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9
+                          * max(1.0, model.n_topics / PRICED_TOPICS), attempt)
 
 
 # --------------------------------------------------------------------------- estimates
