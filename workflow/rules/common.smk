@@ -26,7 +26,7 @@ wildcard_constraints:
 _TARGETS = []
 _STUDY_TARGETS = []
 # With a `study:` key (a configuration of one's own corpus and models, config/study-example.yaml)
-# `rule all` builds the study's targets only: the papers' experiments are left out.
+# the default target is the study's outputs only; the papers' experiments are left out.
 STUDY = config.get("study") or None
 
 

@@ -37,24 +37,16 @@ if STUDY:
     S_TABLES = {t: f"{S_DIR}/{t}.csv" for t in ("candidates", "documents", "paired", "ratio_ais")}
     S_EXPERIMENT = f"Study {S_PLAN.name}"
 
-    def _study_check_files():
-        """The dataset's raw files where they are now (downloaded, or in the data mirror)."""
-        if not S_DATASET:
-            return []
-        local = raw_files(S_DATASET)
-        if all(os.path.exists(p) for p in local) or not MIRROR:
-            return local
-        return [os.path.join(MIRROR, p) for p in source_paths(S_DATASET)]
-
-    def _study_nltk_dir():
-        if not S_NLTK:
-            return None
-        if all(os.path.exists(p) for p in NLTK_FILES) or not MIRROR:
-            return NLTK_DATA
-        return os.path.join(MIRROR, "nltk_data")
+    # the dataset's raw files and NLTK data where they are now (downloaded, or in the mirror)
+    S_RAW_NOW = [] if not S_DATASET else (
+        raw_files(S_DATASET) if all(os.path.exists(p) for p in raw_files(S_DATASET)) or not MIRROR
+        else [os.path.join(MIRROR, p) for p in source_paths(S_DATASET)])
+    S_NLTK_NOW = None if not S_NLTK else (
+        NLTK_DATA if all(os.path.exists(p) for p in NLTK_FILES) or not MIRROR
+        else os.path.join(MIRROR, "nltk_data"))
 
     try:
-        S.check_data(S_PLAN.data, _study_check_files(), _study_nltk_dir(), f"{S_DIR}/.checked")
+        S.check_data(S_PLAN.data, S_RAW_NOW, S_NLTK_NOW, f"{S_DIR}/.checked")
     except ValueError as exc:
         raise WorkflowError(f"study {S_PLAN.name}: {exc}")
 
