@@ -144,3 +144,22 @@ def test_paper_dry_run_splits_the_estimators_into_grouped_jobs(paper_dry_run, pr
     for rule, _, resources in listed:
         if "mem_mb" in profile["set-resources"].get(rule, {}):
             assert int(resources["mem_mb"]) == int(profile["set-resources"][rule]["mem_mb"])
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="no data mirror")
+def test_a_study_groups_its_estimates_and_prices_them_when_their_inputs_exist(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--profile", str(PROFILE), "--executor",
+         "dryrun", "--configfile", "config/study-quick.yaml", "--config",
+         f"data_mirror={MIRROR}", f"results_dir={tmp_path}/results",
+         f"resources_dir={tmp_path}/resources"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )
+    text = result.stdout + result.stderr
+    assert result.returncode == 0, text[-3000:]
+    listed = jobs(text)
+    estimates = [r for rule, grouped, r in listed if rule == "study_estimate"]
+    assert estimates and all(grouped for rule, grouped, _ in listed if rule == "study_estimate")
+    # the runtime is the rule's price of the job's predicted work, known once its model exists
+    assert {r["runtime"] for r in estimates} == {"<TBD>"}
+    assert {r["mem_mb"] for r in estimates} == {"1000"}

@@ -192,3 +192,23 @@ def test_the_front_end_runs_the_same_snakemake(tmp_path):
     assert bad.returncode == 1
     assert bad.stderr.strip().splitlines()[-1] == (
         f"topiceval study: error: {path}: no study: block (see config/study-example.yaml)")
+
+
+def test_jobs_are_priced_from_their_predicted_work(study_run):
+    from topiceval.experiments import study as S
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    estimate = {**S.ESTIMATE_DEFAULTS, **config["study"]["estimate"]}
+    # a tiny study: every job at the floor, the floor times the attempt
+    assert S.estimate_minutes(out / "corpus.npz", out / "candidates" / "gibbs-T3-seed0" /
+                              "model.npz", estimate, None, 0, 2, attempt=2) == 2 * S.MIN_MINUTES
+    assert S.train_minutes(out / "corpus.npz", "sklearn", 3, {"max_iter": 10}) == S.MIN_MINUTES
+    assert S.priced_minutes(3600.0) == 120 and S.priced_minutes(3600.0, 2) == 240
+    # beyond PRICED_TOPICS the price grows with T
+    base = S.train_seconds(10**6, "gibbs", S.PRICED_TOPICS, {"sweeps": 100})
+    assert S.train_seconds(10**6, "gibbs", 2 * S.PRICED_TOPICS, {"sweeps": 100}) == 2 * base
+    assert S.train_seconds(10**6, "gibbs", 5, {"sweeps": 100}) == base
+    with pytest.raises(FileNotFoundError):  # Snakemake then waits for the input ("<TBD>")
+        S.train_minutes(out / "missing.npz", "gibbs", 3, {"sweeps": 1})
+
