@@ -212,3 +212,33 @@ def test_jobs_are_priced_from_their_predicted_work(study_run):
     with pytest.raises(FileNotFoundError):  # Snakemake then waits for the input ("<TBD>")
         S.train_minutes(out / "missing.npz", "gibbs", 3, {"sweeps": 1})
 
+
+def test_a_sampled_study_estimates_the_full_totals(study_run):
+    """Scoring a seeded sample of the held-out documents: the rows of the sampled documents are
+    those of the full run (streams keyed by position), and each candidate's estimated total
+    lies near its full total, with a sampling error beside the Monte Carlo one."""
+    from topiceval.corpus import Corpus
+    from topiceval.experiments import study as S
+    from topiceval.models import load_model
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    plan = S.study_plan(config["study"])
+    corpus = Corpus.load(out / "corpus.npz")
+    docs = pd.read_csv(out / "documents.csv", dtype={"name": str})
+    sample = {"docs": 12, "seed": 1}
+    _, scored = S.scored_heldout(corpus, sample)
+    own = {c.name: pd.read_csv(out / "candidates" / c.name / "own.csv") for c in plan.candidates}
+    models = {c.name: load_model(out / "candidates" / c.name / "model.npz")
+              for c in plan.candidates}
+    sampled, paired = S.compare_candidates(plan.candidates, plan.estimate, sample, corpus,
+                                           docs[docs["doc"].isin(scored)], own, models)
+    full = pd.read_csv(out / "candidates.csv").set_index("candidate")
+    sampled = sampled.set_index("candidate")
+    assert (sampled["documents"] == 12).all() and (sampled["heldout_documents"] == 24).all()
+    assert (sampled["tokens"] == full["tokens"]).all()  # the held-out tokens, all known
+    assert (sampled["se_sampling"] > 0).all() and (paired["documents"] == 12).all()
+    assert (sampled["log_likelihood_se"] > full.loc[sampled.index, "log_likelihood_se"]).all()
+    gap = (sampled["log_likelihood"] - full.loc[sampled.index, "log_likelihood"]).abs()
+    assert (gap < 4 * sampled["log_likelihood_se"]).all()
+

@@ -79,7 +79,6 @@ if STUDY:
             candidate=lambda wc: S.dataclasses.asdict(
                 S_PLAN.candidate(f"{wc.trainer}-T{wc.T}-seed{wc.seed}")),
             settings=lambda wc: S_PLAN.train[wc.trainer],
-            sample=S_PLAN.sample,
         wildcard_constraints:
             trainer="|".join(S.TRAINERS),
             T=r"\d+",
@@ -106,7 +105,6 @@ if STUDY:
             own=f"{S_CAND}/own.csv",
         params:
             candidate=lambda wc: S.dataclasses.asdict(S_PLAN.candidate(wc.candidate)),
-            sample=S_PLAN.sample,
         wildcard_constraints:
             candidate="|".join(c.name for c in S_PLAN.files) or "(?!)",
         threads: 1

@@ -4,5 +4,5 @@ from topiceval.experiments.study import train_job
 from topiceval.pipeline import rule_context
 
 with rule_context(snakemake) as job:  # noqa: F821
-    train_job(job.input.corpus, job.params.candidate, job.params.settings, job.params.sample,
-              job.output.model, job.output.own)
+    train_job(job.input.corpus, job.params.candidate, job.params.settings, job.output.model,
+              job.output.own)

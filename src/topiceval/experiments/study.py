@@ -10,8 +10,7 @@ trained elsewhere (files).  The workflow (``workflow/rules/study.smk``) then
    training documents' words that every model file knows), so that all candidates score the
    same tokens;
 2. trains each candidate (:func:`train_job`) or imports it (:func:`import_job`), and computes
-   the library's own number on the scored held-out documents
-   (``topiceval.adapters.own_number``);
+   the library's own number on the held-out documents (``topiceval.adapters.own_number``);
 3. estimates every scored held-out document under every candidate with topiceval's default
    estimator (runs averaged in probability), in jobs cut at equal predicted work
    (:func:`estimate_job`, ``experiments.tasks.work_blocks``);
@@ -114,7 +113,7 @@ CANDIDATE_COLUMNS = {
     "method": "the estimator", "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",
     "own_kind": "what it is (a variational bound, a plug-in, a joint, left-to-right as MALLET)",
-    "own_split": "held-out (on the scored documents) or training",
+    "own_split": "held-out (on all the held-out documents) or training",
     "own_value": "the value as the library reports it",
     "own_value_name": "what that value is",
     "own_nats_per_token": "the own number in nats per token",
@@ -696,8 +695,8 @@ def train_candidate(train: Corpus, trainer: str, topics: int, seed: int,
 
 
 def _own_frame(native, words: list[list[str]], vocab, seed: int) -> pd.DataFrame:
-    """The library's own number on the scored held-out documents, as one row (empty values
-    for a model file without one: a topiceval .npz)."""
+    """The library's own number on the held-out documents, as one row (empty values for a
+    model file without one: a topiceval .npz)."""
     from topiceval.adapters import own_number
 
     if native is None:
@@ -709,10 +708,11 @@ def _words(corpus: Corpus) -> list[list[str]]:
     return [corpus.vocab[d].tolist() for d in corpus]
 
 
-def train_job(corpus_path, candidate: Mapping, settings: Mapping, sample: Mapping | None,
-              model_path, own_path) -> LDAModel:
+def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
+              own_path) -> LDAModel:
     """Rule ``study_train``: train one candidate on the training documents, save it and its
-    library's own number on the scored held-out documents."""
+    library's own number on the held-out documents (all of them, also when only a sample is
+    scored: a changed sample never retrains)."""
     candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     train = corpus.select_split("train")
@@ -722,22 +722,21 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, sample: Mappin
         raise ValueError(f"{candidate.name}: the trained model's vocabulary is not the study's")
     model.meta.update({"study_candidate": candidate.name, "corpus_checksum": train.checksum(),
                        "source_checksum": corpus.checksum(), "split": "train"})
-    held, scored = scored_heldout(corpus, sample)
-    own = _own_frame(native, _words(held.subset(scored)), train.vocab, int(candidate.seed))
+    own = _own_frame(native, _words(corpus.select_split("test")), train.vocab,
+                     int(candidate.seed))
     save_model(model_path, model)
     write_csv_atomic(own_path, own)
     return model
 
 
-def import_job(corpus_path, candidate: Mapping, sample: Mapping | None, model_path,
-               own_path) -> LDAModel:
-    """Rule ``study_import``: a model file as an ``LDAModel`` and its own number."""
+def import_job(corpus_path, candidate: Mapping, model_path, own_path) -> LDAModel:
+    """Rule ``study_import``: a model file as an ``LDAModel`` and its own number on the
+    held-out documents."""
     candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     mf = load_model_file(candidate)
-    held, scored = scored_heldout(corpus, sample)
     mf.model.meta.update({"study_candidate": candidate.name})
-    own = _own_frame(mf.native, _words(held.subset(scored)), None, 0)
+    own = _own_frame(mf.native, _words(corpus.select_split("test")), None, 0)
     save_model(model_path, mf.model)
     write_csv_atomic(own_path, own)
     return mf.model
