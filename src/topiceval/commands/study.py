@@ -56,6 +56,8 @@ def snakemake_command(args: argparse.Namespace) -> tuple[list[str], Path]:
     """(the Snakemake command line, the directory to run it in) for ``args``; ``ValueError``
     for a CONFIG that is not a study or a workflow that is not there."""
     config = Path(args.config).resolve()
+    if not config.is_file():
+        raise ValueError(f"{args.config}: no such file (the study's YAML file)")
     try:
         data = yaml.safe_load(config.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
