@@ -219,43 +219,14 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
 
     Checks what the configuration alone can tell: the name, one corpus source, the held-out
     choice, known trainers and libraries, the peer libraries installed, the model files present,
-    no two candidates of one name.
+    no two candidates of one name, the estimator's method and settings, the recipe.
     """
     name = str(cfg["name"])
     corpus = _source(cfg["corpus"], "study.corpus", dataset_ok=True)
-    heldout = dict(cfg.get("heldout") or {"fraction": 0.1, "seed": 0})
-    if "texts" in heldout or "csv" in heldout or "jsonl" in heldout:
-        _source(heldout, "study.heldout", dataset_ok=False)
-        if "dataset" in corpus:
-            raise ValueError("study.heldout: held-out files go with a corpus from files, not "
-                             f"with {{dataset: {corpus['dataset']}}}; use fraction or size")
-    elif not ({"fraction", "size"} & set(heldout)) or {"fraction", "size"} <= set(heldout):
-        raise ValueError("study.heldout: give one of fraction (with seed), size (with seed) or "
-                         "held-out files (texts, csv or jsonl)")
-    train = dict(cfg.get("train") or {})
-    trainers = list(dict.fromkeys(train.get("trainers", [])))
-    if unknown := [t for t in trainers if t not in TRAINERS]:
-        raise ValueError(f"study.train.trainers: unknown trainer(s) {unknown}; known: "
-                         f"{list(TRAINERS)}")
-    for trainer in trainers:
-        _installed(trainer, f"study.train.trainers: {trainer}")
-    topics = sorted({int(t) for t in train.get("topics", [])})
-    seeds = list(dict.fromkeys(int(s) for s in train.get("seeds", [0])))
-    if trainers and not topics:
-        raise ValueError("study.train.topics: give at least one number of topics")
-    settings = {t: {**TRAIN_DEFAULTS[t], **dict((train.get("settings") or {}).get(t) or {})}
-                for t in TRAINERS}
-    for t, given in (train.get("settings") or {}).items():
-        if t not in TRAINERS:
-            raise ValueError(f"study.train.settings: unknown trainer {t!r}; known: "
-                             f"{list(TRAINERS)}")
-        if unknown := sorted(set(given or {}) - set(TRAIN_DEFAULTS[t])):
-            raise ValueError(f"study.train.settings.{t}: unknown setting(s) {unknown}; "
-                             f"known: {sorted(TRAIN_DEFAULTS[t])}")
-    candidates = [Candidate(f"{t}-T{k}-seed{s}", LIBRARY_NAME[t], t, k, s)
-                  for t in trainers for k in topics for s in seeds]
-    for key, spec in (cfg.get("models") or {}).items():
-        candidates.append(_file_candidate(str(key), dict(spec), mirror))
+    heldout = _heldout(dict(cfg.get("heldout") or {"fraction": 0.1, "seed": 0}), corpus)
+    candidates, settings = _train_grid(dict(cfg.get("train") or {}))
+    candidates += [_file_candidate(str(key), dict(spec), mirror)
+                   for key, spec in (cfg.get("models") or {}).items()]
     names = [c.name for c in candidates]
     if dup := sorted({n for n in names if names.count(n) > 1}):
         raise ValueError(f"study.models: {dup} is also the name of a trained candidate; "
@@ -267,13 +238,51 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
     method, est_settings, runs = estimate_method(estimate)
     lda.check_limits(method, [np.zeros(1, np.int64)], np.ones((1, 1)), runs=runs,
                      work_limit=None, **est_settings)  # unknown method or setting: refused now
-    sample = dict(cfg["sample"]) if cfg.get("sample") else None
-    compare = {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})}
     data = CorpusPlan(name, corpus, heldout, dict(cfg.get("preprocess") or {"recipe": "default"}),
                       tuple(c for c in candidates if c.trainer == "file"),
                       float(cfg.get("min_overlap", MIN_OVERLAP)))
     data.recipe()  # an unknown recipe or setting: refused now
-    return StudyPlan(data, tuple(candidates), settings, estimate, sample, compare)
+    return StudyPlan(data, tuple(candidates), settings, estimate,
+                     dict(cfg["sample"]) if cfg.get("sample") else None,
+                     {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})})
+
+
+def _heldout(heldout: dict, corpus: Mapping) -> dict:
+    """The held-out choice: fraction or size (with a seed), or files of their own."""
+    if "texts" in heldout or "csv" in heldout or "jsonl" in heldout:
+        _source(heldout, "study.heldout", dataset_ok=False)
+        if "dataset" in corpus:
+            raise ValueError("study.heldout: held-out files go with a corpus from files, not "
+                             f"with {{dataset: {corpus['dataset']}}}; use fraction or size")
+    elif not ({"fraction", "size"} & set(heldout)) or {"fraction", "size"} <= set(heldout):
+        raise ValueError("study.heldout: give one of fraction (with seed), size (with seed) or "
+                         "held-out files (texts, csv or jsonl)")
+    return heldout
+
+
+def _train_grid(train: dict) -> tuple[list[Candidate], dict]:
+    """(the trained candidates: every trainer x topics x seed, each trainer's settings)."""
+    trainers = list(dict.fromkeys(train.get("trainers", [])))
+    if unknown := [t for t in trainers if t not in TRAINERS]:
+        raise ValueError(f"study.train.trainers: unknown trainer(s) {unknown}; known: "
+                         f"{list(TRAINERS)}")
+    for trainer in trainers:
+        _installed(trainer, f"study.train.trainers: {trainer}")
+    topics = sorted({int(t) for t in train.get("topics", [])})
+    seeds = list(dict.fromkeys(int(s) for s in train.get("seeds", [0])))
+    if trainers and not topics:
+        raise ValueError("study.train.topics: give at least one number of topics")
+    given = dict(train.get("settings") or {})
+    for t, values in given.items():
+        if t not in TRAINERS:
+            raise ValueError(f"study.train.settings: unknown trainer {t!r}; known: "
+                             f"{list(TRAINERS)}")
+        if unknown := sorted(set(values or {}) - set(TRAIN_DEFAULTS[t])):
+            raise ValueError(f"study.train.settings.{t}: unknown setting(s) {unknown}; "
+                             f"known: {sorted(TRAIN_DEFAULTS[t])}")
+    settings = {t: {**TRAIN_DEFAULTS[t], **dict(given.get(t) or {})} for t in TRAINERS}
+    return [Candidate(f"{t}-T{k}-seed{s}", LIBRARY_NAME[t], t, k, s)
+            for t in trainers for k in topics for s in seeds], settings
 
 
 SOURCES = {"texts": (), "csv": ("column",), "jsonl": ("field",), "uci": ("vocab",),
@@ -848,9 +857,10 @@ def _threads() -> int:
 
 
 # --------------------------------------------------------------------------- comparison
-def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping, sample: Mapping | None,
-              corpus: Corpus, documents: pd.DataFrame, own: Mapping[str, pd.DataFrame],
-              models: Mapping[str, LDAModel]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
+                       sample: Mapping | None, corpus: Corpus, documents: pd.DataFrame,
+                       own: Mapping[str, pd.DataFrame], models: Mapping[str, LDAModel]
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(candidates, paired) tables from every candidate's document rows (``DOCUMENT_COLUMNS``)
     and own number; every candidate must have scored the same documents."""
     held, scored = scored_heldout(corpus, sample)
@@ -861,53 +871,53 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping, sampl
         if not np.array_equal(rows["doc"].to_numpy(), scored):
             raise ValueError(f"{name}: its estimates are not of the {scored.size} scored "
                              "held-out documents (an incomplete or stale part)")
-    tokens_all = int(held.n_tokens)
-    rows = []
-    for c in candidates:
-        part = by[c.name]
-        total = sampled_total(part["logp"].to_numpy(), part["stderr"].to_numpy(), held.n_docs,
-                              tokens=part["tokens"].to_numpy(), population_tokens=tokens_all)
-        npt = total.total / tokens_all
-        long = int(part["long"].sum())
-        rows.append({
-            "candidate": c.name, "library": c.library, "trainer": c.trainer,
-            "topics": models[c.name].n_topics, "seed": c.seed,
-            "vocabulary": models[c.name].n_types, "documents": int(scored.size),
-            "heldout_documents": held.n_docs, "tokens": tokens_all,
-            "log_likelihood": total.total, "log_likelihood_se": total.se,
-            "se_sampling": total.se_sampling, "se_monte_carlo": total.se_monte_carlo,
-            "dominant_error": total.dominant, "nats_per_token": npt,
-            "perplexity": float(np.exp(-npt)),
-            "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens_all)),
-            "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens_all)),
-            "untrusted_documents": long,
-            "untrusted_reason": f"longer than {LONG_DOCUMENT} tokens" if long else "",
-            "method": method, "runs": runs,
-            **own[c.name].iloc[0].to_dict()})
-    cands = pd.DataFrame(rows)
+    cands = pd.DataFrame([
+        {**_candidate_row(c, by[c.name], held, models[c.name]), "method": method, "runs": runs,
+         **own[c.name].iloc[0].to_dict()} for c in candidates])
     order = np.argsort(-cands["log_likelihood"].to_numpy(), kind="stable")
     cands["rank"] = np.argsort(order) + 1
     best = cands.loc[order[0], "candidate"]
-    b = by[best]
-    paired = []
-    for c in candidates:
-        o = by[c.name]
-        diff = paired_difference(b["logp"].to_numpy(), o["logp"].to_numpy(),
-                                 b["stderr"].to_numpy(), o["stderr"].to_numpy())
-        paired.append({
-            "candidate": c.name, "best": best, "documents": diff.documents,
-            "difference": diff.difference, "difference_se": diff.se,
-            "se_sampling": diff.se_sampling, "se_monte_carlo": diff.se_monte_carlo,
-            "difference_per_token": diff.difference / float(b["tokens"].sum()),
-            "z": diff.difference / diff.se if diff.se > 0 else 0.0,
-            "tie": c.name != best and diff.tie})
-    paired = pd.DataFrame(paired, columns=PAIRED_COLUMNS)
+    paired = pd.DataFrame([_paired_row(c.name, best, by) for c in candidates],
+                          columns=PAIRED_COLUMNS)
     cands["difference_to_best"] = paired["difference"].to_numpy()
     cands["difference_se"] = paired["difference_se"].to_numpy()
     cands["verdict"] = np.where(cands["candidate"] == best, "best",
                                 np.where(paired["tie"], "tie", "worse"))
     columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
     return cands[columns + [c for c in cands.columns if c not in columns]], paired
+
+
+def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAModel) -> dict:
+    """One candidate's totals over all held-out documents (estimated from the scored ones)."""
+    tokens = int(held.n_tokens)
+    total = sampled_total(rows["logp"].to_numpy(), rows["stderr"].to_numpy(), held.n_docs,
+                          tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
+    long = int(rows["long"].sum())
+    return {
+        "candidate": c.name, "library": c.library, "trainer": c.trainer,
+        "topics": model.n_topics, "seed": c.seed, "vocabulary": model.n_types,
+        "documents": len(rows), "heldout_documents": held.n_docs, "tokens": tokens,
+        "log_likelihood": total.total, "log_likelihood_se": total.se,
+        "se_sampling": total.se_sampling, "se_monte_carlo": total.se_monte_carlo,
+        "dominant_error": total.dominant, "nats_per_token": total.total / tokens,
+        "perplexity": float(np.exp(-total.total / tokens)),
+        "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
+        "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
+        "untrusted_documents": long,
+        "untrusted_reason": f"longer than {LONG_DOCUMENT} tokens" if long else ""}
+
+
+def _paired_row(name: str, best: str, by: Mapping[str, pd.DataFrame]) -> dict:
+    """Candidate ``name`` against the best, document by document (``PAIRED_COLUMNS``)."""
+    b, o = by[best], by[name]
+    diff = paired_difference(b["logp"].to_numpy(), o["logp"].to_numpy(),
+                             b["stderr"].to_numpy(), o["stderr"].to_numpy())
+    return {"candidate": name, "best": best, "documents": diff.documents,
+            "difference": diff.difference, "difference_se": diff.se,
+            "se_sampling": diff.se_sampling, "se_monte_carlo": diff.se_monte_carlo,
+            "difference_per_token": diff.difference / float(b["tokens"].sum()),
+            "z": diff.difference / diff.se if diff.se > 0 else 0.0,
+            "tie": name != best and diff.tie}
 
 
 def own_picks(candidates: pd.DataFrame) -> pd.DataFrame:
