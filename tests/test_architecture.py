@@ -245,7 +245,8 @@ def test_no_function_imports_from_its_own_package_init():
 
 
 # ------------------------------------------------------------------ experiments, corpora, importers
-SHARED_EXPERIMENT_MODULES = {"__init__", "bootstrap", "rows", "tasks", "timings", "trained"}
+SHARED_EXPERIMENT_MODULES = {"__init__", "bootstrap", "paired", "rows", "tasks", "timings",
+                             "trained"}
 
 
 def _papers() -> list[str]:

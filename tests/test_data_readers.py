@@ -187,3 +187,60 @@ def test_raw_corpus_validation():
         RawCorpus("x", "counts", [RawDocument("0")], vocab=["a"])
     ok = RawCorpus("x", "counts", [RawDocument("0", ids=np.array([0]))], vocab=["a"])
     assert ok.docs[0].ids.tolist() == [0]
+
+
+# --- a user's own corpus (topiceval.data.readers.user) ----------------------------------------
+
+def test_text_folder_sorted_by_path_hidden_files_left_out(tmp_path):
+    from topiceval.data.readers import read_text_folder
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "2.txt").write_text("second text")
+    (tmp_path / "a.txt").write_text("first text")
+    (tmp_path / ".hidden").write_text("not a document")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x").write_text("nor this")
+    raw = read_text_folder(tmp_path)
+    assert [d.name for d in raw.docs] == ["a.txt", "b/2.txt"] and raw.kind == "text"
+    assert [d.text for d in raw.docs] == ["first text", "second text"]
+    (tmp_path / "c.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(ValueError, match=r"c.txt: not UTF-8 text \(byte 3\); save it as UTF-8"):
+        read_text_folder(tmp_path)
+    with pytest.raises(ValueError, match="not a folder of text files"):
+        read_text_folder(tmp_path / "a.txt")
+
+
+def test_csv_column_and_jsonl_field(tmp_path):
+    from topiceval.data.readers import read_csv_column, read_jsonl_field
+
+    path = tmp_path / "d.csv"
+    path.write_text('id,text\n1,"one, two"\n2,\n')
+    raw = read_csv_column(path, "text")
+    assert [(d.name, d.text) for d in raw.docs] == [("row 1", "one, two"), ("row 2", "")]
+    with pytest.raises(ValueError, match=r"no column 'body'; the header has \['id', 'text'\]"):
+        read_csv_column(path, "body")
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"text": "alpha beta"}\n\n{"text": "gamma"}\n')
+    raw = read_jsonl_field(path, "text")
+    assert [(d.name, d.text) for d in raw.docs] == [("line 1", "alpha beta"), ("line 3", "gamma")]
+    path.write_text('{"text": "alpha"}\n{"body": "beta"}\n')
+    with pytest.raises(ValueError, match=r"d.jsonl:2: no string field 'text'"):
+        read_jsonl_field(path, "text")
+    path.write_text('{"text": "alpha"\n')
+    with pytest.raises(ValueError, match=r"d.jsonl:1: not a JSON object"):
+        read_jsonl_field(path, "text")
+
+
+def test_uci_counts_with_their_vocabulary(tmp_path):
+    from topiceval.data.readers import read_uci_named
+
+    docword = tmp_path / "docword.txt"
+    docword.write_text("2\n3\n3\n1 1 2\n1 3 1\n2 2 1\n")
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbanana\ncherry\n")
+    raw = read_uci_named(docword, vocab)
+    assert raw.vocab == ["apple", "banana", "cherry"] and raw.vocab_named
+    assert [d.ids.tolist() for d in raw.docs] == [[0, 0, 2], [1]]
+    vocab.write_text("apple\nbanana\n")
+    with pytest.raises(ValueError, match=r"vocab.txt: 2 words, but .*docword.txt declares W = 3"):
+        read_uci_named(docword, vocab)

@@ -200,7 +200,7 @@ def test_recipe_and_option_errors():
             make_recipe("wallach2009", bad)
     with pytest.raises(ValueError, match="takes no settings"):
         make_recipe("asis", {"min_count": 3})
-    assert set(RECIPES) == {"asis", "bechard2018", "capdevila2018", "wallach2009"}
+    assert set(RECIPES) == {"asis", "default", "bechard2018", "capdevila2018", "wallach2009"}
 
 
 def test_missing_resources_and_split_shape_are_errors():

@@ -24,14 +24,22 @@ wildcard_constraints:
 
 
 _TARGETS = []
+_STUDY_TARGETS = []
+# With a `study:` key (a configuration of one's own corpus and models, config/study-example.yaml)
+# the default target is the study's outputs only; the papers' experiments are left out.
+STUDY = config.get("study") or None
 
 
 def register_targets(*paths):
     _TARGETS.extend(paths)
 
 
+def register_study_targets(*paths):
+    _STUDY_TARGETS.extend(paths)
+
+
 def all_targets():
-    return list(dict.fromkeys(_TARGETS))
+    return list(dict.fromkeys(_STUDY_TARGETS if STUDY else _TARGETS))
 
 
 # ----------------------------------------------------------------------------- data paths
@@ -94,6 +102,7 @@ PAPERS = {
     "wallach2009": "Wallach et al. 2009: evaluation methods",
     "foulds_smyth": "Foulds & Smyth: robust evaluation of topic models",
     "capdevila2018": "Capdevila et al. 2018: left-to-right for Gamma-Poisson FA",
+    "study": "Study: which of your models is best on your documents",
 }
 
 

@@ -86,7 +86,8 @@ def load_schema(name: str) -> dict:
 
 
 class Resolver:
-    """Follows ``$ref``s: another schema file, or ``#/$defs/...`` inside the current one."""
+    """Follows ``$ref``s: another schema file, ``#/$defs/...`` inside the current one, or
+    ``file#/...`` inside another."""
 
     def __init__(self) -> None:
         self.files: dict[str, dict] = {}
@@ -102,13 +103,11 @@ class Resolver:
         while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
             extra = {k: v for k, v in node.items() if k != "$ref"}
-            if ref.startswith("#/"):
-                target = self.document(doc)
-                for part in ref[2:].split("/"):
-                    target = target[part]
-            else:
-                doc = ref
-                target = self.document(doc)
+            other, _, pointer = ref.partition("#")
+            doc = other or doc
+            target = self.document(doc)
+            for part in filter(None, pointer.split("/")):
+                target = target[part]
             node = {**target, **extra}
             seen += 1
             if seen > 20:

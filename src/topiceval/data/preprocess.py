@@ -152,6 +152,17 @@ class Recipe:
 RECIPES: dict[str, dict] = {
     # Unchanged published tokens / counts.
     "asis": {"asis": True},
+    # A study's default for a user's own text (no NLTK data needed): lowercase runs of letters,
+    # scikit-learn's English stop words and words of fewer than 3 letters dropped, words found
+    # in fewer than 2 training documents dropped (they cannot be learned).
+    "default": {
+        "token_pattern": r"\p{L}+",
+        "stopwords": "sklearn-english",
+        "letters_only": True,
+        "min_length": 3,
+        "vocab_from": "train",
+        "min_df": 2,
+    },
     # Seed 001 §3.1: tokenise, lowercase, drop stop words and punctuation, WordNet lemmas,
     # 3,000 most frequent words on the training documents.  Headers kept, digits kept (its
     # topic tables show "10", "00"); punkt is unavailable, NLTK's wordpunct pattern instead.
