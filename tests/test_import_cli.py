@@ -287,11 +287,11 @@ CHILD = """\
 import resource, sys
 resource.setrlimit(resource.RLIMIT_CPU, (30, 35))
 from topiceval.cli import main
-from topiceval.commands import import_model
-import_model.TOMOTOPY_CPU_SECONDS = 3
-import_model.TOMOTOPY_CPU_SECONDS_PER_MB = 0
+from topiceval.adapters import tomotopy_lda
+tomotopy_lda.TOMOTOPY_CPU_SECONDS = 3
+tomotopy_lda.TOMOTOPY_CPU_SECONDS_PER_MB = 0
 if sys.argv[3] == "busy":  # tomotopy's loop on a cut file, whatever tomotopy's version
-    import_model.TOMOTOPY_PROBE = import_model.TOMOTOPY_PROBE.replace(
+    tomotopy_lda.TOMOTOPY_PROBE = tomotopy_lda.TOMOTOPY_PROBE.replace(
         "tomotopy.LDAModel.load(sys.argv[1])", "while True: pass")
 sys.exit(main(["import", "--from", "tomotopy", sys.argv[1], "--out", sys.argv[2]]))
 """

@@ -15,11 +15,8 @@ vectorizers) load only with ``--trust-pickle``: unpickling runs whatever code th
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
-import signal
-import subprocess
 import sys
 from pathlib import Path
 
@@ -27,7 +24,7 @@ import numpy as np
 
 from topiceval import adapters
 from topiceval.adapters._common import require
-from topiceval.adapters.tomotopy_lda import check_saved_model, import_tomotopy
+from topiceval.adapters.tomotopy_lda import load_tomotopy
 from topiceval.models import LDAModel, save_model
 
 PICKLED = ("sklearn", "gensim", "lda")
@@ -38,24 +35,6 @@ TRUST_HELP = (
     "save() file, a pickled lda.LDA): unpickling runs arbitrary code named in the file, so pass "
     "this only for files you made yourself or fully trust"
 )
-# tomotopy 0.14 aborts the interpreter (an uncaught C++ exception), crashes or loops forever on a
-# file it cannot read (of 99 cuts of a saved model: 81 loops, 11 aborts, 7 crashes), so a child
-# process tries the file first, with a limit on its CPU time (not wall-clock time, which a loaded
-# machine stretches) whose expiry is the refusal.  A sound load takes about 0.01 CPU seconds per MB
-# (51 MB in 0.46 s) after 0.2 s to start Python and import tomotopy: the child is allowed
-# TOMOTOPY_CPU_SECONDS plus TOMOTOPY_CPU_SECONDS_PER_MB, about 10 times the measured rate.
-TOMOTOPY_CPU_SECONDS = 20
-TOMOTOPY_CPU_SECONDS_PER_MB = 0.1
-TOMOTOPY_PROBE = """\
-import resource, sys
-seconds = int(sys.argv[2])
-resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 5))
-import tomotopy
-tomotopy.LDAModel.load(sys.argv[1])
-"""
-
-
 def register(subparsers) -> None:
     """Add the ``import`` sub-command to ``subparsers`` (an argparse sub-parsers action)."""
     parser = subparsers.add_parser(
@@ -136,7 +115,7 @@ def _convert(library: str, path: Path, vocabulary, alpha: str | None) -> LDAMode
     if library == "mallet-weights":
         return adapters.from_mallet_weights(path, _parse_alpha(alpha))
     if library == "tomotopy":
-        return adapters.from_tomotopy(_load_tomotopy(path))
+        return adapters.from_tomotopy(load_tomotopy(path))
     if library == "gensim":
         ldamodel = require("gensim.models.ldamodel", "gensim", "from_gensim")
         return adapters.from_gensim(_unpickle(path, ldamodel.LdaModel.load), vocabulary)
@@ -156,39 +135,6 @@ def _unpickle(path: str | os.PathLike, load):
     except Exception as exc:  # unpickling can fail with almost any exception
         raise ValueError(f"{path}: cannot load the pickle ({type(exc).__name__}: {exc})") \
             from None
-
-
-def _load_tomotopy(path: Path):
-    """``tomotopy.LDAModel.load(path)``, after ``check_saved_model`` and a child process, limited
-    in CPU time, showed that the load ends without aborting."""
-    tp = import_tomotopy("--from tomotopy")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    check_saved_model(path)
-    seconds = math.ceil(TOMOTOPY_CPU_SECONDS
-                        + TOMOTOPY_CPU_SECONDS_PER_MB * path.stat().st_size / 1e6)
-    probe = subprocess.run(
-        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", TOMOTOPY_PROBE, str(path),
-         str(seconds)],
-        capture_output=True, text=True, check=False,
-    )
-    if probe.returncode == -signal.SIGXCPU:
-        raise ValueError(f"{path}: tomotopy did not finish reading it in {seconds} CPU seconds "
-                         "(tomotopy loops forever on a damaged or cut file)")
-    if probe.returncode != 0:
-        raise ValueError(f"{path}: tomotopy cannot load it as an LDAModel "
-                         f"({_probe_failure(probe)})")
-    return tp.LDAModel.load(str(path))
-
-
-def _probe_failure(probe: subprocess.CompletedProcess) -> str:
-    """What stopped the child process that tried a tomotopy file: its C++ exception, the signal
-    that ended it, or its last line of standard error."""
-    lines = probe.stderr.strip().splitlines()
-    reason = next((x.split("what():", 1)[1].strip() for x in lines if "what():" in x), None)
-    if reason is None and probe.returncode < 0:
-        reason = f"it crashed with {signal.Signals(-probe.returncode).name}"
-    return reason or (lines[-1] if lines else f"exit status {probe.returncode}")
 
 
 def read_vocabulary(path: str | os.PathLike, trust_pickle: bool):

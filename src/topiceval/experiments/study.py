@@ -368,7 +368,7 @@ class ModelFile:
     training: list[Counter] | None
 
 
-def load_model_file(candidate: Candidate) -> ModelFile:
+def read_candidate_model(candidate: Candidate) -> ModelFile:
     """Read a model file of the study (MALLET state, tomotopy or gensim save, topiceval .npz)."""
     path, library = candidate.path, candidate.file_library
     if library == "mallet":
@@ -377,9 +377,9 @@ def load_model_file(candidate: Candidate) -> ModelFile:
         return ModelFile(from_mallet(path), path, _mallet_documents(path))
     if library == "tomotopy":
         from topiceval.adapters import from_tomotopy
-        from topiceval.adapters.tomotopy_lda import import_tomotopy
+        from topiceval.adapters.tomotopy_lda import load_tomotopy
 
-        native = import_tomotopy("study").LDAModel.load(str(path))
+        native = load_tomotopy(path, "study")
         used = int(native.num_vocabs)
         words = list(native.vocabs)
         training = [Counter(words[i] for i in d.words if i < used) for d in native.docs]
@@ -480,7 +480,7 @@ def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_dat
     if explicit and not is_held.any():
         raise ValueError(f"study.heldout: {_describe(plan.heldout)} has no word left after the "
                          f"{recipe.name!r} recipe")
-    models = {c.name: load_model_file(c) for c in plan.files}
+    models = {c.name: read_candidate_model(c) for c in plan.files}
     trained_on = _check_models(plan, first, models, log)
     if explicit:
         _check_disjoint(first, is_held, trained_on)
@@ -743,7 +743,7 @@ def import_job(corpus_path, candidate: Mapping, model_path, own_path) -> LDAMode
     held-out documents."""
     candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
-    mf = load_model_file(candidate)
+    mf = read_candidate_model(candidate)
     mf.model.meta.update({"study_candidate": candidate.name})
     own = _own_frame(mf.native, _words(corpus.select_split("test")), None, 0)
     save_model(model_path, mf.model)
