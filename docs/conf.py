@@ -45,6 +45,9 @@ nb_execution_raise_on_error = True
 nb_execution_timeout = -1
 nb_execution_show_tb = True
 nb_merge_streams = True
+# standard error carries the progress bar, the compile note and the libraries' training logs,
+# which a page describes in words instead
+nb_output_stderr = "remove"
 
 # --- the API reference: numpydoc renders the docstrings; members in source order
 autodoc_member_order = "bysource"
