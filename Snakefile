@@ -6,6 +6,8 @@
 #   ... --config data_mirror=../shared/data               # read the corpora from a local mirror
 #   snakemake --report report.html [the run's options]    # every figure and table, with captions
 #   snakemake publish --config publish_dir=docs/results/NAME [the run's options]   # a compact copy
+#   snakemake --cores N --configfile my-study.yaml        # a study of your own corpus and models
+#                                                         # (config/study-example.yaml; papers left out)
 #
 # config/quick.yaml and config/paper.yaml are overlays on config/config.yaml.
 
@@ -31,6 +33,8 @@ include: "workflow/rules/bechard2018.smk"
 include: "workflow/rules/wallach2009.smk"
 include: "workflow/rules/foulds_smyth.smk"
 include: "workflow/rules/capdevila2018.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/study.smk"
 include: "workflow/rules/publish.smk"
 
 

@@ -3,13 +3,14 @@
 Every output file under the first directory must exist in the second, and hold the same content:
 
 * ``.npz`` archives array by array (zip member timestamps differ between runs);
-* files under ``timings/`` hold wall-clock measurements next to deterministic work counts: CSVs
+* files under a ``timings/`` directory hold wall-clock measurements next to deterministic work counts: CSVs
   are compared on every column except the timing ones (``TIMING``: seconds, nanoseconds or hours
-  of this machine, and the thread count the run happened to use), captions only for existence;
+  of this machine, and the thread count the run happened to use), captions only for existence,
+  and so are the report's pages of those tables (``report/timings/``);
 * everything else (estimate tables, captions, figures, corpora) byte for byte, so estimates must
   be bit-identical.
 
-Logs, Snakemake benchmark files and results/README.md are not outputs.  Exits 1 with a list of
+Logs, Snakemake benchmark files, hidden files (caches) and results/README.md are not outputs.  Exits 1 with a list of
 differences.
 """
 
@@ -29,6 +30,7 @@ def outputs(root: Path) -> set[Path]:
         p.relative_to(root)
         for p in root.rglob("*")
         if p.is_file() and p.relative_to(root).parts[0] not in SKIP and p.name != "README.md"
+        and not p.name.startswith(".")  # caches (a study's .checked stamp), not outputs
     }
 
 
@@ -50,8 +52,10 @@ def same_timing_csv(a: Path, b: Path) -> bool:
 def same(rel: Path, a: Path, b: Path) -> bool:
     if rel.suffix == ".npz":
         return same_npz(a, b)
-    if rel.parts[0] == "timings":
+    if "timings" in rel.parts[:-1]:  # results/timings/, and a study's studies/NAME/timings/
         return same_timing_csv(a, b) if rel.suffix == ".csv" else True
+    if rel.parts[:2] == ("report", "timings"):  # the page of a timing table compared above
+        return True
     return a.read_bytes() == b.read_bytes()
 
 
@@ -62,7 +66,7 @@ def main(first: str, second: str) -> int:
     problems += [f"missing in {a_root}: {p}" for p in sorted(b_files - a_files)]
     common = sorted(a_files & b_files)
     problems += [f"differs: {rel}" for rel in common if not same(rel, a_root / rel, b_root / rel)]
-    exact = sum(1 for rel in common if rel.parts[0] != "timings")
+    exact = sum(1 for rel in common if "timings" not in rel.parts[:2])
     print(f"compared {len(common)} output files ({exact} byte for byte or array by array, "
           f"{len(common) - exact} timing files without their timing columns): "
           f"{len(problems)} problem(s)")

@@ -2,12 +2,15 @@
 # CI stage: run the quick pipeline through the SLURM profile on a one-node SLURM brought up on
 # this machine, into a fresh results directory, and check that every output equals the local
 # run's (results/). The daemons are torn down by their PIDs whatever happens.
-# Usage: .ci/slurm-stage.sh MIRROR   (run from the repository root, venv active, after the local
-#   quick run). TOPICEVAL_SKIP_INSTALL=1 skips `pip install -e ".[cluster]"` when the environment
+# Usage: .ci/slurm-stage.sh MIRROR [CONFIGFILE LOCAL_RESULTS]   (run from the repository root,
+#   venv active, after the local run of CONFIGFILE into LOCAL_RESULTS; default config/quick.yaml
+#   into results/; the SLURM run goes to LOCAL_RESULTS-slurm, or results-slurm for results). TOPICEVAL_SKIP_INSTALL=1 skips `pip install -e ".[cluster]"` when the environment
 #   already has the plugin (e.g. a second checkout using another tree's editable install: put
 #   this checkout first on PYTHONPATH instead).
 set -euo pipefail
 MIRROR=$1
+CONFIGFILE=${2:-config/quick.yaml}
+LOCAL=${3:-results}
 export SLURM_CI_DIR
 SLURM_CI_DIR=$(mktemp -d /tmp/topiceval-slurm.XXXXXX)
 on_exit() {
@@ -23,7 +26,7 @@ on_exit() {
 }
 trap on_exit EXIT
 
-[ -d results ] || { echo "no local results/ to compare with: run the quick pipeline first" >&2; exit 1; }
+[ -d "$LOCAL" ] || { echo "no local $LOCAL/ to compare with: run $CONFIGFILE first" >&2; exit 1; }
 if [ -z "${TOPICEVAL_SKIP_INSTALL:-}" ]; then
   pip install -q -e ".[cluster]"
 fi
@@ -54,11 +57,11 @@ out.mkdir(parents=True)
 (out / "config.yaml").write_text(yaml.safe_dump(profile, sort_keys=False))
 PY
 
-rm -rf results-slurm resources-slurm   # a fresh results directory every time
+rm -rf "$LOCAL-slurm" resources-slurm   # a fresh results directory every time
 start=$(date +%s)
-snakemake --profile "$SLURM_CI_DIR/profile" --configfile config/quick.yaml \
-  --config data_mirror="$MIRROR" results_dir=results-slurm resources_dir=resources-slurm
+snakemake --profile "$SLURM_CI_DIR/profile" --configfile "$CONFIGFILE" \
+  --config data_mirror="$MIRROR" results_dir="$LOCAL-slurm" resources_dir=resources-slurm
 echo "SLURM run took $(( $(date +%s) - start )) s"
 # every submission went through sbatch: the job logs hold one directory per rule or group
 echo "SLURM submissions: $(find "$SLURM_CI_DIR/slurm-logs" -name '*.log' | wc -l)"
-python .ci/compare_results.py results results-slurm
+python .ci/compare_results.py "$LOCAL" "$LOCAL-slurm"

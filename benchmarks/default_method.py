@@ -254,7 +254,7 @@ def lda_call(method, docs, keys, model, settings, *, runs=1, first_run=0, seed=B
     """(forms {name: (D, runs)}, CPU seconds per document and run)."""
     start = time.process_time()
     res = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=runs, seed=seed,
-                            first_run=first_run, doc_keys=keys, **settings)
+                            first_run=first_run, doc_keys=keys, work_limit=None, **settings)
     cpu = (time.process_time() - start) / (len(docs) * runs)
     return res.forms, cpu
 
@@ -385,7 +385,7 @@ def run_mallet(cfg: Config, corpora: dict, mirror: Path, fresh: bool, rows: list
 def gap_call(method, counts, model, settings, seed):
     start = time.process_time()
     values = gapfa.estimate(method, counts, model.phi, model.p, model.r, seed=seed, threads=1,
-                            **settings)
+                            work_limit=None, **settings)
     return values, (time.process_time() - start) / counts.shape[0]
 
 

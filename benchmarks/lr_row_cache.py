@@ -4,7 +4,7 @@
 
 For synthetic documents of N tokens (T topics, V words; the problem of benchmarks/estimators.py)
 times R left-to-right particles with rejuvenation, one thread, two ways on the same document:
-``gibbs.left_to_right`` (the document bucket summed over the topics in use at every site) and
+``chains.left_to_right`` (the document bucket summed over the topics in use at every site) and
 ``rejuvenation.particle`` (cached row totals, updated when a topic changes).  R scales as
 (200 / N)^2 so every row does about the same work.  The ratio decides
 ``rejuvenation.MAX_CACHED_ROWS``: the cache pays while a document has few distinct rows.
@@ -27,8 +27,9 @@ from estimators import synthetic_problem
 from numba import njit
 
 from topiceval._numba import rng_state
-from topiceval.estimators.lda import gibbs, rejuvenation
+from topiceval.estimators.lda import chains, rejuvenation
 from topiceval.estimators.lda.inputs import build_tables
+from topiceval.interrupt import new_flag
 from topiceval.io import write_text_atomic
 
 OUT = Path(__file__).parent / "out"
@@ -39,21 +40,21 @@ CASES = [(50, 200, 5000), (50, 350, 5000), (50, 500, 5000), (50, 1000, 5000),
 
 
 @njit(cache=True)
-def summed(tab, particles, rng, a):
+def summed(tab, particles, rng, a, stop):
     rows = tab.rows[tab.doc_off[0] : tab.doc_off[1]]
-    ch = gibbs.new_chain(rows.shape[0], tab.am.shape[0])
+    ch = chains.new_chain(rows.shape[0], tab.am.shape[0])
     for r in range(particles):
-        gibbs.set_state(ch, ch.z, 0, 0)
-        gibbs.left_to_right(ch, tab.pw, tab.cq, rows, tab.am, a[r], rng)
+        chains.set_state(ch, ch.z, 0, 0)
+        chains.left_to_right(ch, tab.pw, tab.cq, rows, tab.am, a[r], rng, stop)
 
 
 @njit(cache=True)
-def cached(tab, particles, rng, a):
+def cached(tab, particles, rng, a, stop):
     rows = tab.rows[tab.doc_off[0] : tab.doc_off[1]]
-    ch = gibbs.new_chain(rows.shape[0], tab.am.shape[0])
+    ch = chains.new_chain(rows.shape[0], tab.am.shape[0])
     rc = rejuvenation.new_row_cache(tab.pw, rows)
     for r in range(particles):
-        rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, tab.am, a[r], rng)
+        rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, tab.am, a[r], rng, stop)
 
 
 def least_cpu(fn, repeats: int) -> float:
@@ -81,7 +82,7 @@ def main(argv=None) -> int:
         times = {"summed": np.inf, "cached": np.inf}
         for _ in range(args.rounds):
             for name, fn in (("summed", summed), ("cached", cached)):
-                t = least_cpu(partial(fn, tab, particles, rng, a), args.repeats)
+                t = least_cpu(partial(fn, tab, particles, rng, a, new_flag()), args.repeats)
                 times[name] = min(times[name], t)
         rows = int(tab.tab_off[1])
         sites = particles * n_tokens * (n_tokens + 1) // 2

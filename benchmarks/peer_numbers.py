@@ -61,7 +61,14 @@ import pandas as pd  # noqa: E402
 from scipy.special import gammaln, logsumexp, psi  # noqa: E402
 
 import topiceval  # noqa: E402
-from topiceval.adapters import from_gensim, from_lda, from_mallet, from_sklearn, from_tomotopy  # noqa: E402
+from topiceval.adapters import (  # noqa: E402
+    from_gensim,
+    from_lda,
+    from_mallet,
+    from_sklearn,
+    from_tomotopy,
+    own_number,
+)
 from topiceval.adapters._common import package_version  # noqa: E402
 from topiceval.adapters.tomotopy_lda import import_tomotopy  # noqa: E402
 from topiceval.data.prepare import build_corpus  # noqa: E402
@@ -110,6 +117,15 @@ def load_split(mirror: Path):
 # ------------------------------------------------------------------------------- helpers
 def per_token(total: float, tokens: int) -> float:
     return float(total) / tokens
+
+
+def own_row(own, what: str, check: str = "", shown: str | None = None) -> dict:
+    """A row of the table from ``topiceval.adapters.own_number``'s result: the library's own
+    number as it computes it, on the tokens it counts, with a recomputation in ``check``."""
+    return dict(api=own.api, total=own.total, tokens=own.tokens, kind=own.kind,
+                split="test" if own.split == "held-out" else "train",
+                shown=shown if shown is not None else f"{own.value:,.4f}", what=what,
+                check=check)
 
 
 def evaluate(model, test_words, method=None, runs=None, **settings):
@@ -234,8 +250,8 @@ def run_sklearn(train_words, test_words, fresh):
 
     sk, train_cpu = cached("sklearn", fresh, train)
     log(f"scikit-learn: trained ({train_cpu:.0f} CPU s); own numbers on the test matrix")
-    score = float(sk.score(x_test))
-    perplexity = float(sk.perplexity(x_test))
+    own_sk = own_number(sk, test_words, vocabulary=vec)
+    score, perplexity = own_sk.total, own_sk.value
     gamma = sk.transform(x_test, normalize=False)  # the gamma score() infers (deterministic)
     rows = csr_rows(x_test)
     words, doc, topic = variational_pieces(rows, gamma, sk.components_, sk.doc_topic_prior_,
@@ -246,20 +262,15 @@ def run_sklearn(train_words, test_words, fresh):
     plug = plug_in(rows, theta, phi)
     model = from_sklearn(sk, vec)
     own = [
-        dict(api="score(X_test)", total=score, tokens=n_test, shown=f"{score:,.1f}",
-             what="ELBO of the test documents + the topic-level term -KL(q(beta)||p(beta)) of "
-                  "all 50 topics, unscaled (sklearn/decomposition/_lda.py, _approx_bound)",
-             kind="bound+topic KL",
-             check=f"recomputed from gamma, lambda: {recomputed:,.3f} (diff "
-                   f"{recomputed - score:.2e}); document part {words + doc:,.1f} "
-                   f"({(words + doc) / n_test:.4f}/token), topic term {topic:,.1f} "
-                   f"({topic / n_test:.4f}/token)"),
-        dict(api="perplexity(X_test)", total=-np.log(perplexity) * n_test, tokens=n_test,
-             shown=f"{perplexity:,.0f}",
-             what="exp(-score(X_test)/N): the same bound, topic term included",
-             kind="bound+topic KL",
-             check=f"perplexity {perplexity:,.1f}; -log(perplexity) * N - score = "
-                   f"{-np.log(perplexity) * n_test - score:.2e}"),
+        own_row(own_sk, shown=f"{perplexity:,.0f} (score {score:,.1f})",
+                what="exp(-score(X_test)/N); score = ELBO of the test documents + the "
+                     "topic-level term -KL(q(beta)||p(beta)) of all 50 topics, unscaled "
+                     "(sklearn/decomposition/_lda.py, _approx_bound)",
+                check=f"recomputed from gamma, lambda: {recomputed:,.3f} (diff "
+                      f"{recomputed - score:.2e}); document part {words + doc:,.1f} "
+                      f"({(words + doc) / n_test:.4f}/token), topic term {topic:,.1f} "
+                      f"({topic / n_test:.4f}/token); -log(perplexity) * N - score = "
+                      f"{-np.log(perplexity) * own_sk.tokens - score:.2e}"),
         dict(api="(derived) score minus topic term", total=words + doc, tokens=n_test,
              what="the document-level ELBO alone: a lower bound on log P(w | lambda/sum, alpha)",
              kind="bound"),
@@ -292,8 +303,8 @@ def run_gensim(train_words, test_words, fresh, chunksize=None):
 
     g, train_cpu = cached(name, fresh, train)
     log(f"{lib}: trained ({train_cpu:.0f} CPU s); own numbers on the test bag of words")
-    g.random_state = np.random.RandomState(SEED)  # inference starts from a random gamma
-    per_word = float(g.log_perplexity(test_bow))
+    own_g = own_number(g, test_words, seed=SEED)  # inference starts from a seeded random gamma
+    per_word = own_g.value
     bound = float(g.bound(test_bow))
     gamma, _ = g.inference(test_bow)
     # bound(gamma=...) takes gamma[d] as the document's gamma, but its logsumexp needs a 2-D
@@ -322,14 +333,13 @@ def run_gensim(train_words, test_words, fresh, chunksize=None):
                  f"tokens ({dead_tokens / n_test:.1%})")
     model = from_gensim(g)
     own = [
-        dict(api="log_perplexity(test_bow)", total=per_word * n_test, tokens=n_test,
-             shown=f"{per_word:.4f}",
-             what="bound(test_bow) / N (total_docs defaults to len(chunk): no rescaling), "
-                  "topic term included; gensim's log line calls 2^-x the perplexity "
-                  "(gensim/models/ldamodel.py, log_perplexity)",
-             kind="bound+topic KL",
-             check=f"per-word {per_word:.4f}; gensim would log perplexity "
-                   f"{np.exp2(-per_word):,.0f} (2^-x) where exp(-x) = {np.exp(-per_word):,.0f}"),
+        own_row(own_g,
+                what="bound(test_bow) / N (total_docs defaults to len(chunk): no rescaling), "
+                     "topic term included; gensim's log line calls 2^-x the perplexity "
+                     "(gensim/models/ldamodel.py, log_perplexity)",
+                check=f"per-word {per_word:.4f}; gensim would log perplexity "
+                      f"{np.exp2(-per_word):,.0f} (2^-x) where exp(-x) = "
+                      f"{np.exp(-per_word):,.0f}"),
         dict(api="bound(test_bow)", total=bound, tokens=n_test, shown=f"{bound:,.1f}",
              what="ELBO of the test documents + -KL(q(beta)||p(beta)) of all topics, from a new "
                   "random gamma each call (gensim/models/ldamodel.py, bound)",
@@ -432,8 +442,9 @@ def run_tomotopy(train_words, test_words, fresh):
                for d in mdl.docs), alpha, eta)
     train_joint = rest + docs_part
     # infer on the test documents
+    own_t = own_number(mdl, test_words, iterations=TOMOTOPY_INFER_ITERS)
+    n_test = own_t.tokens
     docs = [mdl.make_doc(w) for w in test_words]
-    n_test = int(sum(int(np.sum(np.asarray(d.words) < V)) for d in docs))
     dists, lls = mdl.infer(docs, iterations=TOMOTOPY_INFER_ITERS, workers=1)
     lls = np.asarray(lls, np.float64)
     # recompute infer's ll: log P(w_d | z_d, training counts) + log P(z_d | alpha), last sample
@@ -474,16 +485,15 @@ def run_tomotopy(train_words, test_words, fresh):
              check=f"recomputed from the documents' topics in float64: "
                    f"{train_joint / n_train:.6f}/token (diff "
                    f"{train_joint / n_train - ll_per_word:.1e}; tomotopy sums float32 lgamma)"),
-        dict(api=f"infer(test docs) -> ll (iter={TOMOTOPY_INFER_ITERS})", total=float(lls.sum()),
-             shown=f"sum {lls.sum():,.1f}",
-             tokens=n_test,
-             what="per document log P(w_d, z_d | training counts) at the LAST Gibbs sample z_d of "
-                  "inference: a one-sample joint, not the marginal P(w_d) (LDAModel.hpp: _infer)",
-             kind="one-sample joint",
-             check=f"recomputed per document from the inferred topics: max |diff| "
-                   f"{np.abs(recomputed - lls).max():.3f} nats (sum {recomputed.sum():,.2f} vs "
-                   f"{lls.sum():,.2f}); repeat call max |diff| "
-                   f"{np.abs(np.asarray(lls2) - lls).max():.1e}"),
+        own_row(own_t, shown=f"sum {own_t.total:,.1f}",
+                what="per document log P(w_d, z_d | training counts) at the LAST Gibbs sample "
+                     "z_d of inference: a one-sample joint, not the marginal P(w_d) "
+                     "(LDAModel.hpp: _infer)",
+                check=f"recomputed per document from the inferred topics: max |diff| "
+                      f"{np.abs(recomputed - lls).max():.3f} nats (sum {recomputed.sum():,.2f} "
+                      f"vs {lls.sum():,.2f}); repeat call max |diff| "
+                      f"{np.abs(np.asarray(lls2) - lls).max():.1e}; own_number's sum "
+                      f"{own_t.total:,.2f}"),
         dict(api="(user) plug-in with infer()'s topic distributions", total=plug, tokens=n_test,
              what="sum log theta-hat_d . phi_w, theta-hat from infer on the same test document",
              kind="plug-in"),
@@ -510,19 +520,19 @@ def run_lda(train_words, test_words, fresh):
 
     m, train_cpu = cached("lda", fresh, train)
     log(f"lda: trained ({train_cpu:.0f} CPU s); own numbers")
-    ll = float(m.loglikelihood())
+    own_l = own_number(m, test_words, vocabulary=vec)
+    ll = own_l.total
     rest, docs_part = collapsed_joint(m.nzw_, m.ndz_, m.alpha, m.eta)
     theta = m.transform(x_test)
     plug = plug_in(csr_rows(x_test), theta, m.topic_word_)
     model = from_lda(m, vec)
     own = [
-        dict(api="loglikelihood()", total=ll, tokens=n_train, shown=f"{ll:,.1f}",
-             what="training collapsed joint log P(w, z) of the final Gibbs state "
-                  "(lda/lda.py loglikelihood, lda/_lda.pyx _loglikelihood)",
-             kind="training joint", split="train",
-             check=f"recomputed from nzw_, ndz_: {rest + docs_part:,.3f} (diff "
-                   f"{rest + docs_part - ll:.1e}); log P(w|z) {rest:,.0f} + log P(z) "
-                   f"{docs_part:,.0f}"),
+        own_row(own_l, shown=f"{ll:,.1f}",
+                what="training collapsed joint log P(w, z) of the final Gibbs state "
+                     "(lda/lda.py loglikelihood, lda/_lda.pyx _loglikelihood)",
+                check=f"recomputed from nzw_, ndz_: {rest + docs_part:,.3f} (diff "
+                      f"{rest + docs_part - ll:.1e}); log P(w|z) {rest:,.0f} + log P(z) "
+                      f"{docs_part:,.0f}"),
         dict(api="(user) plug-in with transform(X_test)", total=plug, tokens=n_test,
              what="sum log theta-hat_d . phi_w, theta-hat by iterated pseudo-counts on the same "
                   "test document", kind="plug-in"),
@@ -550,6 +560,7 @@ def run_mallet(mirror: Path):
     except ValueError as exc:
         refused = str(exc)
     res = topiceval.evaluate(model, docs, method="exact", empty="skip")
+    own = own_number(base / "state.gz", docs, seed=EVAL_SEED)
     ok = res.scored
     diff = np.abs(res.logp[ok] - theirs[ok])
     return {
@@ -560,6 +571,7 @@ def run_mallet(mirror: Path):
         "last_mallet": float(theirs[-1]), "last_ours": float(res.logp[-1]),
         "last_word": docs[-1][0], "refused": refused, "notes": res.notes,
         "V": model.n_types, "T": model.n_topics,
+        "own_total": own.total, "own_kind": own.kind, "own_api": own.api,
     }
 
 
@@ -675,7 +687,9 @@ def report(results, mallet, meta) -> tuple[str, pd.DataFrame]:
               f"With the default `empty=\"error\"` topiceval refuses: \"{m['refused']}\".  "
               f"Totals: MALLET {m['mallet_total']:.4f} over {m['docs']} documents "
               f"({m['mallet_total_scored']:.4f} over the scored ones), topiceval "
-              f"{m['ours_total']:.4f} over {m['ours_docs']}."]
+              f"{m['ours_total']:.4f} over {m['ours_docs']}.  `own_number(state.gz, docs)` "
+              f"({m['own_kind']}, MALLET's `{m['own_api']}` computed by topiceval): "
+              f"{m['own_total']:.4f}."]
     return "\n".join(lines) + "\n", frame
 
 
@@ -692,7 +706,7 @@ def data_checks(results) -> list[str]:
             if own.get("split", "test") != "test":
                 continue
             npt = own["total"] / own["tokens"]
-            if own["kind"] in ("bound", "bound+topic KL", "one-sample joint"):
+            if own["kind"] in ("bound", "bound+topic KL", "variational bound", "one-sample joint"):
                 ok, expect = npt < ours + 3 * se, "below"
             elif own["kind"] == "plug-in":
                 ok, expect = npt > ours - 3 * se, "above"

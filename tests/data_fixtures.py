@@ -119,3 +119,20 @@ def registry_layout(root: Path) -> Path:
     (root / "reuters-lda" / "reuters.tokens").write_bytes(LDAC_VOCAB)
     (root / "reuters-lda" / "reuters.titles").write_bytes(b"0 a\n1 b\n2 c\n")
     return root
+
+
+def three_topic_texts(seed: int, n_docs: int = 60) -> list[list[str]]:
+    """``n_docs`` documents of word strings drawn from three topics over 24 words ("sun0" ..
+    "wave7"), with skewed word frequencies: a tiny corpus for the peer libraries to train on."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    groups = [[f"{stem}{i}" for i in range(8)] for stem in ("sun", "rock", "wave")]
+    docs = []
+    for _ in range(n_docs):
+        mix = rng.dirichlet([0.3, 0.3, 0.3])
+        n = int(rng.integers(8, 20))
+        topic = rng.choice(3, size=n, p=mix)
+        rank = np.minimum(rng.geometric(0.35, size=n) - 1, 7)
+        docs.append([groups[t][r] for t, r in zip(topic, rank, strict=True)])
+    return docs

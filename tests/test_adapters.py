@@ -19,7 +19,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from data_fixtures import SHARED_MIRROR
+from data_fixtures import SHARED_MIRROR, three_topic_texts
 from topiceval import adapters
 from topiceval.adapters import mallet
 from topiceval.estimators import lda as estimators
@@ -45,16 +45,7 @@ def direct_logp(topics: np.ndarray, alpha: np.ndarray) -> np.ndarray:
 @pytest.fixture(scope="module")
 def texts() -> list[list[str]]:
     """60 documents drawn from three topics over 24 words, with skewed word frequencies."""
-    rng = np.random.default_rng(7)
-    groups = [[f"{stem}{i}" for i in range(8)] for stem in ("sun", "rock", "wave")]
-    docs = []
-    for _ in range(60):
-        mix = rng.dirichlet([0.3, 0.3, 0.3])
-        n = int(rng.integers(8, 20))
-        topic = rng.choice(3, size=n, p=mix)
-        rank = np.minimum(rng.geometric(0.35, size=n) - 1, 7)
-        docs.append([groups[t][r] for t, r in zip(topic, rank, strict=True)])
-    return docs
+    return three_topic_texts(7)
 
 
 def check_common(model, n_topics: int, n_words: int, library: str, importer: str) -> None:
@@ -520,7 +511,7 @@ def test_missing_library_names_the_package_and_the_extra(monkeypatch, sklearn_fi
         return real(name, *args)
 
     monkeypatch.setattr(_common.importlib, "import_module", without_gensim)
-    hint = r"'gensim' package.*pip install \"topiceval\[adapters\]\""
+    hint = r"'gensim' package.*pip install \"topiceval-heldout\[adapters\]\""
     with pytest.raises(ImportError, match=hint):
         adapters.from_gensim(object())
 

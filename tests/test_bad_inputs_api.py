@@ -9,19 +9,26 @@ Damaged files are covered in ``test_bad_inputs_files.py``, the workflow in
 
 from __future__ import annotations
 
+import gzip
+import pickle
+import warnings
+from unittest import mock
+
 import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
 
 import topiceval
-from topiceval import cli
+from topiceval import adapters, cli, limits
 from topiceval.corpus import Corpus, CorpusError
+from topiceval.data.preprocess import Recipe
 from topiceval.estimators import gapfa, lda
 from topiceval.limits import WorkLimitError
 from topiceval.models import GaPModel, LDAModel, ModelError, save_model
 from topiceval.training.gapfa import fit_gapfa
 from topiceval.training.lda import fit_gibbs, fit_vem
+from topiceval.validation import OPTIONS, Argument
 from topiceval.vocabulary import VocabularyError
 
 PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])
@@ -32,6 +39,11 @@ MODEL = LDAModel(PHI, AM, vocab=WORDS)
 GAP = GaPModel(PHI, np.full(2, 0.5), np.ones(2), vocab=WORDS)
 COUNTS = np.array([[2, 0, 1], [0, 3, 1]])
 LONG = [np.zeros(200_000, np.int64)]
+SIXTY = [np.zeros(60, np.int64)]  # one 60-token document (issue 29)
+HUGE = 10**14  # runs or temperatures whose arrays exceed any machine's memory (2.4 PB of results)
+# a held-out document with no word the model knows, among known ones (issue 32)
+NAMED_TOKENS = [["a", "b", "c", "a", "b", "c", "a"], ["zz"]]
+NAMES = ["kept", "unknown-only"]
 
 
 def est(method="lr", docs=DOCS, phi=PHI, am=AM, **kw):
@@ -40,6 +52,16 @@ def est(method="lr", docs=DOCS, phi=PHI, am=AM, **kw):
 
 def gap(method="l2r", counts=COUNTS, phi=PHI, p=GAP.p, r=GAP.r, **kw):
     return lambda: gapfa.estimate(method, counts, phi, p, r, **kw)
+
+
+def on_memory(call, gib=1.0, threads=2):
+    """``call`` on a machine of ``gib`` GiB running ``threads`` numba threads (whatever this
+    machine has): a call whose working arrays fit once, but not once per thread."""
+    def run():
+        with mock.patch.object(limits, "physical_memory", return_value=int(gib * limits.GIB)), \
+                mock.patch.object(limits, "threads_of", return_value=threads):
+            call()
+    return run
 
 
 CASES = [
@@ -107,9 +129,9 @@ CASES = [
     ("lr on a 200,000-token document", est(docs=LONG), WorkLimitError,
      "needs 4e+11 site updates per run"),
     ("chib samples too many", est(method="chib", docs=LONG, samples=10**5), WorkLimitError,
-     "use samples <= 25,000"),
+     "use samples <= 6,000"),
     ("particles 10**9", est(docs=[np.zeros(1000, np.int64)], particles=10**9, resample=False),
-     WorkLimitError, "use particles <= 10,000,000"),
+     WorkLimitError, "use particles <= 2,400,000"),
     ("particles beyond memory", est(docs=[np.zeros(1000, np.int64)], particles=10**7,
                                     resample=False, work_limit=None),
      WorkLimitError, "of this machine's"),
@@ -120,6 +142,89 @@ CASES = [
     ("ratio-AIS samples too many",
      lambda: lda.compare(LONG, (PHI, AM), (PHI[::-1], AM), samples=1000), WorkLimitError,
      "ratio-AIS: document 0"),
+    # ------------------------------------------- whole-call limits: work and memory (issue 29)
+    ("runs 10**6 on one 60-token document",
+     lambda: lda.estimate_runs("lr", SIXTY, PHI, AM, runs=10**6), WorkLimitError,
+     "the call needs 3.54e+10 site updates (1 document x 1,000,000 runs), about 15 min"),
+    ("runs 10**6: the runs that fit",
+     lambda: lda.estimate_runs("lr", SIXTY, PHI, AM, runs=10**6), WorkLimitError,
+     "use runs <= 67,796 (now 1,000,000), or particles <= 1 (now 20)"),
+    ("many documents: the documents that fit",
+     lambda: lda.estimate_runs("hm", [np.zeros(10, np.int64)] * 50, PHI, AM, samples=10**7),
+     WorkLimitError, "evaluate at most 23 of the 50 documents per call"),
+    ("runs beyond memory", lambda: lda.estimate_runs("lr", SIXTY, PHI, AM, runs=HUGE,
+                                                    work_limit=None),
+     WorkLimitError, "GiB (results"),
+    ("ais temperatures 10**9", est(method="ais", docs=SIXTY, temperatures=10**9),
+     WorkLimitError, "needs 6e+10 site updates per run (about 25 min"),
+    ("ais schedule beyond memory", est(method="ais", docs=SIXTY, temperatures=HUGE,
+                                       work_limit=None), WorkLimitError, "temperature schedule"),
+    ("is_pt samples 10**9 (a default call of minutes)", est(method="is_pt", docs=SIXTY,
+                                                            samples=10**9),
+     WorkLimitError, "use samples <= 40,000,000"),
+    ("hm samples 10**9", est(method="hm", docs=SIXTY, samples=10**9), WorkLimitError,
+     "about 25 min of one core"),
+    ("ratio-AIS temperatures 10**9",
+     lambda: lda.compare(SIXTY, (PHI, AM), (PHI[::-1], AM), temperatures=10**9),
+     WorkLimitError, "use temperatures <= 19,999,900"),
+    ("ratio-AIS schedule beyond memory",
+     lambda: lda.compare(SIXTY, (PHI, AM), (PHI[::-1], AM), temperatures=HUGE,
+                         work_limit=None), WorkLimitError, "temperature schedule"),
+    ("ratio-AIS samples beyond memory",
+     lambda: lda.compare(SIXTY, (PHI, AM), (PHI[::-1], AM), samples=HUGE, work_limit=None),
+     WorkLimitError, "log weights and site counts"),
+    ("standard comparison temperatures 10**9",
+     lambda: lda.compare_standard(SIXTY, (PHI, AM), (PHI[::-1], AM), temperatures=10**9),
+     WorkLimitError, "standard comparison: document 0 (60 tokens) needs 1.2e+11"),
+    ("GaP-FA hm counts the latent draws", gap(method="hm", counts=np.array([[2**40, 1, 0]])),
+     WorkLimitError, "needs 1.21e+15 topic-word site updates per run"),
+    ("GaP-FA l2r count tables beyond memory", gap(counts=np.array([[2**50, 1, 0]]),
+                                                  work_limit=None),
+     WorkLimitError, "document 0 alone needs"),
+    ("GaP-FA count beyond 2**53", gap(method="hm", counts=np.array([[1e20, 1, 0]])),
+     ValueError, "document 0 has 1e+20 for word 0, more than 2**53"),
+    ("GaP-FA document total beyond 2**53",
+     gap(method="hm", counts=np.array([[2**52, 2**52 + 8, 0]], dtype=np.int64)), ValueError,
+     "document 0 has 9.0072e+15 tokens in all, more than 2**53"),
+    ("GaP-FA runs 10**9", lambda: gapfa.estimate_runs("l2r", COUNTS, PHI, GAP.p, GAP.r,
+                                                      runs=10**9),
+     WorkLimitError, "x 1,000,000,000 runs), about"),
+    ("GaP-FA runs beyond memory", lambda: gapfa.estimate_runs("l2r", COUNTS, PHI, GAP.p, GAP.r,
+                                                              runs=HUGE, work_limit=None),
+     WorkLimitError, "GiB (results"),
+    ("GaP-FA empty document, samples 10**12", gap(method="ds", counts=np.zeros((1, 3), int),
+                                                 samples=10**12),
+     WorkLimitError, "use samples <= 3,000,000,000"),
+    ("evaluate runs 10**6 (the whole call)",
+     lambda: topiceval.evaluate(MODEL, [["a"] * 60], "lr", runs=10**6), WorkLimitError,
+     "use runs <= 67,796"),
+    ("evaluate runs beyond memory",
+     lambda: topiceval.evaluate(MODEL, [["a"] * 60], "lr", runs=HUGE, work_limit=None),
+     WorkLimitError, "GiB (results"),
+    ("evaluate hm samples 10**9", lambda: topiceval.evaluate(MODEL, [["a"] * 60], "hm",
+                                                             samples=10**9), WorkLimitError,
+     "above the limit of 2.4e+09"),
+    ("evaluate GaP-FA runs 10**9",
+     lambda: topiceval.evaluate(GAP, COUNTS, runs=10**9, columns="model"), WorkLimitError,
+     "pass a larger work_limit (work_limit=None lifts it)"),
+    ("evaluate progress not a bool", lambda: topiceval.evaluate(MODEL, DOCS, progress="yes"),
+     ValueError, "progress must be True, False or None"),
+    # ------------------------------------------- what to lower, what the caller can change
+    ("GaP-FA even samples = 1 over the limit: the settings to lower",
+     gap(counts=np.array([[3, 2, 1]]), work_limit=10), WorkLimitError,
+     "even samples = 1 is over it: lower gibbs or inner_samples"),
+    ("GaP-FA hm: the setting to lower", gap(method="hm", counts=np.array([[3, 2, 1]]),
+                                            work_limit=1), WorkLimitError,
+     "even samples = 1 is over it: lower burnin"),
+    ("estimate_runs memory: fewer threads as numba's, no threads argument",
+     on_memory(lambda: lda.estimate_runs("lr", SIXTY, PHI, AM, runs=2, particles=10**6,
+                                         work_limit=None)), WorkLimitError,
+     "use runs <= 1 (now 2), or numba threads <= 1 (now 2; set around the call, e.g. with "
+     "topiceval.threads.numba_threads(1))"),
+    ("check_limits memory: threads, an argument there",
+     on_memory(lambda: lda.check_limits("lr", SIXTY, PHI, runs=2, particles=10**6, threads=2,
+                                        work_limit=None)), WorkLimitError,
+     "use runs <= 1 (now 2), or threads <= 1 (now 2)"),
     # ---------------------------------------------------------------- compare
     ("compare models of different T",
      lambda: lda.compare(DOCS, (PHI, AM), (np.full((3, 3), 1 / 3), np.ones(3))), ValueError,
@@ -171,6 +276,21 @@ CASES = [
      ValueError, "oov must be one of"),
     ("evaluate empty after dropping", lambda: topiceval.evaluate(MODEL, [["q"]]), ValueError,
      "no token in the model's vocabulary"),
+    ("evaluate empty document named by its name (issue 32)",
+     lambda: topiceval.evaluate(MODEL, Corpus.from_tokens(NAMED_TOKENS, WORDS, names=NAMES)),
+     ValueError, "cannot be scored: 'unknown-only' (1 word(s) dropped); remove them or pass "
+                 "empty='skip'"),
+    ("evaluate empty document without a name: its position",
+     lambda: topiceval.evaluate(MODEL, NAMED_TOKENS), ValueError,
+     "cannot be scored: document 1 (1 word(s) dropped)"),
+    ("from_tokens oov='error' names the document by its name",
+     lambda: Corpus.from_tokens(NAMED_TOKENS, WORDS, oov="error", names=NAMES),
+     VocabularyError, "'unknown-only' has the word 'zz', which is not in the vocabulary (3 "
+                      "words); pass oov='drop' to leave such words out"),
+    ("align oov='error' says oov='drop'",
+     lambda: Corpus.from_tokens(NAMED_TOKENS, ["a", "b", "c", "zz"]).align(MODEL, oov="error"),
+     VocabularyError, "1 word(s) of the documents are not in the model's vocabulary (e.g. "
+                      "'zz'); pass oov='drop' to leave them out"),
     ("evaluate runs bool", lambda: topiceval.evaluate(MODEL, DOCS, runs=True), ValueError,
      "runs must be a positive integer"),
     ("evaluate words but model without vocab",
@@ -236,7 +356,7 @@ CASES = [
     ("estimator uint64 token id 2**64 - 1", est(docs=[np.array([2**64 - 1], np.uint64)]),
      ValueError, "token id 18446744073709551615"),
     ("GaP-FA counts beyond int64", gap(counts=np.array([[2**64 - 1, 0, 0]], np.uint64)),
-     ValueError, "counts must be below 2**63"),
+     ValueError, "more than 2**53"),
     ("model word ending in NUL", lambda: LDAModel(PHI, AM, vocab=["a\x00", "b", "c"]),
      ModelError, "word 0 is 'a\\x00'"),
     ("model word holding a line break", lambda: GaPModel(PHI, GAP.p, GAP.r,
@@ -279,6 +399,41 @@ CASES = [
     ("fit_gapfa strings", lambda: fit_gapfa(np.array([["1"]]), 2), ValueError,
      "counts must be a numeric"),
     ("fit_gapfa negative counts", lambda: fit_gapfa(-COUNTS, 2), ValueError, "non-negative"),
+    ("fit_gapfa all-zero counts", lambda: fit_gapfa(np.zeros((3, 4), int), 2), ValueError,
+     "counts holds no words to train on (all 3 x 4 counts are 0)"),
+    ("fit_gapfa all-zero sparse counts", lambda: fit_gapfa(sp.csr_matrix((3, 4), dtype=int), 2),
+     ValueError, "counts holds no words to train on"),
+    ("fit_gibbs all-empty documents", lambda: fit_gibbs([[], []], 2), ValueError,
+     "corpus_or_docs holds no tokens to train on (documents: 2, all empty)"),
+    ("fit_gibbs all-empty corpus", lambda: fit_gibbs(Corpus.from_documents([[]], WORDS), 2),
+     ValueError, "corpus_or_docs holds no tokens to train on"),
+    ("fit_vem all-empty documents with V", lambda: fit_vem([[], []], 2, V=3), ValueError,
+     "corpus_or_docs holds no tokens to train on"),
+    ("fit_vem no documents", lambda: fit_vem([], 2), ValueError,
+     "corpus_or_docs holds no tokens to train on (documents: 0"),
+    ("fit_gapfa threads a float", lambda: fit_gapfa(COUNTS, 2, iterations=2, burnin=1,
+                                                    threads=1.0), ValueError,
+     "threads must be an integer, got 1.0"),
+    ("fit_gapfa threads negative", lambda: fit_gapfa(COUNTS, 2, iterations=2, burnin=1,
+                                                     threads=-1), ValueError,
+     "threads must be an integer in [0, 2**63), got -1"),
+    ("evaluate threads a bool", lambda: topiceval.evaluate(MODEL, DOCS, threads=True),
+     ValueError, "threads must be an integer, got True"),
+    ("GaP-FA threads a string", gap(threads="2"), ValueError, "threads must be an integer"),
+    # ---------------------------------------------------------------- importers
+    ("from_mallet_weights alpha a string",
+     lambda: adapters.from_mallet_weights("weights.txt", "0.1"), ValueError,
+     "alpha must be a positive number, or one per topic, got str '0.1'"),
+    ("from_mallet_weights alpha strings",
+     lambda: adapters.from_mallet_weights("weights.txt", ["0.1", "0.2"]), ValueError,
+     "alpha must be a positive number, or one per topic, got list"),
+    ("from_mallet_weights alpha None", lambda: adapters.from_mallet_weights("weights.txt", None),
+     ValueError, "alpha must be a positive number, or one per topic, got NoneType"),
+    ("from_mallet_weights alpha zero", lambda: adapters.from_mallet_weights("weights.txt", 0),
+     ValueError, "alpha must lie in [1e-301, 1e+301], got 0.0"),
+    ("from_mallet_weights alpha a matrix",
+     lambda: adapters.from_mallet_weights("weights.txt", np.ones((2, 2))), ValueError,
+     "alpha must be a positive number, or one per topic, got ndarray"),
 ]
 
 
@@ -295,6 +450,34 @@ def test_the_battery_is_large_enough():
     assert len(CASES) >= 80
 
 
+# NumPy integers are integers wherever an int is accepted (a count from an array, a shape)
+I = np.int64
+NUMPY_INTEGER_CASES = [
+    ("evaluate threads, runs, seed",
+     lambda: topiceval.evaluate(MODEL, DOCS, method="lr", threads=I(1), runs=I(2), seed=I(3),
+                                progress=False)),
+    ("evaluate threads int32", lambda: topiceval.evaluate(MODEL, DOCS, method="lr",
+                                                          threads=np.int32(1), progress=False)),
+    ("LDA estimate settings and seed", est(particles=I(3), seed=I(1))),
+    ("LDA estimate_runs runs", lambda: lda.estimate_runs("lr", DOCS, PHI, AM, runs=I(2))),
+    ("GaP-FA estimate threads and samples", gap(threads=I(1), samples=I(2))),
+    ("fit_gapfa n_topics, iterations, threads, seed",
+     lambda: fit_gapfa(COUNTS, I(2), iterations=I(2), burnin=I(1), threads=I(1), seed=I(0))),
+    ("fit_gibbs n_topics, sweeps, threads, seed",
+     lambda: fit_gibbs(DOCS, I(2), sweeps=I(2), threads=I(1), seed=I(0))),
+    ("fit_vem n_topics, max_iter, threads, V",
+     lambda: fit_vem(DOCS, I(2), max_iter=I(2), threads=I(1), V=I(3))),
+    ("from_counts seed", lambda: Corpus.from_counts(COUNTS, WORDS, seed=I(1))),
+    ("a recipe's counts", lambda: Recipe("r", min_count=I(2), top_k=I(0))),
+]
+
+
+@pytest.mark.parametrize("call", [pytest.param(call, id=case) for case, call
+                                  in NUMPY_INTEGER_CASES])
+def test_numpy_integers_are_accepted(call):
+    call()
+
+
 # ------------------------------------------------------------------------------- command line
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
@@ -304,6 +487,20 @@ def files(tmp_path_factory):
     Corpus.from_documents(DOCS, WORDS, split=["test", "train"]).save(root / "c.npz")
     (root / "docs.txt").write_text("a b c\nb b\n")
     (root / "unknown.txt").write_text("a zz\n")
+    # issue 32: a held-out document with only unknown words, named (MALLET lines, corpus .npz)
+    (root / "named.txt").write_text("".join(f"{name}\tX\t{' '.join(tokens)}\n"
+                                            for name, tokens in zip(NAMES, NAMED_TOKENS,
+                                                                    strict=True)))
+    Corpus.from_tokens(NAMED_TOKENS, ["a", "b", "c", "zz"], names=NAMES).save(root / "named.npz")
+    Corpus.from_tokens([["a", "b", "zz"]], ["a", "b", "zz"]).save(root / "oov.npz")  # 1 of 3
+    Corpus.from_counts(COUNTS).save(root / "bare.npz")  # counts without words
+    (root / "weights.txt").write_text("".join(f"{t}\t{w}\t{x}\n" for t, w, x in [
+        (0, "a", 1.5), (0, "b", 0.5), (0, "c", 0.7), (1, "a", 0.5), (1, "b", 1.5), (1, "c", 0.9)]))
+    with gzip.open(root / "state.gz", "wt") as state:  # MALLET's --output-state
+        state.write("#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n"
+                    "0 NA 0 0 a 0\n0 NA 1 1 b 1\n")
+    (root / "lda.pkl").write_bytes(pickle.dumps({"not": "read"}))
+    (root / "model.bin").write_bytes(b"LDA\x00\x00one\x00\x00TPTK\x01\x00")  # tomotopy's start
     return root
 
 
@@ -320,6 +517,16 @@ CLI_CASES = [
                                        "--method", "l2r", "--complete"], "only implemented"),
     ("estimate over the work limit", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
                                       "chib", "--work-limit", "10"], "above the limit of 10"),
+    ("estimate runs over the whole-call limit",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr", "--runs", "100000000"],
+     "use --runs 17142857 or less (now 100000000), or --particles 3 or less (now 20), or pass "
+     "a larger --work-limit (--work-limit none lifts it)"),
+    ("evaluate samples over the whole-call limit",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--method", "is_pt", "--samples",
+      "1000000000"], "use --samples 800000000 or less (now 1000000000)"),
+    ("compare temperatures over the whole-call limit",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}", "--temperatures",
+      "1000000000"], "use --temperatures"),
     ("evaluate missing model", ["evaluate", "--model", "{root}/none.npz", "--docs", "{t}"],
      "none.npz"),
     ("evaluate split of a text file", ["evaluate", "--model", "{m}", "--docs", "{t}",
@@ -342,6 +549,126 @@ CLI_CASES = [
      "no documents with split 'dev'"),
     ("import a pickle without trust", ["import", "--from", "sklearn", "{m}", "--out",
                                        "{root}/x.npz", "--vocabulary", "{t}"], "--trust-pickle"),
+    # ------------------------------------------- issue 32: command-line words, names, outputs
+    ("evaluate --oov drop leaves a document empty: --skip-empty, by name",
+     ["evaluate", "--model", "{m}", "--docs", "{root}/named.txt", "--oov", "drop"],
+     "1 document(s) have no token in the model's vocabulary and cannot be scored: "
+     "'unknown-only' (1 word(s) dropped); remove them or pass --skip-empty"),
+    ("evaluate --oov error names the document and says --oov drop",
+     ["evaluate", "--model", "{m}", "--docs", "{root}/named.txt", "--oov", "error"],
+     "'unknown-only' has the word 'zz', which is not in the vocabulary (3 words); pass "
+     "--oov drop to leave such words out"),
+    ("estimate an empty document, by name",
+     ["estimate", "--model", "{m}", "--docs", "{root}/named.npz", "--method", "lr"],
+     "1 document(s) of --docs have no token in the model's vocabulary and cannot be scored: "
+     "'unknown-only' (1 word(s) dropped); remove them"),
+    ("compare an empty document, by name",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/named.npz"],
+     "cannot be scored: 'unknown-only' (1 word(s) dropped)"),
+    ("estimate --oov error says --oov drop",
+     ["estimate", "--model", "{m}", "--docs", "{root}/named.npz", "--method", "lr", "--oov",
+      "error"], "1 word(s) of the documents are not in the model's vocabulary (e.g. 'zz'); "
+                "pass --oov drop to leave them out"),
+    ("evaluate a MALLET state: import it first",
+     ["evaluate", "--model", "{root}/state.gz", "--docs", "{t}"],
+     "is a MALLET --output-state file, not a topiceval model file: import it first with "
+     "topiceval import --from mallet"),
+    ("estimate a MALLET weights file: import it first",
+     ["estimate", "--model", "{root}/weights.txt", "--docs", "{c}", "--method", "lr"],
+     "is a MALLET --topic-word-weights-file, not a topiceval model file: import it first with "
+     "topiceval import --from mallet-weights"),
+    ("evaluate a tomotopy file: import it first",
+     ["evaluate", "--model", "{root}/model.bin", "--docs", "{t}"],
+     "is a tomotopy LDAModel.save() file, not a topiceval model file: import it first with "
+     "topiceval import --from tomotopy {root}/model.bin --out model.npz ('topiceval import "
+     "--help' says more), then pass --model model.npz"),
+    ("compare a pickle: import it first",
+     ["compare", "--model-a", "{m}", "--model-b", "{root}/lda.pkl", "--docs", "{c}"],
+     "--model-b {root}/lda.pkl is a pickle (a scikit-learn, gensim or lda model?), not a "
+     "topiceval model file: import it first with topiceval import --from sklearn (or gensim, "
+     "lda)"),
+    ("import --alpha of the wrong count, in command-line words",
+     ["import", "--from", "mallet-weights", "{root}/weights.txt", "--alpha", "0.1,0.2,0.3",
+      "--out", "{root}/x.npz"],
+     "--alpha must be one number or one per topic (2), got 3 numbers ({root}/weights.txt "
+     "lists 2 topics)"),
+    ("import --alpha below the range, in command-line words",
+     ["import", "--from", "mallet-weights", "{root}/weights.txt", "--alpha", "1e-305",
+      "--out", "{root}/x.npz"], "--alpha must lie in [1e-301, 1e+301], got 1e-305"),
+    ("estimate even --samples 1 over the limit: --gibbs or --inner-samples",
+     ["estimate", "--model", "{g}", "--docs", "{c}", "--method", "l2r", "--work-limit", "10"],
+     "even --samples 1 is over it: lower --gibbs or --inner-samples, or split the document"),
+    ("estimate --max-oov-share",
+     ["estimate", "--model", "{m}", "--docs", "{root}/oov.npz", "--method", "lr",
+      "--max-oov-share", "0.1"], "--max-oov-share 0.1 allows at most 10%"),
+    ("compare --max-oov-share",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/oov.npz",
+      "--max-oov-share", "0.1"], "--max-oov-share 0.1 allows at most 10%"),
+    ("compare --max-oov-share above 1",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}", "--max-oov-share",
+      "1.5"], "--max-oov-share must be a share in [0, 1], got 1.5"),
+    ("estimate a corpus without words: --columns model",
+     ["estimate", "--model", "{g}", "--docs", "{root}/bare.npz", "--method", "l2r"],
+     "could only be matched by position: give the words of the columns (Corpus.from_counts(X, "
+     "vocabulary=the fitted vectorizer or its word list)), or state --columns model if the "
+     "columns are the model's own, in its order"),
+    ("compare a corpus without words: --columns model",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{root}/bare.npz"],
+     "or state --columns model if the columns are the model's own"),
+    ("evaluate --columns model on documents with words",
+     ["evaluate", "--model", "{g}", "--docs", "{t}", "--columns", "model"],
+     "--columns model states that the columns of a count matrix without words are the "
+     "model's; these documents carry words and are matched by word: leave --columns out"),
+    # the shared checks (validation.check_integer, check_positive, a method's settings) name
+    # the option, not the API's argument
+    ("evaluate --runs 0", ["evaluate", "--model", "{m}", "--docs", "{t}", "--runs", "0"],
+     "--runs must be a positive integer, got 0"),
+    ("evaluate --seed negative", ["evaluate", "--model", "{m}", "--docs", "{t}", "--seed", "-1"],
+     "--seed must be an integer in [0, 2**63), got -1"),
+    ("estimate --threads negative", ["estimate", "--model", "{m}", "--docs", "{c}", "--method",
+                                     "lr", "--threads", "-1"],
+     "--threads must be an integer in [0, 2**63), got -1"),
+    ("estimate --particles 0", ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "lr",
+                                "--particles", "0"],
+     "setting --particles must be an integer in [1, 2**63), got 0"),
+    ("estimate --gibbs 0, with the method's note",
+     ["estimate", "--model", "{g}", "--docs", "{c}", "--method", "l2r", "--gibbs", "0"],
+     "setting --gibbs must be an integer in [1, 2**63), got 0 for 'l2r': its left-posterior"),
+    ("estimate a setting the method does not take",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--particles", "3"],
+     "unknown setting(s) --particles for method 'chib'; allowed: --burnin, --iterations, "
+     "--samples"),
+    ("compare --samples 0", ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}",
+                             "--samples", "0"], "--samples must be an integer in [1, 2**63)"),
+    ("train --topics 0", ["train", "lda", "--corpus", "{c}", "--topics", "0", "--trainer",
+                          "gibbs", "--out", "{root}/x.npz"],
+     "--topics must be an integer in [1, 2**63), got 0"),
+    ("train vem --max-iter 0", ["train", "lda", "--corpus", "{c}", "--topics", "2", "--trainer",
+                                "vem", "--max-iter", "0", "--out", "{root}/x.npz"],
+     "--max-iter must be an integer in [1, 2**63), got 0"),
+    ("train gibbs --beta negative", ["train", "lda", "--corpus", "{c}", "--topics", "2",
+                                     "--trainer", "gibbs", "--beta", "-1", "--out",
+                                     "{root}/x.npz"],
+     "--beta must be a positive finite number, got -1.0"),
+    ("train gapfa --a-phi 0", ["train", "gapfa", "--corpus", "{c}", "--topics", "2", "--a-phi",
+                               "0", "--out", "{root}/x.npz"],
+     "--a-phi must be a positive finite number, got 0.0"),
+    # --out is checked before anything is computed: these calls are also over the work limit
+    ("estimate --out a directory, before computing",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
+    ("estimate --out under a file, before computing",
+     ["estimate", "--model", "{m}", "--docs", "{c}", "--method", "chib", "--work-limit", "10",
+      "--out", "{m}/est.csv"], "cannot create its directory {m}: a file is in the way"),
+    ("evaluate --out a directory, before computing",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--method", "chib", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
+    ("evaluate --out under a file, before computing",
+     ["evaluate", "--model", "{m}", "--docs", "{t}", "--work-limit", "10", "--out",
+      "{m}/est.csv"], "a file is in the way"),
+    ("compare --out a directory, before computing",
+     ["compare", "--model-a", "{m}", "--model-b", "{m}", "--docs", "{c}", "--work-limit", "10",
+      "--out", "{root}"], "{root}: is a directory, not a file to write"),
 ]
 
 
@@ -351,7 +678,8 @@ def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
     paths = {"m": files / "m.npz", "g": files / "g.npz", "c": files / "c.npz",
              "t": files / "docs.txt", "u": files / "unknown.txt", "root": files}
     argv = [a.format(**paths) for a in argv]
-    if argv[0] not in ("train", "import"):  # those two name their output in the case
+    message = message.format(**paths)
+    if argv[0] not in ("train", "import") and "--out" not in argv:  # else named in the case
         argv += ["--out", str(files / "out.csv")]
     capsys.readouterr()
     assert cli.main(argv) == 1, case
@@ -360,3 +688,66 @@ def test_bad_command_lines_print_one_line(case, argv, message, files, capsys):
     assert len(err.splitlines()) == 1, err
     assert message in err, err
     assert not (files / "out.csv").exists() and not (files / "x.npz").exists()
+
+
+def test_warnings_during_a_command_print_one_line(files, capsys, monkeypatch):
+    """A Python warning raised while a command runs is one line, ``topiceval CMD: warning:``,
+    as the filters let it through; the handler is the command's only."""
+    from topiceval.commands import estimate
+
+    def warn(args):
+        warnings.warn("first line\n  second line", RuntimeWarning, stacklevel=1)
+        return 0
+
+    monkeypatch.setattr(estimate, "run", warn)
+    shown = warnings.showwarning
+    capsys.readouterr()
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        assert cli.main(["estimate", "--model", str(files / "m.npz"), "--docs",
+                         str(files / "c.npz"), "--method", "lr"]) == 0
+    assert capsys.readouterr().err == "topiceval estimate: warning: first line second line\n"
+    assert warnings.showwarning is shown
+
+
+def test_command_line_words_are_the_commands_options():
+    """Every API argument an error names (``validation.Argument``) is spelled as an option
+    that a command has."""
+    def options_of(parser) -> set[str]:  # the parser's and its sub-commands'
+        subparsers = parser._subparsers._group_actions[0].choices if parser._subparsers else {}
+        return set(parser._option_string_actions).union(
+            *(options_of(sub) for sub in subparsers.values()))
+
+    options = options_of(cli.build_parser())
+    spelled = [Argument(*key).for_command_line() for key in OPTIONS]
+    spelled += [Argument("columns", "model").for_command_line(),
+                Argument("oov", "drop").for_command_line(), Argument("alpha").for_command_line()]
+    assert spelled[-3:] == ["--columns model", "--oov drop", "--alpha"]
+    assert {text.split()[0] for text in spelled} <= options
+
+
+# options refused while the command line is parsed: argparse's usage, then one error line
+PARSE_CASES = [
+    ("token-regex unbalanced", ["--token-regex", "("],
+     "argument --token-regex: '(' is not a regular expression (missing ) at position 1)"),
+    ("token-regex with groups", ["--token-regex", r"(\w)(\w)"],
+     r"argument --token-regex: '(\w)(\w)' has 2 capturing group(s), whose text would be the "
+     "tokens instead of the whole matches; write (?:...) to group"),
+    ("token-regex matching nothing", ["--token-regex", r"\S*"],
+     r"argument --token-regex: '\S*' matches the empty string"),
+]
+
+
+@pytest.mark.parametrize(("case", "options", "message"), PARSE_CASES,
+                         ids=[case[0] for case in PARSE_CASES])
+def test_bad_options_are_refused_when_parsed(case, options, message, files, capsys):
+    argv = ["evaluate", "--model", str(files / "m.npz"), "--docs", str(files / "docs.txt"),
+            *options, "--out", str(files / "out.csv")]
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as info:
+        cli.main(argv)
+    assert info.value.code == 2, case
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(f"topiceval evaluate: error: {message}"), err
+    assert not (files / "out.csv").exists()

@@ -17,8 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from topiceval import adapters
+from topiceval.adapters import mallet
 from topiceval.cli import main
 from topiceval.corpus import Corpus, CorpusError
+from topiceval.limits import WorkLimitError
 from topiceval.models import LDAModel, ModelError, load_model, save_model
 
 PHI = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
@@ -135,6 +138,12 @@ def truncated_gzip(files: dict, out: Path) -> Path:
     state = b"#doc source pos typeindex type topic\n#alpha : 0.1 0.1\n#beta : 0.01\n"
     data = gzip.compress(state + b"0 NA 0 0 a 0\n0 NA 1 1 b 1\n" * 50)
     out.write_bytes(data[: len(data) // 2])
+    return out
+
+
+def all_empty_corpus(files: dict, out: Path) -> Path:
+    """A corpus file whose documents hold no tokens."""
+    Corpus.from_documents([[], []], WORDS, split=["train", "train"]).save(out)
     return out
 
 
@@ -344,6 +353,17 @@ CLI_CASES = [
      lambda m, c, o: ["corpus-stats", c], "it is a directory"),
     ("import-mallet-truncated", "import", "model", truncated_gzip,
      lambda m, c, o: ["import", "--from", "mallet", m, "--out", o], "damaged gzip data"),
+    ("train-gibbs-all-empty-corpus", "train", "corpus", all_empty_corpus,
+     lambda m, c, o: _train(c, o)[:6] + ["--trainer", "gibbs", "--sweeps", "2", "--out", o],
+     "no tokens to train on (documents: 2, all empty)"),
+    ("train-vem-all-empty-corpus", "train", "corpus", all_empty_corpus,
+     lambda m, c, o: _train(c, o), "no tokens to train on"),
+    ("train-gapfa-all-empty-corpus", "train", "corpus", all_empty_corpus,
+     lambda m, c, o: ["train", "gapfa", "--corpus", c, "--topics", "2", "--iterations", "2",
+                      "--burnin", "1", "--out", o], "no tokens to train on"),
+    ("train-split-all-empty", "train", "corpus", all_empty_corpus,
+     lambda m, c, o: _train(c, o) + ["--split", "train"],
+     "no tokens to train on (documents with --split train: 2, all empty)"),
 ]
 
 
@@ -461,3 +481,92 @@ def test_split_error_prints_plain_labels(files, capsys):
                         str(files["corpus"]), "--split", "dev", "--method", "is_pt"], capsys)
     assert code == 1 and len(lines) == 1
     assert lines[0].endswith("no documents with split 'dev'; labels present: test, train")
+
+
+# ------------------------------------------------------------------------------ imported files
+STATE_HEADER = "#doc source pos typeindex type topic\n#alpha : 0.5 0.25\n#beta : 0.1\n"
+STATE = STATE_HEADER + "0 NA 0 0 sun 0\n0 NA 1 1 rock 1\n1 NA 0 2 wave 1\n1 NA 1 0 sun 0\n"
+COUNTS = {"sun": (2, 0), "rock": (0, 1), "wave": (0, 1)}  # n_tv of STATE, per topic
+WEIGHTS = "".join(f"{t}\t{word}\t{n[t] + 0.1!r}\n" for t in range(2) for word, n in COUNTS.items())
+WEIGHT_LINES = WEIGHTS.splitlines(keepends=True)
+
+
+def state(old: str = "", new: str = "") -> bytes:
+    """The state with one piece of text replaced."""
+    assert old in STATE
+    return STATE.replace(old, new, 1).encode()
+
+
+# (case id, the file's bytes, importer, exception, expected problem); the message must start
+# with the file's path and say what is wrong with it, and where when a line is to blame
+IMPORT_CASES = [
+    ("weights-empty", b"", "weights", ValueError, ": the file is empty"),
+    ("weights-cut-in-half", "".join(WEIGHT_LINES[:3]).encode(), "weights", ValueError,
+     ": the word 'rock' has the smallest weight (0.1, i.e. beta: no token) in all 1 topics, so "
+     "the file looks cut short after topic 0"),
+    ("weights-cut-mid-line", WEIGHTS.encode()[:-3], "weights", ValueError,
+     ", line 6: the last line has no line end, so the file looks cut short"),
+    ("weights-cut-mid-topic", "".join(WEIGHT_LINES[:5]).encode(), "weights", ValueError,
+     ": topic 1 has no weight for the word 'wave'"),
+    ("weights-topic-1e3", WEIGHTS.replace("1\trock", "1e3\trock").encode(), "weights",
+     ValueError, ", line 5: expected topic<TAB>word<TAB>weight with an integer topic and a "
+                 "positive weight, found '1e3'"),
+    ("weights-topic-10**12", WEIGHTS.replace("1\trock", f"{10**12}\trock").encode(), "weights",
+     ValueError, ", line 5: topic 1000000000000 is outside 0..2: the file lists 3 distinct "
+                 "topics"),
+    ("weights-topic-skipped", WEIGHTS.replace("1\t", "2\t").encode(), "weights", ValueError,
+     ", line 4: topic 2 is outside 0..1: the file lists 2 distinct topics"),
+    ("weights-topic-leading-zero", WEIGHTS.replace("1\trock", "01\trock").encode(), "weights",
+     ValueError, ", line 5: expected topic<TAB>word<TAB>weight with an integer topic"),
+    ("state-typeindex-10**12", state("1 NA 0 2 wave", f"1 NA 0 {10**12} wave"), "state",
+     ValueError, ", line 6: typeindex 1000000000000 is beyond the 3 types the state names, so "
+                 "typeindex 2 never occurs"),
+    ("state-subnormal-beta", state("#beta : 0.1", "#beta : 1e-310"), "state", ValueError,
+     ", line 3: beta = 1e-310 is outside [1e-301, 1e+301]"),
+    ("state-huge-beta", state("#beta : 0.1", "#beta : 1e305"), "state", ValueError,
+     ", line 3: beta = 1e+305 is outside"),
+    ("state-subnormal-alpha", state("#alpha : 0.5 0.25", "#alpha : 0.5 1e-320"), "state",
+     ValueError, ", line 2: alpha_m[1] = 1e-320 is outside [1e-301, 1e+301]"),
+    ("state-no-tokens", STATE_HEADER.encode(), "state", ValueError, ": the state lists no tokens"),
+]
+IMPORTERS = {"state": adapters.from_mallet,
+             "weights": lambda path: adapters.from_mallet_weights(path, 0.3)}
+
+
+@pytest.mark.parametrize(("content", "importer", "error", "problem"),
+                         [pytest.param(*row[1:], id=row[0]) for row in IMPORT_CASES])
+def test_importer_names_the_file_and_the_problem(tmp_path, content, importer, error, problem):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(content)
+    with pytest.raises(error) as info:
+        IMPORTERS[importer](path)
+    assert type(info.value) is error
+    message = str(info.value)
+    assert message.startswith(str(path) + problem), message
+    assert "\n" not in message
+    assert not any(word in message for word in NEVER), message
+
+
+def test_good_mallet_files_still_import(tmp_path):
+    (tmp_path / "state.txt").write_text(STATE)
+    (tmp_path / "weights.txt").write_text(WEIGHTS)
+    from_state = adapters.from_mallet(tmp_path / "state.txt")
+    from_weights = adapters.from_mallet_weights(tmp_path / "weights.txt", [0.5, 0.25])
+    np.testing.assert_allclose(from_weights.phi, from_state.phi, rtol=1e-15)
+    # one alpha for a file cut after a topic is refused, T of them confirm T topics
+    (tmp_path / "half.txt").write_text("".join(WEIGHT_LINES[:3]))
+    assert adapters.from_mallet_weights(tmp_path / "half.txt", [0.5]).n_topics == 1
+
+
+def test_mallet_state_too_large_for_memory_is_refused_before_allocating(tmp_path, monkeypatch):
+    """T x V cells priced against memory as the types appear: a small file cannot ask for more."""
+    monkeypatch.setattr(mallet, "physical_memory", lambda: 2**20)  # 1 MiB
+    header = STATE_HEADER.replace("0.5 0.25", " ".join(["0.1"] * 1000))
+    lines = "".join(f"0 NA {v} {v} w{v} 0\n" for v in range(100))
+    path = tmp_path / "state.txt"
+    path.write_text(header + lines)
+    with pytest.raises(WorkLimitError) as info:
+        adapters.from_mallet(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}, line ") and "100 types by this line and 1,000 topics" \
+        in message and "more than 50% of this machine's 0.0 GiB" in message, message

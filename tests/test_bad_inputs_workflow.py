@@ -174,8 +174,7 @@ def test_config_schema_names_the_key_and_the_value(path, value, expected):
 def test_escaping_source_path_on_the_command_line_stops_snakemake(tmp_path):
     kos = {"files": [{"path": "../../escape.gz", "url": "https://example.invalid/x",
                       "sha256": [HEX]}]}
-    result = snakemake("-n", tmp_path=tmp_path, extra_config=[f"sources={{'kos': {kos}}}"],
-                       timeout=120)
+    result = snakemake("-n", tmp_path=tmp_path, extra_config=[f"sources={{'kos': {kos}}}"])
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "'../../escape.gz' does not match" in output
@@ -628,6 +627,7 @@ def test_raw_files_as_downloaded_are_read(tmp_path):
 
 
 @needs_mirror
+@pytest.mark.slow
 @pytest.mark.workflow
 def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     """The smallest target that reads a raw file (AP's as-is corpus), with ap.dat as its
@@ -635,7 +635,7 @@ def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     for rel, damage in ((AP, _last_lines_dropped), ("ap/vocab.txt", lambda data, rel: data)):
         _place(tmp_path / "resources" / "raw" / rel, damage((MIRROR / rel).read_bytes(), rel))
     target = tmp_path / "results" / "corpora" / "ap" / "asis.npz"
-    result = snakemake(str(target), tmp_path=tmp_path, timeout=600)
+    result = snakemake(str(target), tmp_path=tmp_path)
     output = result.stdout + result.stderr
     assert result.returncode != 0
     damaged = tmp_path / "resources" / "raw" / AP
@@ -643,13 +643,14 @@ def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
     assert not target.exists()
 
 
+@pytest.mark.slow
 def test_missing_configfile_is_snakemakes_own_traceback_naming_the_file():
     """Snakemake reads --configfile before the Snakefile, so topiceval cannot shorten its
-    message; the README's troubleshooting note says to read the last line."""
+    message; the troubleshooting note of the page "Run the workflow" says to read the last line."""
     result = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1", "--configfile", "config/quik.yaml"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=120)
+                            cwd=ROOT, capture_output=True, text=True)
     lines = (result.stdout + result.stderr).strip().splitlines()
     assert result.returncode != 0
     assert lines[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'config/quik.yaml'"
-    readme = (ROOT / "README.md").read_text()
-    assert "No such file or directory: 'config/quik.yaml'" in readme
+    page = (ROOT / "docs" / "workflow.md").read_text()
+    assert "No such file or directory: 'config/quik.yaml'" in page

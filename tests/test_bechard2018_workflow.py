@@ -116,6 +116,7 @@ def test_train_job_writes_the_model_and_its_rows(corpus_file, tmp_path, trainer)
 
 
 @pytest.mark.parametrize("trainer", b.TRAINERS)
+@pytest.mark.two_threads
 def test_train_job_is_independent_of_the_thread_count(corpus_file, tmp_path, trainer):
     outputs = []
     for threads in (1, 2):
@@ -302,6 +303,7 @@ def test_honest_documents_are_one_seeded_sample(corpus_file):
     assert b.honest_documents(test, None, 4).n_docs == b.honest_documents(test, 10**6, 4).n_docs
 
 
+@pytest.mark.two_threads
 def test_honest_job_is_independent_of_the_thread_count(corpus_file, honest_model, tmp_path):
     tables = [b.honest_job(corpus_file, honest_model, "vem", 3, 1, tmp_path / f"h{k}.csv",
                            docs=6, runs=2, methods=HONEST, threads=k) for k in (1, 2)]
@@ -333,6 +335,7 @@ def test_within_2se_names_the_ts_the_estimate_cannot_separate():
 
 
 # --------------------------------------------------------------------------- rules
+@pytest.mark.slow
 @pytest.mark.parametrize("overlay", ["quick.yaml", "paper.yaml"])
 def test_dry_run_schedules_one_training_job_per_run(tmp_path, overlay):
     results = tmp_path / "results"
@@ -341,7 +344,7 @@ def test_dry_run_schedules_one_training_job_per_run(tmp_path, overlay):
          "--config", f"results_dir={results}", f"resources_dir={tmp_path / 'res'}", "--",
          str(results / "figures" / "bechard2018-F4.png"),
          *[str(results / "tables" / f"bechard2018-{t}.csv") for t in ("F4-minimum", "T1", "T2")]],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-3000:]
     counts = dict(re.findall(r"^(bechard2018_\w+)\s+(\d+)$", result.stdout, re.MULTILINE))
     plan = b.workflow_plan(load_config(overlay)["bechard2018"])

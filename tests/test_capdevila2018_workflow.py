@@ -165,6 +165,7 @@ def test_document_blocks_give_the_rows_of_one_run_and_the_same_sums():
         ex.loglik_documents(counts, model, n_docs=6, every=0, **kw)
 
 
+@pytest.mark.two_threads
 def test_shards_are_bit_identical_for_any_thread_count():
     counts, model = toy_counts(n_docs=20), toy_model()
     kw = {"collection": "X", "checkpoints": [5, 30], "repeats": 1, "max_docs": 12,
@@ -417,12 +418,13 @@ def test_caption_f2_judges_the_whole_ranking_and_the_inner_samples():
 
 
 # --------------------------------------------------------------------------- the rule file
+@pytest.mark.slow
 def test_paper_config_dry_run_shards_the_work():
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--quiet", "rules", "--cores", "2",
          "--configfile", "config/paper.yaml", "--config", "results_dir=/nonexistent/results",
          "resources_dir=/nonexistent/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT, capture_output=True, text=True,
         env={**os.environ, "PYTHONWARNINGS": "ignore"},
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]

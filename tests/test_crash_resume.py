@@ -1,9 +1,10 @@
-"""Crash recovery, as the README documents it.
+"""Crash recovery, as the documentation's page "What lands in results/" (docs/outputs.md)
+documents it.
 
 The quick pipeline runs in a temporary copy of the workflow (its own ``.snakemake``, so that the
 ``--unlock`` below cannot touch the repository's) and is killed with SIGKILL, Snakemake and
 every job process (its process group), while an estimator job is running and some estimator
-outputs exist but not all.  It is then recovered with exactly the two commands of the README's
+outputs exist but not all.  It is then recovered with exactly the two commands of the page's
 ``<!-- ci:resume-commands -->`` block (the data mirror pointed at the test's), and must give the
 results of the uninterrupted quick run (the session's ``quick_run``, shared with
 tests/test_workflow.py) file for file, as .ci/compare_results.py compares the SLURM run: ``.npz``
@@ -37,7 +38,8 @@ pytestmark = [
 ESTIMATOR_OUTPUT = re.compile(
     r"results/(wallach2009/shards|foulds_smyth/[^/]+/shards|capdevila2018/f[23][^/]*)/.+\.csv"
 )
-README_MIRROR = "data_mirror=../shared/data"
+PAGE_MIRROR = "data_mirror=../shared/data"  # as the page writes it
+PAGE = ROOT / "docs" / "outputs.md"
 
 
 def _compare_results():
@@ -48,17 +50,17 @@ def _compare_results():
     return module
 
 
-def resume_commands(readme: str) -> list[list[str]]:
+def resume_commands(page: str) -> list[list[str]]:
     """The commands of the sh block after ``<!-- ci:resume-commands -->``, mirror replaced."""
-    assert "<!-- ci:resume-commands -->" in readme, "README.md has no <!-- ci:resume-commands -->"
-    marker = readme.index("<!-- ci:resume-commands -->")
-    block = re.search(r"```sh\n(.*?)```", readme[marker:], re.S)
-    assert block, "README.md: no ```sh block after <!-- ci:resume-commands -->"
+    assert "<!-- ci:resume-commands -->" in page, f"{PAGE} has no <!-- ci:resume-commands -->"
+    marker = page.index("<!-- ci:resume-commands -->")
+    block = re.search(r"```sh\n(.*?)```", page[marker:], re.S)
+    assert block, f"{PAGE}: no ```sh block after <!-- ci:resume-commands -->"
     commands = []
     for line in block.group(1).splitlines():
         argv = shlex.split(line)
-        assert argv[0] == "snakemake" and README_MIRROR in argv, line
-        commands.append([*SNAKEMAKE, *(f"data_mirror={MIRROR}" if a == README_MIRROR else a
+        assert argv[0] == "snakemake" and PAGE_MIRROR in argv, line
+        commands.append([*SNAKEMAKE, *(f"data_mirror={MIRROR}" if a == PAGE_MIRROR else a
                                        for a in argv[1:])])
     return commands
 
@@ -96,19 +98,21 @@ def _live_group_members(pgid: int) -> list[int]:
     return members
 
 
-def _kill_mid_estimators(cmd, workdir: Path, total: int, timeout: float = 900) -> tuple:
+def _kill_mid_estimators(cmd, workdir: Path, total: int) -> tuple:
     """Run ``cmd``; SIGKILL its process group once an estimator job has run for 0.5 s while
-    2 or more of the ``total`` estimator outputs exist.  Returns (finished, running) then."""
+    2 or more of the ``total`` estimator outputs exist.  Returns (finished, running) then.
+
+    No deadline: the run bounds the wait, as it either reaches that state or ends (a failure).
+    """
     with open(workdir / "interrupted.log", "w") as log:
         proc = subprocess.Popen(cmd, cwd=workdir, stdout=log, stderr=subprocess.STDOUT,
                                 start_new_session=True)
-    deadline = time.monotonic() + timeout
     try:
-        while proc.poll() is None and time.monotonic() < deadline:
+        while proc.poll() is None:
             done, running = _estimators(workdir)
             if 2 <= len(done) < total and any(age >= 0.5 for age in running.values()):
                 os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=60)
+                proc.wait()
                 break
             time.sleep(0.1)
         else:
@@ -117,10 +121,12 @@ def _kill_mid_estimators(cmd, workdir: Path, total: int, timeout: float = 900) -
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=60)
-    for _ in range(100):  # the job processes die with the group; allow them a moment
-        if not _live_group_members(proc.pid):
-            break
+            proc.wait()
+    # SIGKILL ends every member as soon as the kernel schedules it, however loaded the machine;
+    # the generous bound only turns a member stuck in uninterruptible sleep (a true hang) into
+    # this failure instead of a hung test.
+    patience = time.monotonic() + 600
+    while _live_group_members(proc.pid) and time.monotonic() < patience:
         time.sleep(0.1)
     assert _live_group_members(proc.pid) == [], "job processes survived the kill"
     return done, running
@@ -131,7 +137,7 @@ def test_killed_pipeline_recovers_with_the_readme_commands(tmp_path, quick_run):
     assert result.returncode == 0, result.stderr[-4000:]
     total = sum(1 for p in (reference / "results").rglob("*.csv")
                 if ESTIMATOR_OUTPUT.fullmatch(str(p.relative_to(reference))))
-    unlock, resume = resume_commands((ROOT / "README.md").read_text())
+    unlock, resume = resume_commands(PAGE.read_text())
     assert "--unlock" in unlock and "--rerun-incomplete" in resume
     workdir = copy_workflow(tmp_path / "wf")
 
@@ -140,11 +146,11 @@ def test_killed_pipeline_recovers_with_the_readme_commands(tmp_path, quick_run):
     done, running = _kill_mid_estimators(run, workdir, total)
     assert running and 2 <= len(done) < total, (done, running)
     assert (workdir / ".snakemake" / "locks").is_dir()  # what the kill leaves: a locked directory
-    blocked = subprocess.run(resume, cwd=workdir, capture_output=True, text=True, timeout=300)
+    blocked = subprocess.run(resume, cwd=workdir, capture_output=True, text=True)
     assert blocked.returncode != 0 and "LockException" in blocked.stdout + blocked.stderr
 
     for cmd in (unlock, resume):
-        recovered = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=900)
+        recovered = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
         assert recovered.returncode == 0, (shlex.join(cmd), recovered.stderr[-4000:])
 
     compare = _compare_results()

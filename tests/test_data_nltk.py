@@ -52,6 +52,7 @@ def test_nltk_resolve_errors(tmp_path, monkeypatch):
         nltk_resources.activate(tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED_MIRROR.is_dir(), reason=f"no staged data mirror at {SHARED_MIRROR}")
 def test_nltk_install_from_the_staged_mirror_works_offline(tmp_path):
     home = sorted(p.name for p in (tmp_path.parent).iterdir())

@@ -144,6 +144,7 @@ def test_missing_raw_file_is_named(tmp_path):
         raw_files("ap", tmp_path)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SHARED_MIRROR.is_dir(), reason=f"no staged data mirror at {SHARED_MIRROR}")
 def test_bechard2018_with_real_nltk_data_from_the_mirror(raw_dir):
     corpus = build_corpus("20newsgroups", raw_dir, "bechard2018", {"headers": "strip"},

@@ -98,6 +98,46 @@ def test_reuters_modapte_split(tmp_path):
         read_reuters21578([empty])
 
 
+# Malformed files that gensim's readers (BleiCorpus, UciCorpus) read without a word and ours
+# refuse: why topiceval keeps its own (docs/own-code.md#lda-c-and-uci-bag-of-words-readers).
+# (line after a valid first line, our message)
+GENSIM_ACCEPTS_LDAC = [
+    ("2 0:1.5 1:1\n", "not an lda-c line"),  # a fractional count
+    ("1 1:-3\n", "counts must be positive"),
+    ("1 1:0\n", "counts must be positive"),
+    ("1 -1:1\n", r"word id out of range \[0, 5\)"),
+    ("1 9:1\n", r"word id out of range \[0, 5\)"),
+]
+# (docword file, our message)
+GENSIM_ACCEPTS_UCI = [
+    ("3\n4\n1\n1 1 2.5\n", "non-integer"),
+    ("3\n4\n1\n1 1 2xyz\n", "non-integer"),
+    ("3\n4\n1\n1 1 -2\n", "counts must be positive"),
+    ("3\n4\n1\n1 0 1\n", r"wordID out of range \[1, 4\]"),
+    ("3\n4\n1\n1 9 1\n", r"wordID out of range \[1, 4\]"),
+    ("3\n4\n1\n9 1 1\n", r"docID out of range \[1, 3\]"),
+    ("3\n4\n2\n1 1 1\n", "NNZ=2"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), GENSIM_ACCEPTS_LDAC)
+def test_gensim_blei_reader_accepts_what_ours_refuses(tmp_path, line, message):
+    """If this fails, gensim has become stricter: reconsider using it (and update the page)."""
+    corpora = pytest.importorskip("gensim.corpora")
+    (tmp_path / "d.dat").write_text("1 0:1\n" + line)
+    (tmp_path / "v.txt").write_bytes(LDAC_VOCAB)
+    assert len(list(corpora.BleiCorpus(str(tmp_path / "d.dat"), str(tmp_path / "v.txt")))) == 2
+
+
+@pytest.mark.parametrize(("content", "message"), GENSIM_ACCEPTS_UCI)
+def test_gensim_uci_reader_accepts_what_ours_refuses(tmp_path, content, message):
+    """If this fails, gensim has become stricter: reconsider using it (and update the page)."""
+    corpora = pytest.importorskip("gensim.corpora")
+    (tmp_path / "docword").write_text(content)
+    (tmp_path / "docword.vocab").write_text("a\nb\nc\nd\n")
+    assert list(corpora.UciCorpus(str(tmp_path / "docword"), str(tmp_path / "docword.vocab")))
+
+
 def test_ldac_expands_counts_in_file_order(tmp_path):
     (tmp_path / "d.dat").write_bytes(LDAC_DATA)
     (tmp_path / "v.txt").write_bytes(LDAC_VOCAB)
@@ -112,9 +152,8 @@ def test_ldac_expands_counts_in_file_order(tmp_path):
     ("line", "message"),
     [
         ("3 1:1 2:1\n", "declares 3 terms but lists 2"),
-        ("1 9:1\n", r"word id out of range \[0, 5\)"),
-        ("1 1:0\n", "counts must be positive"),
         ("1 a:b\n", "not an lda-c line"),
+        *GENSIM_ACCEPTS_LDAC,
     ],
 )
 def test_ldac_errors_name_file_and_line(tmp_path, line, message):
@@ -154,6 +193,7 @@ def test_uci_docword_expansion_and_empty_documents(tmp_path):
         ("3\n4\n1\n1 1 0\n", "counts must be positive"),
         ("3\n4\n", "header"),
         ("3\nx\n1\n", "non-integer"),
+        *GENSIM_ACCEPTS_UCI,
     ],
 )
 def test_uci_docword_errors(tmp_path, content, message):
@@ -187,3 +227,60 @@ def test_raw_corpus_validation():
         RawCorpus("x", "counts", [RawDocument("0")], vocab=["a"])
     ok = RawCorpus("x", "counts", [RawDocument("0", ids=np.array([0]))], vocab=["a"])
     assert ok.docs[0].ids.tolist() == [0]
+
+
+# --- a user's own corpus (topiceval.data.readers.user) ----------------------------------------
+
+def test_text_folder_sorted_by_path_hidden_files_left_out(tmp_path):
+    from topiceval.data.readers import read_text_folder
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "2.txt").write_text("second text")
+    (tmp_path / "a.txt").write_text("first text")
+    (tmp_path / ".hidden").write_text("not a document")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x").write_text("nor this")
+    raw = read_text_folder(tmp_path)
+    assert [d.name for d in raw.docs] == ["a.txt", "b/2.txt"] and raw.kind == "text"
+    assert [d.text for d in raw.docs] == ["first text", "second text"]
+    (tmp_path / "c.txt").write_bytes(b"caf\xe9")
+    with pytest.raises(ValueError, match=r"c.txt: not UTF-8 text \(byte 3\); save it as UTF-8"):
+        read_text_folder(tmp_path)
+    with pytest.raises(ValueError, match="not a folder of text files"):
+        read_text_folder(tmp_path / "a.txt")
+
+
+def test_csv_column_and_jsonl_field(tmp_path):
+    from topiceval.data.readers import read_csv_column, read_jsonl_field
+
+    path = tmp_path / "d.csv"
+    path.write_text('id,text\n1,"one, two"\n2,\n')
+    raw = read_csv_column(path, "text")
+    assert [(d.name, d.text) for d in raw.docs] == [("row 1", "one, two"), ("row 2", "")]
+    with pytest.raises(ValueError, match=r"no column 'body'; the header has \['id', 'text'\]"):
+        read_csv_column(path, "body")
+    path = tmp_path / "d.jsonl"
+    path.write_text('{"text": "alpha beta"}\n\n{"text": "gamma"}\n')
+    raw = read_jsonl_field(path, "text")
+    assert [(d.name, d.text) for d in raw.docs] == [("line 1", "alpha beta"), ("line 3", "gamma")]
+    path.write_text('{"text": "alpha"}\n{"body": "beta"}\n')
+    with pytest.raises(ValueError, match=r"d.jsonl:2: no string field 'text'"):
+        read_jsonl_field(path, "text")
+    path.write_text('{"text": "alpha"\n')
+    with pytest.raises(ValueError, match=r"d.jsonl:1: not a JSON object"):
+        read_jsonl_field(path, "text")
+
+
+def test_uci_counts_with_their_vocabulary(tmp_path):
+    from topiceval.data.readers import read_uci_named
+
+    docword = tmp_path / "docword.txt"
+    docword.write_text("2\n3\n3\n1 1 2\n1 3 1\n2 2 1\n")
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("apple\nbanana\ncherry\n")
+    raw = read_uci_named(docword, vocab)
+    assert raw.vocab == ["apple", "banana", "cherry"] and raw.vocab_named
+    assert [d.ids.tolist() for d in raw.docs] == [[0, 0, 2], [1]]
+    vocab.write_text("apple\nbanana\n")
+    with pytest.raises(ValueError, match=r"vocab.txt: 2 words, but .*docword.txt declares W = 3"):
+        read_uci_named(docword, vocab)

@@ -1,5 +1,7 @@
 """The public API of topiceval.estimators.lda: validation, determinism, keys, costs."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -46,6 +48,7 @@ def test_method_names():
 
 
 @pytest.mark.parametrize("method", sorted(FAST))
+@pytest.mark.two_threads
 def test_same_seed_same_result_any_thread_count(problem, method):
     docs, phi, am = problem
     with numba_threads(1):
@@ -60,6 +63,7 @@ def test_same_seed_same_result_any_thread_count(problem, method):
 
 
 @pytest.mark.parametrize("method", sorted(FAST_COMPLETE))
+@pytest.mark.two_threads
 def test_completion_deterministic_any_thread_count(problem, method):
     docs, phi, am = problem
     with numba_threads(1):
@@ -148,10 +152,12 @@ def test_measured_site_updates(problem):
 
 def test_return_cost(problem):
     docs, phi, am = problem
+    start = time.perf_counter()
     logp, cost = lda.estimate("ais", docs, phi, am, temperatures=5, return_cost=True)
+    elapsed = time.perf_counter() - start
     assert isinstance(cost, lda.Cost)
     assert cost.site_updates == 5 * sum(len(d) for d in docs)
-    assert 0 < cost.seconds < 10
+    assert 0 < cost.seconds <= elapsed  # the kernels' share of the call, not a deadline
     logp2, cost2 = lda.complete("et", docs, phi, am, burnin=2, samples=3, return_cost=True)
     n1 = np.array([len(d) // 2 for d in docs])
     n2 = np.array([len(d) for d in docs]) - n1

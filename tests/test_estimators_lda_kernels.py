@@ -8,6 +8,7 @@ from topiceval import _numba as nb
 from topiceval.estimators import lda
 from topiceval.estimators.lda import chains, inputs, registry, rejuvenation
 from topiceval.estimators.lda.ais import schedule
+from topiceval.interrupt import new_flag
 
 SEED = 11
 
@@ -177,7 +178,7 @@ def test_rejuvenation_cache_holds_the_row_sums():
     assert rc.cache.size == -(-n_rows // 8) * 8 and rc.cache.size > n_rows
     ch = chains.new_chain(rows.size, am.size)
     values = np.empty(rows.size)
-    rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, am, values, nb.rng_state(2))
+    rejuvenation.particle(ch, rc, tab.pw, tab.cq, rows, am, values, nb.rng_state(2), new_flag())
     np.testing.assert_array_equal(ch.cnt, np.bincount(ch.z, minlength=am.size))
     first = [int(np.flatnonzero(rc.local == r)[0]) for r in range(n_rows)]
     fresh = tab.pw[rows[first]] @ ch.cnt

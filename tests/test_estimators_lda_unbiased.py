@@ -15,6 +15,7 @@ from reference import lda_exact as brute
 from topiceval import _numba as nb
 from topiceval.estimators import lda
 from topiceval.estimators.lda import exact, inputs, lr
+from topiceval.interrupt import new_flag
 
 TOY_PHI = np.array([[0.85, 0.05, 0.10], [0.05, 0.85, 0.10]])
 TOY_AM = np.array([0.2, 0.2])
@@ -112,7 +113,7 @@ def test_left_to_right_prefix_ratio_converges_to_exact_conditionals():
     tab = inputs.build_tables([TOY_DOC], TOY_PHI, TOY_AM, np.arange(1))
     particles = 20_000
     a = np.empty((particles, TOY_DOC.size))
-    lr.particle_log_weights(tab, 0, particles, True, nb.rng_state(5), a)
+    lr.particle_log_weights(tab, 0, particles, True, nb.rng_state(5), a, new_flag())
     a = a.T  # (N, R)
     cum = np.cumsum(a, axis=0)
     previous = np.concatenate(([np.log(particles)], logsumexp(cum[:-1], axis=1)))

@@ -2,6 +2,8 @@
 
 import io
 import json
+import re
+import sys
 
 import numpy as np
 import pandas as pd
@@ -82,6 +84,11 @@ def test_defaults_and_result_fields(model, docs):
     text = res.summary()
     assert f"LDA {method} on 6 of 6 documents" in text and "unbiased" in text
     assert f"{res.total:,.2f} +/- {res.total_stderr:,.2f} nats" in text
+    # issue 32: +/- on nats per token and on perplexity too (delta method)
+    assert res.nats_per_token_stderr == pytest.approx(res.total_stderr / n)
+    assert res.perplexity_stderr == pytest.approx(res.perplexity * res.total_stderr / n)
+    assert (f"per token: {res.nats_per_token:.4f} +/- {res.nats_per_token_stderr:.4f} nats; "
+            f"perplexity {res.perplexity:,.1f} +/- {res.perplexity_stderr:,.1f}") in text
 
 
 def test_exact_method_has_zero_standard_error(model, docs):
@@ -131,7 +138,9 @@ def test_unknown_words_are_dropped_and_reported_or_refused(model, docs):
 
 def test_empty_documents_are_refused_or_skipped_never_scored(model, docs):
     batch = words_of(docs[:2]) + [["zebra", "yak"]] + words_of(docs[2:3])
-    with pytest.raises(ValueError, match=r"1 document\(s\) have no token .*: 2 \(2 word"):
+    with pytest.raises(ValueError, match=r"1 document\(s\) have no token .*: document 2 "
+                                         r"\(2 word\(s\) dropped\); remove them or pass "
+                                         r"empty='skip'"):
         topiceval.evaluate(model, batch)
     res = topiceval.evaluate(model, batch, empty="skip", runs=2)
     assert np.isnan(res.logp[2]) and np.isfinite(res.logp[[0, 1, 3]]).all()
@@ -174,6 +183,7 @@ def test_gapfa_zero_rows_are_scored_with_a_note(gap):
 
 
 @pytest.mark.parametrize("family", ["lda", "gapfa"])
+@pytest.mark.two_threads
 def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, docs):
     mdl = model if family == "lda" else gap
     kwargs = {} if family == "lda" else {"samples": 30}
@@ -237,6 +247,9 @@ def test_evaluate_command_reads_text_and_mallet_files(tmp_path, model, docs, cap
     err = capsys.readouterr().err
     assert f"LDA {DEFAULTS['lda'][0]} on 6 of 6 documents" in err
     assert "1 out-of-vocabulary tokens dropped" in err
+    # issue 32: the command's summary gives +/- on nats per token and perplexity too
+    assert re.search(r"per token: -[\d.]+ \+/- [\d.]+ nats; perplexity [\d,.]+ \+/- [\d,.]+\n",
+                     err), err
     frame = pd.read_csv(out)
     expected = topiceval.evaluate(model, docs, runs=3, seed=4)
     np.testing.assert_array_equal(frame["logp_nats"], expected.logp)
@@ -273,24 +286,108 @@ def test_evaluate_command_errors(tmp_path, model, capsys):
     assert not (tmp_path / "missing.csv").exists()
 
 
-def test_a_slow_first_call_prints_the_compile_note(model, docs, monkeypatch, capsys):
-    import time
-
+def _warmup_doing(action, monkeypatch):
+    """Make the LDA back end's warm-up call run ``action()`` first (it stands in for what
+    numba does when the estimator's kernels are first called)."""
     from topiceval import evaluation
 
     real_run = evaluation._LDA.run
 
-    def slow_warmup(*args, warmup=False, **kwargs):
+    def run(*args, warmup=False, **kwargs):
         if warmup:
-            time.sleep(0.5)  # stands in for numba compiling the kernels
+            action()
         return real_run(*args, warmup=warmup, **kwargs)
 
-    monkeypatch.setattr(evaluation, "COMPILE_NOTE_AFTER", 0.05)
-    monkeypatch.setattr(evaluation._LDA, "run", staticmethod(slow_warmup))
+    monkeypatch.setattr(evaluation._LDA, "run", staticmethod(run))
+
+
+def test_the_compile_note_is_printed_only_while_numba_compiles(model, docs, monkeypatch,
+                                                               capsys):
+    import time
+
+    import numba
+
+    from topiceval.evaluation import COMPILE_NOTE
+
+    def compile_a_kernel():  # a new function each time: numba compiles it (no cache)
+        numba.njit(lambda x: x + 1)(1)
+
+    _warmup_doing(compile_a_kernel, monkeypatch)
     topiceval.evaluate(model, docs, runs=2, progress=True)
-    assert "compiling the estimator's kernels" in capsys.readouterr().err
+    assert capsys.readouterr().err.count(COMPILE_NOTE) == 1
     topiceval.evaluate(model, docs, runs=2, progress=False)
     assert "compiling" not in capsys.readouterr().err
+    # a slow first call that compiles nothing (kernels loaded from the cache): no note
+    monkeypatch.undo()
+    _warmup_doing(lambda: time.sleep(1.5), monkeypatch)
+    topiceval.evaluate(model, docs, runs=2, progress=True)
+    assert "compiling" not in capsys.readouterr().err
+
+
+class _Terminal(io.StringIO):
+    """Standard error as a terminal (or not)."""
+
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def _bars(monkeypatch) -> list:
+    """Record whether each progress bar of ``run_in_blocks`` is enabled."""
+    from topiceval import evaluation
+
+    shown, real = [], evaluation._progress_bar
+
+    def bar(enabled, total, unit):
+        shown.append(enabled)
+        return real(enabled, total, unit)
+
+    monkeypatch.setattr(evaluation, "_progress_bar", bar)
+    return shown
+
+
+@pytest.mark.parametrize(("tty", "progress", "expected"), [
+    (True, None, True), (False, None, False), (True, False, False), (False, True, True)])
+def test_progress_is_shown_by_default_when_stderr_is_a_terminal(model, docs, monkeypatch, tty,
+                                                                progress, expected):
+    shown = _bars(monkeypatch)
+    monkeypatch.setattr("sys.stderr", _Terminal(tty))
+    topiceval.evaluate(model, docs, runs=2, progress=progress)
+    assert shown == [expected]
+
+
+def test_progress_is_shown_by_default_in_a_notebook(monkeypatch):
+    import types
+
+    from topiceval.evaluation import show_progress
+
+    class Kernel:  # what IPython's get_ipython() returns inside a Jupyter kernel
+        kernel = object()
+
+    monkeypatch.setattr("sys.stderr", _Terminal(False))
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=Kernel))
+    assert show_progress(None)
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: None))
+    assert not show_progress(None)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "estimate"])
+@pytest.mark.parametrize(("tty", "flag", "expected"), [
+    (True, [], True), (False, [], False), (True, ["--no-progress"], False)])
+def test_the_commands_show_progress_when_stderr_is_a_terminal(model, docs, tmp_path,
+                                                              monkeypatch, command, tty, flag,
+                                                              expected):
+    save_model(tmp_path / "m.npz", model)
+    Corpus.from_documents(docs, WORDS).save(tmp_path / "c.npz")
+    shown = _bars(monkeypatch)
+    monkeypatch.setattr("sys.stderr", _Terminal(tty))
+    argv = [command, "--model", str(tmp_path / "m.npz"), "--docs", str(tmp_path / "c.npz"),
+            "--out", str(tmp_path / "o.csv"), *flag]
+    assert cli.main(argv + (["--method", "lr"] if command == "estimate" else [])) == 0
+    assert shown == [expected]
 
 
 def test_long_documents_get_a_warning_note(model):

@@ -96,6 +96,7 @@ def _run(toy_files, tmp_path, by, threads):
     return out
 
 
+@pytest.mark.two_threads
 def test_shard_and_summary_jobs_do_not_depend_on_sharding_or_threads(toy_files, tmp_path):
     by_task = _run(toy_files, tmp_path, "task", 1)
     by_perturbation = _run(toy_files, tmp_path, "perturbation", 2)

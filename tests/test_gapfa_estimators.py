@@ -63,6 +63,7 @@ def test_kernel_equals_reference_on_the_same_streams(name):
 
 # --------------------------------------------------------------------------- determinism
 @pytest.mark.parametrize("method", SAMPLED)
+@pytest.mark.two_threads
 def test_results_do_not_depend_on_thread_count_and_repeat(method):
     phi, p, r = problem()
     counts = sp.csr_matrix(np.vstack([DOCS, DOCS[:1]]))

@@ -61,6 +61,7 @@ def test_blocks_of_documents_and_runs_reproduce_the_full_call(method):
 
 
 @pytest.mark.parametrize("method", SAMPLED)
+@pytest.mark.two_threads
 def test_runs_do_not_depend_on_thread_count(method):
     one = runs_of(method, runs=3, seed=9, threads=1)
     two = runs_of(method, runs=3, seed=9, threads=2)
@@ -101,17 +102,22 @@ def test_runs_record_settings_work_and_seconds():
 
 # --------------------------------------------------------------------------- cost
 def test_predicted_work_on_a_hand_computed_case():
-    # T = 3; document 0 has J = 2 non-zero words with y = (2, 1); document 1 is empty
+    # T = 3; document 0 has J = 2 non-zero words with y = (2, 1), Y = 3; document 1 is empty
     counts = np.array([[2, 0, 1, 0], [0, 0, 0, 0]])
     cases = {
-        ("ds", (("samples", 10),)): 10 * 3 * 2,
-        ("hm", (("samples", 10), ("burnin", 5))): (5 + 2 * 10) * 3 * 2,
-        # S T (G J (J + 1) / 2 + (S' + 1) J)
-        ("l2r", (("samples", 10), ("gibbs", 2), ("inner_samples", 3))): 10 * 3 * (2 * 3 + 4 * 2),
-        # S (G T J (J + 1) / 2 + sum_j [2T + T (y + 1) + (T - 1)(y + 1)(y + 2) / 2])
-        ("l2r_exact", (("samples", 10),)): 10 * (3 * 3 + (6 + 9 + 12) + (6 + 6 + 6)),
-        # S T (G J (J - 1) / 2 + 2 J)
-        ("l2r_seq", (("samples", 10), ("gibbs", 2))): 10 * 3 * (2 * 1 + 2 * 2),
+        # S T (J + 1): the likelihood's T J terms and the T theta draws of each sample
+        ("ds", (("samples", 10),)): 10 * 3 * 3,
+        # (B + S) (T (J + 1) + Y) + S T J: rows, latent counts and theta, then the likelihoods
+        ("hm", (("samples", 10), ("burnin", 5))): 15 * (9 + 3) + 10 * 6,
+        # S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + (S' + 1) T J + S' Y + T), with
+        # sum_j (J + 1 - j) y_j = 2 * 2 + 1 * 1: row 1 is redrawn before factors 2 and 3
+        ("l2r", (("samples", 10), ("gibbs", 2), ("inner_samples", 3))):
+            10 * (2 * (9 + 6 + 5) + 4 * 6 + 3 * 3 + 3),
+        # S (G [...] + T + sum_j [2T + T (y + 1) + (T - 1)(y + 1)(y + 2) / 2 + y])
+        ("l2r_exact", (("samples", 10),)): 10 * ((9 + 6 + 5) + 3 + (6 + 9 + 12 + 2) +
+                                                  (6 + 6 + 6 + 1)),
+        # S (G [T J (J - 1) / 2 + T (J - 1) + sum_j (J - j) y_j] + 2 T J + Y + T)
+        ("l2r_seq", (("samples", 10), ("gibbs", 2))): 10 * (2 * (3 + 3 + 2) + 12 + 3 + 3),
         # C(2 + 2, 2) C(1 + 2, 2) summands; the DP: T (C(3 + 3, 3) - 1) = 57 updates
         ("exact", (("algorithm", "enumerate"),)): 6 * 3,
         ("exact", (("algorithm", "dp"),)): 3 * 19,
@@ -121,9 +127,17 @@ def test_predicted_work_on_a_hand_computed_case():
         work = gapfa.predicted_work(method, counts, 3, dict(settings))
         assert work.dtype == np.int64
         assert work[0] == expected, method
-        if method != "exact":
-            assert work[1] == 0
-    assert gapfa.predicted_work("ds", counts, 3)[0] == 1000 * 3 * 2  # defaults
+        if method != "exact":  # an empty document: the T theta draws or zero block of each
+            assert work[1] == (15 if method == "hm" else 10) * 3, method  # sample (iteration)
+    assert gapfa.predicted_work("ds", counts, 3)[0] == 1000 * 3 * 3  # defaults
+
+
+def test_predicted_work_grows_with_the_counts():
+    """The latent count draws are counted: HM and the L2R methods grow with y, not only J."""
+    one, many = np.array([[1, 0, 0]]), np.array([[2**20, 0, 0]])
+    for method in ("hm", "l2r", "l2r_exact", "l2r_seq"):
+        small = gapfa.predicted_work(method, one, 3, {"samples": 10})[0]
+        assert gapfa.predicted_work(method, many, 3, {"samples": 10})[0] >= small + 10 * 2**19
 
 
 def test_predicted_work_saturates_and_validates():

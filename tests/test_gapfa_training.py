@@ -59,6 +59,7 @@ def two_topic_corpus():
     return rng.poisson(rng.gamma(1.0, 20.0, (300, 2)) @ phi), phi
 
 
+@pytest.mark.two_threads
 def test_fit_is_thread_independent_and_seeded():
     y, _ = two_topic_corpus()
     one = fit_gapfa(y, 3, iterations=20, burnin=10, seed=1, threads=1)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import pickle
+import resource
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -196,3 +199,124 @@ def test_help_says_why_pickles_need_trust(capsys):
     with pytest.raises(SystemExit):
         main(["import", "--help"])
     assert "unpickling runs arbitrary code" in " ".join(capsys.readouterr().out.split())
+
+
+# ------------------------------------------------------------------------------ bad files
+WEIGHTS = "".join(f"{t}\t{w}\t{0.1 + (t == i % 2)!r}\n" for t in range(2)
+                  for i, w in enumerate(["sun", "rock", "wave"]))
+
+
+@pytest.fixture(scope="module")
+def tomotopy_file(texts, tmp_path_factory) -> bytes:
+    """The bytes of a trained tomotopy LDAModel's save() file."""
+    import warnings
+
+    from topiceval.adapters.tomotopy_lda import import_tomotopy
+
+    tp = import_tomotopy("tests")
+    model = tp.LDAModel(k=2, seed=0)
+    for doc in texts:
+        model.add_doc(doc)
+    model.train(10, workers=1)
+    path = tmp_path_factory.mktemp("tomotopy") / "model.bin"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        model.save(str(path))
+    return path.read_bytes()
+
+
+def _inside_last_block(data: bytes) -> bytes:
+    """A tomotopy file cut inside its last block (which ends where the file does)."""
+    return data[:data.rfind(b"TPTK") + 30]
+
+
+# (case id, --from, the file's bytes (or a function of the tomotopy file's), extra arguments,
+# what the one error line must say after "topiceval import: error: PATH")
+BAD_FILES = [
+    ("weights cut after a topic", "mallet-weights", WEIGHTS.splitlines(keepends=True)[:3],
+     ["--alpha", "0.3"], ": the word 'rock' has the smallest weight (0.1, i.e. beta: no token) "
+                         "in all 1 topics, so the file looks cut short after topic 0"),
+    ("weights empty", "mallet-weights", "", ["--alpha", "0.3"], ": the file is empty"),
+    ("weights with a topic 1e3", "mallet-weights", WEIGHTS.replace("1\tsun", "1e3\tsun"),
+     ["--alpha", "0.3"], ", line 4: expected topic<TAB>word<TAB>weight with an integer topic"),
+    ("weights and three alphas", "mallet-weights", WEIGHTS, ["--alpha", "0.1,0.2,0.3"],
+     "--alpha must be one number or one per topic (2), got 3 numbers"),
+    ("weights and a zero alpha", "mallet-weights", WEIGHTS, ["--alpha", "0.1,0"],
+     "--alpha must be a positive number or positive numbers separated by commas, got '0.1,0'"),
+    ("weights and a word for alpha", "mallet-weights", WEIGHTS, ["--alpha", "small"],
+     "--alpha must be a positive number"),
+    ("state with typeindex 10**12", "mallet", STATE.replace("1 NA 0 2 wave", "1 NA 0 "
+                                                            f"{10**12} wave"), [],
+     ", line 6: typeindex 1000000000000 is beyond the 3 types the state names"),
+    ("state with a subnormal beta", "mallet", STATE.replace("#beta : 0.1", "#beta : 1e-310"), [],
+     ", line 3: beta = 1e-310 is outside [1e-301, 1e+301]"),
+    ("tomotopy empty", "tomotopy", "", [], ": the file is empty"),
+    ("tomotopy cut inside a block", "tomotopy", _inside_last_block, [],
+     ": cut short: it ends at byte"),
+]
+
+
+@TOMOTOPY_IMPORT
+@pytest.mark.parametrize(("library", "content", "extra", "message"),
+                         [pytest.param(*row[1:], id=row[0]) for row in BAD_FILES])
+def test_bad_files_are_refused_in_one_line(library, content, extra, message, tomotopy_file,
+                                           tmp_path, capsys):
+    path, out = tmp_path / "bad.txt", tmp_path / "m.npz"
+    if callable(content):
+        content = content(tomotopy_file)
+    elif isinstance(content, list):
+        content = "".join(content)
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["import", "--from", library, str(path), *extra, "--out", str(out)]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1, lines
+    if message.startswith("--alpha must be one number"):  # the file named at the end
+        assert lines[0].startswith(f"topiceval import: error: {message}"), lines
+        assert str(path) in lines[0]
+    elif message.startswith("--"):  # the option, before the file is read
+        assert lines[0].startswith(f"topiceval import: error: {message}"), lines
+    else:
+        assert lines[0].startswith(f"topiceval import: error: {path}{message}"), lines
+    assert not out.exists()
+
+
+# The import run in a child process bounded in CPU time (not wall-clock time): should the limit
+# on tomotopy's load regress, the child is stopped at 30 CPU seconds, and the test fails on the
+# CPU time its children used instead of hanging.
+CHILD = """\
+import resource, sys
+resource.setrlimit(resource.RLIMIT_CPU, (30, 35))
+from topiceval.cli import main
+from topiceval.adapters import tomotopy_lda
+tomotopy_lda.TOMOTOPY_CPU_SECONDS = 3
+tomotopy_lda.TOMOTOPY_CPU_SECONDS_PER_MB = 0
+if sys.argv[3] == "busy":  # tomotopy's loop on a cut file, whatever tomotopy's version
+    tomotopy_lda.TOMOTOPY_PROBE = tomotopy_lda.TOMOTOPY_PROBE.replace(
+        "tomotopy.LDAModel.load(sys.argv[1])", "while True: pass")
+sys.exit(main(["import", "--from", "tomotopy", sys.argv[1], "--out", sys.argv[2]]))
+"""
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+@pytest.mark.parametrize("mode", ["busy", "cut"])
+def test_a_tomotopy_load_that_never_ends_is_refused(mode, tomotopy_file, tmp_path):
+    path, out = tmp_path / "model.bin", tmp_path / "m.npz"
+    # cut where a block starts: the blocks left are whole, and tomotopy 0.14 loops on the file
+    path.write_bytes(tomotopy_file[:tomotopy_file.rfind(b"TPTK")])
+    before = _children_cpu_seconds()
+    child = subprocess.run(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", CHILD, str(path), str(out),
+         mode], capture_output=True, text=True, check=False)
+    used = _children_cpu_seconds() - before
+    lines = child.stderr.splitlines()
+    assert child.returncode == 1 and len(lines) == 1, child.stderr
+    refusals = ("did not finish reading it in 3 CPU seconds (tomotopy loops forever on a "
+                "damaged or cut file)", "tomotopy cannot load it as an LDAModel")
+    assert lines[0].startswith(f"topiceval import: error: {path}: ")
+    assert refusals[0] in lines[0] if mode == "busy" else any(r in lines[0] for r in refusals)
+    assert used < 20, f"the import's children used {used:.0f} CPU seconds"
+    assert not out.exists()

@@ -39,6 +39,7 @@ def test_joint_matches_reference(trained):
     np.testing.assert_allclose(got.theta, theta, rtol=1e-12)
 
 
+@pytest.mark.two_threads
 def test_per_document_result_does_not_depend_on_threads(trained):
     result, test = trained
     runs = []

@@ -67,6 +67,7 @@ def test_log_joint_matches_reference():
     assert sampler.log_joint(layout, state, alpha_m, 0.05) == pytest.approx(expected, rel=1e-12)
 
 
+@pytest.mark.two_threads
 def test_blocks_do_not_depend_on_thread_count():
     docs = skewed_corpus(9, n_docs=60)
     offsets, tokens = pack_documents(docs)

@@ -20,6 +20,7 @@ def model(seed=0, n_topics=3, n_types=8):
     return LDAModel(phi, g.uniform(0.1, 1.0, n_topics), vocab=[f"w{v}" for v in range(n_types)])
 
 
+@pytest.mark.two_threads
 def test_matches_reference_and_ignores_thread_count():
     m = model()
     lengths = np.array([5, 1, 9, 4])

@@ -65,5 +65,5 @@ def test_train_gapfa(corpus_file, tmp_path):
 def test_bad_arguments_exit_with_a_message(corpus_file, tmp_path, capsys):
     code = main(["train", "lda", "--corpus", str(corpus_file), "--topics", "0", "--trainer",
                  "gibbs", "--out", str(tmp_path / "m.npz")])
-    assert code == 1 and "n_topics" in capsys.readouterr().err
+    assert code == 1 and "--topics must be an integer" in capsys.readouterr().err
     assert not (tmp_path / "m.npz").exists()

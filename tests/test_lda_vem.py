@@ -59,6 +59,7 @@ def test_doc_elbo_is_a_lower_bound_on_the_exact_marginal():
         assert bound <= lda_train_exact.log_marginal(doc, result.model.phi, alpha) + 1e-10
 
 
+@pytest.mark.two_threads
 def test_thread_count_does_not_change_the_result(corpus):
     a = fit_vem(corpus, 4, max_iter=5, threads=1, seed=7)
     b = fit_vem(corpus, 4, max_iter=5, threads=2, seed=7)

@@ -205,21 +205,21 @@ def test_temporary_pattern_is_unambiguous(name, temporary, matches):
 
 
 WRITER = """
-import sys, time
+import sys
 from topiceval.io import atomic_path
 with atomic_path(sys.argv[1]) as tmp:
     with open(tmp, "w") as handle:
         handle.write("the first half of the ")
         handle.flush()
         print(tmp, flush=True)
-        time.sleep(120)
+        sys.stdin.read()  # until the test kills this writer: no clock involved
         handle.write("file")
 """
 
 
 def _start_writer(target: Path) -> tuple[subprocess.Popen, Path]:
     proc = subprocess.Popen([sys.executable, "-c", WRITER, str(target)],
-                            stdout=subprocess.PIPE, text=True)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline().strip()
     assert line, "the writer did not start"
     return proc, Path(line)
@@ -227,7 +227,8 @@ def _start_writer(target: Path) -> tuple[subprocess.Popen, Path]:
 
 def _kill(proc: subprocess.Popen) -> None:
     proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    proc.wait()
+    proc.stdin.close()
     proc.stdout.close()
 
 
@@ -283,10 +284,13 @@ def test_a_device_or_pipe_target_is_written_in_place_not_replaced(tmp_path):
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     received = []
-    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
     reader.start()
     write_text_atomic(fifo, "through the pipe")
-    reader.join(timeout=10)
+    # a correct write has closed the pipe, so the reader is done once it is scheduled; the
+    # generous bound only keeps a broken write (one that replaced the pipe, leaving the reader
+    # waiting for a writer forever) from hanging the test
+    reader.join(timeout=600)
     assert received == ["through the pipe"]
     assert stat.S_ISFIFO(fifo.stat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]

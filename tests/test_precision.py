@@ -59,6 +59,8 @@ from topiceval.estimators import gapfa, lda
 from topiceval.estimators.lda import registry
 from topiceval.estimators.lda.ais import schedule
 
+pytestmark = pytest.mark.slow  # 600 cases, about 20 CPU-seconds
+
 ULP = 2.0**-52
 
 # --------------------------------------------------------------------------- primitives

@@ -191,14 +191,16 @@ def test_recipe_and_option_errors():
         ({"max_df": 0.0}, "max_df must lie in"),
         ({"top_k": -1}, "top_k must be"),
         ({"lowercase": "yes"}, "lowercase must be true or false"),
-        ({"token_pattern": "("}, "bad token_pattern"),
+        ({"token_pattern": "("}, r"bad token_pattern: '\(' is not a regular expression"),
+        ({"token_pattern": r"(\w+)-(\w+)"}, r"bad token_pattern: .* 2 capturing group\(s\)"),
+        ({"token_pattern": r"\w*"}, "bad token_pattern: .* matches the empty string"),
         ({"normalize": "snowball"}, "normalize='snowball'"),
     ):
         with pytest.raises(ValueError, match=message):
             make_recipe("wallach2009", bad)
     with pytest.raises(ValueError, match="takes no settings"):
         make_recipe("asis", {"min_count": 3})
-    assert set(RECIPES) == {"asis", "bechard2018", "capdevila2018", "wallach2009"}
+    assert set(RECIPES) == {"asis", "default", "bechard2018", "capdevila2018", "wallach2009"}
 
 
 def test_missing_resources_and_split_shape_are_errors():

@@ -62,16 +62,18 @@ def test_publish_copies_what_a_reader_opens_with_provenance(tmp_path):
     assert pd.read_csv(out / "rule_costs.csv")["cpu_seconds"].tolist() == [8]
 
 
+@pytest.mark.slow
 def test_publish_rule_refuses_a_directory_that_is_not_a_publication(tmp_path):
     (tmp_path / "docs").mkdir()
     result = subprocess.run(
         [sys.executable, "-m", "snakemake", "-n", "--configfile", "config/quick.yaml",
          "--config", f"results_dir={tmp_path / 'r'}", f"publish_dir={tmp_path / 'docs'}",
-         "--", "publish"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+         "--", "publish"], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode != 0
     assert "is not an earlier publication" in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("published", [False, True])
 def test_publish_rule_is_scheduled_into_a_new_or_earlier_publication(tmp_path, published):
     target = tmp_path / "pub"
@@ -82,7 +84,7 @@ def test_publish_rule_is_scheduled_into_a_new_or_earlier_publication(tmp_path, p
         [sys.executable, "-m", "snakemake", "-n", "--configfile", "config/quick.yaml",
          "--config", f"results_dir={tmp_path / 'r'}", f"resources_dir={tmp_path / 'res'}",
          f"publish_dir={target}", "--", "publish"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300)
+        cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "publish" in result.stdout
 

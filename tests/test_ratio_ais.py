@@ -4,6 +4,7 @@ Described in docs/methods/lda-estimators.md#ratio-ais.
 """
 
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,7 @@ def test_compare_combines_the_runs():
 
 
 @pytest.mark.parametrize("priors", ["different", "equal"])
+@pytest.mark.two_threads
 def test_same_seed_same_result_any_thread_count_and_grouping(priors, monkeypatch):
     docs, model_a, model_b = PROBLEMS[1]
     if priors == "equal":
@@ -174,12 +176,14 @@ def test_standard_method_is_two_independent_ais_estimates():
 
 def test_return_cost():
     docs, model_a, model_b = PROBLEMS[0]
+    start = time.perf_counter()
     res, cost = lda.compare(docs, model_a, model_b, samples=2, temperatures=4, burnin=3,
                             return_cost=True)
+    elapsed = time.perf_counter() - start
     lengths = np.array([len(d) for d in docs])
     np.testing.assert_array_equal(res.site_updates, 2 * 2 * (3 + 4) * lengths)
     assert cost == res.cost and cost.site_updates == res.site_updates.sum()
-    assert 0 < cost.seconds < 10
+    assert 0 < cost.seconds <= elapsed  # the kernels' share of the call, not a deadline
 
 
 def test_errors_name_the_problem():

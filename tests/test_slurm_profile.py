@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from workflow_config import MIRROR
+
 ROOT = Path(__file__).resolve().parents[1]
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 ESTIMATOR_RULES = {
@@ -33,16 +35,28 @@ def profile():
     return yaml.safe_load((PROFILE / "config.yaml").read_text())
 
 
-@pytest.fixture(scope="module")
-def rules():
+def listed_rules(configfile, *config):
     result = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--list-rules", "--configfile", "config/paper.yaml",
-         "--config", "results_dir=/nonexistent/results", "resources_dir=/nonexistent/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        [sys.executable, "-m", "snakemake", "--list-rules", "--configfile", configfile,
+         "--config", *config],
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    names = {line.strip() for line in result.stdout.splitlines() if line.strip()}
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return {line.strip() for line in result.stdout.splitlines() if line.strip()}
+
+
+@pytest.fixture(scope="module")
+def rules(tmp_path_factory):
+    """The rules of the paper configuration and, when the data mirror is there, of a study's
+    (rules that exist only with a `study:` key)."""
+    names = listed_rules("config/paper.yaml", "results_dir=/nonexistent/results",
+                         "resources_dir=/nonexistent/resources")
     assert {"all", "corpus", *ESTIMATOR_RULES, *TRAINING_RULES} <= names
+    if MIRROR.is_dir():
+        tmp = tmp_path_factory.mktemp("study")
+        names |= listed_rules("config/study-quick.yaml", f"data_mirror={MIRROR}",
+                              f"results_dir={tmp}/results", f"resources_dir={tmp}/resources")
+        assert {"study_train", "study_estimate"} <= names
     return names
 
 
@@ -53,7 +67,7 @@ def paper_dry_run(tmp_path_factory):
         [sys.executable, "-m", "snakemake", "-n", "--profile", str(PROFILE), "--executor",
          "dryrun", "--configfile", "config/paper.yaml", "--config",
          f"results_dir={tmp}/results", f"resources_dir={tmp}/resources"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+        cwd=ROOT, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout + result.stderr
@@ -84,6 +98,7 @@ def jobs(text):
     return out
 
 
+@pytest.mark.slow
 def test_profile_names_only_workflow_rules(profile, rules):
     named = {*profile.get("set-threads", {}), *profile.get("set-resources", {}),
              *profile.get("groups", {})}
@@ -112,6 +127,7 @@ def test_grouped_rules_run_one_member_at_a_time(profile):
     assert "group_slots=1" in profile["resources"]
 
 
+@pytest.mark.slow
 def test_paper_dry_run_splits_the_estimators_into_grouped_jobs(paper_dry_run, profile):
     counts = job_stats(paper_dry_run)
     estimator_jobs = sum(counts.get(rule, 0) for rule in ESTIMATOR_RULES)
@@ -130,3 +146,23 @@ def test_paper_dry_run_splits_the_estimators_into_grouped_jobs(paper_dry_run, pr
     for rule, _, resources in listed:
         if "mem_mb" in profile["set-resources"].get(rule, {}):
             assert int(resources["mem_mb"]) == int(profile["set-resources"][rule]["mem_mb"])
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="no data mirror")
+def test_a_study_groups_its_estimates_and_prices_them_when_their_inputs_exist(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--profile", str(PROFILE), "--executor",
+         "dryrun", "--configfile", "config/study-quick.yaml", "--config",
+         f"data_mirror={MIRROR}", f"results_dir={tmp_path}/results",
+         f"resources_dir={tmp_path}/resources"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    text = result.stdout + result.stderr
+    assert result.returncode == 0, text[-3000:]
+    listed = jobs(text)
+    estimates = [r for rule, grouped, r in listed if rule == "study_estimate"]
+    assert estimates and all(grouped for rule, grouped, _ in listed if rule == "study_estimate")
+    # the runtime is the rule's price of the job's predicted work, known once its model exists
+    assert {r["runtime"] for r in estimates} == {"<TBD>"}
+    assert {r["mem_mb"] for r in estimates} == {"1000"}

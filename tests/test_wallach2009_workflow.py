@@ -186,6 +186,7 @@ def run_grid(cfg, files, out, threads=1):
     return tables
 
 
+@pytest.mark.two_threads
 def test_tables_do_not_depend_on_sharding_or_threads(toy_files, tmp_path):
     cfg = toy_block()
     (tmp_path / "a").mkdir()
@@ -283,6 +284,7 @@ def test_data_line_names_the_stand_ins_beside_the_paper_sizes():
         "CS abstracts")
 
 
+@pytest.mark.slow
 def test_figure_and_cost_files(toy_files, tmp_path):
     cfg = toy_block(shards={"by": "figure", "block": 5})
     run_grid(cfg, toy_files, tmp_path)

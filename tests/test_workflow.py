@@ -48,23 +48,24 @@ def test_schema_rejects_unknown_keys_and_out_of_range_numbers(path, value, messa
 
 
 def test_bad_config_on_the_command_line_names_the_key(tmp_path):
-    result = snakemake("-n", tmp_path=tmp_path, extra_config=["max_docs=-3"], timeout=120)
+    result = snakemake("-n", tmp_path=tmp_path, extra_config=["max_docs=-3"])
     assert result.returncode != 0
     assert "max_docs" in result.stderr + result.stdout
 
 
+@pytest.mark.slow
 def test_lint_is_clean():
     result = subprocess.run(
         [*SNAKEMAKE, "--lint", "--configfile", "config/quick.yaml"],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Lints for" not in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 @needs_mirror
 def test_corrupt_mirror_file_stops_the_rule_and_leaves_no_output(tmp_path):
     mirror = tmp_path / "mirror"
@@ -72,7 +73,7 @@ def test_corrupt_mirror_file_stops_the_rule_and_leaves_no_output(tmp_path):
     good = (MIRROR / "kos" / "docword.kos.txt.gz").read_bytes()
     (mirror / "kos" / "docword.kos.txt.gz").write_bytes(good[: len(good) // 2])  # truncated
     target = tmp_path / "resources" / "raw" / "kos" / "docword.kos.txt.gz"
-    result = snakemake(str(target), tmp_path=tmp_path, mirror=mirror, timeout=300)
+    result = snakemake(str(target), tmp_path=tmp_path, mirror=mirror)
     log = (tmp_path / "results" / "logs" / "download" / "kos.log").read_text()
     assert result.returncode != 0
     assert "docword.kos.txt.gz" in log
@@ -83,6 +84,7 @@ def test_corrupt_mirror_file_stops_the_rule_and_leaves_no_output(tmp_path):
     assert not any(p.is_file() for p in (tmp_path / "resources").rglob("*"))
 
 
+@pytest.mark.slow
 @needs_mirror
 @pytest.mark.workflow
 def test_quick_pipeline_runs_end_to_end(quick_run):
@@ -115,6 +117,6 @@ def test_quick_pipeline_runs_end_to_end(quick_run):
             table = (results / "tables" / f"{paper}-{name}.csv").read_text().splitlines()
             assert len(table) > 1, (paper, name)
     # outputs are complete: nothing left for snakemake to do, and no temporary files remain
-    again = snakemake("-n", tmp_path=tmp_path, timeout=300)
+    again = snakemake("-n", tmp_path=tmp_path)
     assert "Nothing to be done" in again.stdout + again.stderr
     assert not list(tmp_path.rglob("*.part"))

@@ -7,7 +7,7 @@ import os
 # 2.09 s against 1.49 s per sweep block with passive waiting).  Respect a user's own setting.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["Evaluation", "evaluate"]
 

@@ -30,8 +30,8 @@ CountMatrix: TypeAlias = npt.ArrayLike | sp.spmatrix | sp.sparray
 #: a ``vocab`` attribute (a Corpus or a model).
 VocabularyLike: TypeAlias = Sequence[str] | Mapping[Any, Any] | Any
 
-#: The most work one (document, run) task may take: a number of work units, ``None`` (no limit)
-#: or ``"default"`` (``topiceval.limits.DEFAULT_WORK_LIMIT``).
+#: The most work one call (all its documents and runs) may take: a number of work units,
+#: ``None`` (no limit) or ``"default"`` (``topiceval.limits.DEFAULT_WORK_LIMIT``).
 WorkLimit: TypeAlias = float | Literal["default"] | None
 
 #: An LDA model given as arrays: (phi (T, V), alpha_m (T,) or (D, T)), or an ``LDAModel``.

@@ -2,20 +2,29 @@
 
 Each sub-command lives in a module of ``topiceval.commands`` exposing ``register(subparsers)``,
 which adds its parser and sets ``func`` (called with the parsed arguments, returns an exit code).
+
+Exit status: 0 on success, 1 for bad input (one line on standard error), 2 for a bad command
+line, ``INTERRUPTED`` (130, as a shell reports a process killed by SIGINT) when Ctrl-C stopped
+the command: one line, no traceback, and no output file (outputs are written atomically at the
+end, ``topiceval.io``; the kernels stop within a fraction of a second, ``topiceval.interrupt``).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import sys
+import warnings
 import zipfile
 import zlib
+from collections.abc import Iterator
 
 from topiceval import __version__
+from topiceval.commands import warning_line
 from topiceval.io import check_outputs_differ
 
-COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model")
+COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model", "study")
 # The files the commands read and write, by argument name: no output may be one of the inputs.
 INPUT_OPTIONS = {"corpus": "--corpus", "docs": "--docs", "model": "--model",
                  "model_a": "--model-a", "model_b": "--model-b", "path": "PATH",
@@ -24,6 +33,7 @@ OUTPUT_OPTIONS = {"out": "--out", "trace": "--trace"}
 # What bad input can raise from the libraries we read files with; reported in one line.  Not
 # ``Exception``: anything else is a bug in topiceval and keeps its traceback.
 INPUT_ERRORS = (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error)
+INTERRUPTED = 130  # 128 + SIGINT
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,10 +58,27 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         check_outputs_differ(_named(args, INPUT_OPTIONS), _named(args, OUTPUT_OPTIONS))
-        return int(args.func(args) or 0)
+        with warnings_on_one_line(args.command):
+            return int(args.func(args) or 0)
     except INPUT_ERRORS as exc:
         print(f"topiceval {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"topiceval {args.command}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+@contextlib.contextmanager
+def warnings_on_one_line(command: str) -> Iterator[None]:
+    """Print each Python warning that the command raises and the filters let through as one
+    line, ``topiceval COMMAND: warning: ...`` (``commands.warning_line``), on standard error."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        print(warning_line(command, message), file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores showwarning afterwards
+        warnings.showwarning = show
+        yield
 
 
 def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, object]:
@@ -60,8 +87,11 @@ def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, objec
 
 
 def one_line(exc: BaseException) -> str:
-    """The exception's message on one line (its type when it has no message)."""
-    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    """The exception's message on one line (its type when it has no message), with the
+    command's options where it has a command-line form (its ``command_line``: errors made by
+    ``validation.naming``, ``WorkLimitError``)."""
+    message = getattr(exc, "command_line", None) or str(exc)
+    text = " ".join(line.strip() for line in message.splitlines() if line.strip())
     return text or type(exc).__name__
 
 

@@ -46,7 +46,7 @@ from topiceval.io import atomic_path
 from topiceval.models import GaPModel, LDAModel
 from topiceval.npzfile import NpzMembers, read_npz
 from topiceval.seeds import generator
-from topiceval.validation import check_seed, check_token_ids, pack_documents
+from topiceval.validation import Argument, check_seed, check_token_ids, naming, pack_documents
 from topiceval.vocabulary import (
     COLUMN_IDS,
     MODEL_COLUMNS,
@@ -188,7 +188,7 @@ class Corpus(Sequence):
             For an unusable word list, or an out-of-vocabulary word with ``oov="error"``.
         """
         words = vocabulary_words(vocabulary)
-        docs, dropped, missing = map_tokens(token_lists, words, check_oov(oov))
+        docs, dropped, missing = map_tokens(token_lists, words, check_oov(oov), names)
         meta = {"source": "tokens", "ordered": True}
         meta["oov"] = oov_summary(oov, dropped, np.array([d.size for d in docs]), missing)
         return cls.from_documents(docs, words, names, split, meta, dropped)
@@ -354,7 +354,7 @@ class Corpus(Sequence):
         check_oov(oov)
         if not self.has_words:
             if self.meta.get("vocab") == COLUMN_IDS:
-                raise VocabularyError(unnamed_columns(self.n_types, words.shape[0]))
+                raise unnamed_columns(self.n_types, words.shape[0])
             if words.shape[0] != self.n_types:
                 raise VocabularyError(
                     f"the documents are in {self.n_types} columns stated to be the model's, but "
@@ -570,12 +570,13 @@ def _check_corpus_file(data: NpzMembers) -> None:
         raise data.fail(f"corpus format version {version}, expected {FORMAT_VERSION}")
 
 
-def unnamed_columns(n_columns: int, n_words: int) -> str:
-    """Why counts whose columns have no words are refused by a model that has words."""
-    return (f"the count matrix's {n_columns} columns have no words and the model has "
-            f"{n_words}, so they could only be matched by position: give the words of the "
-            "columns (Corpus.from_counts(X, vocabulary=the fitted vectorizer or its word list)), "
-            "or state columns='model' if the columns are the model's own, in its order")
+def unnamed_columns(n_columns: int, n_words: int) -> VocabularyError:
+    """The refusal of counts whose columns have no words by a model that has words."""
+    return naming(
+        VocabularyError, f"the count matrix's {n_columns} columns have no words and the model has "
+        f"{n_words}, so they could only be matched by position: give the words of the columns "
+        "(Corpus.from_counts(X, vocabulary=the fitted vectorizer or its word list)), or state ",
+        Argument("columns", "model"), " if the columns are the model's own, in its order")
 
 
 def oov_summary(policy: str, dropped: np.ndarray, kept: np.ndarray, words: Counter) -> dict:

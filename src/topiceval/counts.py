@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-COUNT_LIMIT = 2**63  # counts become int64
+# The largest count, and document total, that the GaP-FA kernels represent exactly: they add
+# counts to doubles (gamma shapes r_t + x_t, log-factorials lgamma(y + 1)) and sum them in int64.
+MAX_COUNT = 2**53
 
 
 def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
@@ -15,7 +17,8 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
     Accepts a dense array or any scipy.sparse matrix/array holding non-negative integer values
     (any numeric dtype, e.g. the float64 counts of a ``.mat`` file).  Raises ``ValueError`` naming
     the problem: wrong number of dimensions, no documents, ``V`` different from ``n_types``,
-    negative, non-integer or non-finite entries.
+    negative, non-integer or non-finite entries, or counts (or a document's total) above
+    ``MAX_COUNT``.
     """
     if sp.issparse(counts):
         mat = sp.csr_matrix(counts, copy=True)
@@ -48,11 +51,7 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
             d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
             raise ValueError(f"counts must be integers; document {d} has {data[k]} "
                              f"for word {mat.indices[k]}")
-        if data.dtype.kind in "uf" and data.max() >= COUNT_LIMIT:  # would wrap in int64
-            k = int(np.argmax(data))
-            d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
-            raise ValueError(f"counts must be below 2**63; document {d} has {data[k]} "
-                             f"for word {mat.indices[k]}")
+        _check_representable(mat)
     out = sp.csr_matrix(
         (data.astype(np.int64), mat.indices.astype(np.int64), mat.indptr.astype(np.int64)),
         shape=mat.shape,
@@ -61,3 +60,20 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
     out.eliminate_zeros()
     out.sort_indices()
     return out
+
+
+def _check_representable(mat: sp.csr_matrix) -> None:
+    """Refuse counts above ``MAX_COUNT``, naming the document and the word (or the total)."""
+    data = mat.data
+    if np.any(data > MAX_COUNT):
+        k = int(np.flatnonzero(data > MAX_COUNT)[0])
+        d = int(np.searchsorted(mat.indptr, k, side="right") - 1)
+        raise ValueError(f"counts: document {d} has {float(data[k]):.6g} for word "
+                         f"{mat.indices[k]}, more than 2**53, the largest count the estimators "
+                         "and trainers represent exactly")
+    rows = np.repeat(np.arange(mat.shape[0]), np.diff(mat.indptr))
+    totals = np.bincount(rows, weights=data.astype(np.float64), minlength=mat.shape[0])
+    if np.any(totals > MAX_COUNT):
+        d = int(np.flatnonzero(totals > MAX_COUNT)[0])
+        raise ValueError(f"counts: document {d} has {totals[d]:.6g} tokens in all, more than "
+                         "2**53, the largest total the estimators and trainers represent exactly")

@@ -43,16 +43,14 @@ import scipy.sparse as sp
 
 from topiceval.corpus import COLUMNS, Corpus, unnamed_columns
 from topiceval.counts import as_count_matrix
-from topiceval.validation import check_share
+from topiceval.validation import Argument, check_share, document_label, naming
 from topiceval.vocabulary import COLUMN_IDS, MODEL_COLUMNS, VocabularyError, check_oov, model_words
 
 _NUMBERS = (numbers.Number, np.bool_)  # numpy's bool is not a numbers.Number
 OOV_WARNING_SHARE = 0.25  # above this share of dropped tokens, a warning (max_oov=None)
 COUNTS_HINT = "Corpus.from_counts(X, vocabulary=the fitted vectorizer or word list of its columns)"
 IDS_HINT = "Corpus.from_documents(docs, model)"
-WORDS_NOT_COLUMNS = ("columns='model' states that the columns of a count matrix without words "
-                     "are the model's; these documents carry words and are matched by word: "
-                     "leave columns out")
+LISTED = 5  # documents named in a message; the rest are counted
 
 
 class OutOfVocabularyWarning(UserWarning):
@@ -99,11 +97,18 @@ def as_model_corpus(model, docs, *, oov: str = "drop", columns: str | None = Non
     rows = _rows(docs)
     if _kind(rows) == "words":
         if columns is not None:
-            raise ValueError(WORDS_NOT_COLUMNS)
+            raise _words_not_columns()
         return Corpus.from_tokens(rows, _vocabulary(model), oov=oov)
     if model.family == "gapfa":
         return _gapfa_rows(model, rows, oov, columns)
     return _lda_rows(model, rows)
+
+
+def _words_not_columns() -> ValueError:
+    """``columns="model"`` given for documents that carry words."""
+    return naming(ValueError, Argument("columns", "model"), " states that the columns of a count "
+                  "matrix without words are the model's; these documents carry words and are "
+                  "matched by word: leave ", Argument("columns"), " out")
 
 
 def _vocabulary(model) -> np.ndarray:
@@ -120,7 +125,7 @@ def _from_corpus(model, corpus: Corpus, oov: str, columns: str | None) -> Corpus
     """A Corpus matched by word, or (without words) by size where the columns are the model's."""
     if corpus.has_words:
         if columns is not None:
-            raise ValueError(WORDS_NOT_COLUMNS)
+            raise _words_not_columns()
         return corpus.align(_vocabulary(model), oov=oov)
     if corpus.meta.get("vocab") == COLUMN_IDS and (columns is not None or model.vocab is None):
         corpus = dataclasses.replace(corpus, meta={**corpus.meta, "vocab": MODEL_COLUMNS})
@@ -186,7 +191,7 @@ def _from_matrix(model, counts, words: list | None, oov: str, columns: str | Non
     mat = as_count_matrix(counts)
     if words is not None:
         if columns is not None:
-            raise ValueError(WORDS_NOT_COLUMNS)
+            raise _words_not_columns()
         return Corpus.from_counts(mat, words).align(_vocabulary(model), oov=oov)
     if mat.shape[1] != model.n_types:
         raise VocabularyError(
@@ -195,7 +200,7 @@ def _from_matrix(model, counts, words: list | None, oov: str, columns: str | Non
             f"{IDS_HINT}"
         )
     if model.vocab is not None and columns is None:
-        raise VocabularyError(unnamed_columns(mat.shape[1], model.n_types))
+        raise unnamed_columns(mat.shape[1], model.n_types)
     return Corpus.from_counts(mat, columns="model").align(model_words(model))
 
 
@@ -285,6 +290,16 @@ def _document_kind(d: int, doc) -> str | None:
             "count matrix, e.g. gensim.matutils.corpus2csc(...).T)"
         )
     return None
+
+
+# ---------------------------------------------------------------------------- naming documents
+def document_listing(docs: np.ndarray, names: np.ndarray, dropped: np.ndarray) -> str:
+    """The first ``LISTED`` of the documents ``docs`` named, with their dropped words, and a
+    count of the rest: ``'AP-7' (3 word(s) dropped), document 9 (0 word(s) dropped)``
+    (``validation.document_label``)."""
+    shown = ", ".join(f"{document_label(int(d), names[d])} ({dropped[d]} word(s) dropped)"
+                      for d in docs[:LISTED])
+    return shown + (f" and {docs.size - LISTED} more" if docs.size > LISTED else "")
 
 
 # ---------------------------------------------------------------------------- dropped words

@@ -29,7 +29,8 @@ of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
 ``total_stderr = sqrt(sum_d se_d^2)``.
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
-chosen by ``benchmarks/default_method.py`` (tables and reasons in ``benchmarks/README.md``): for
+chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
+should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens
 and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA L2R with 300
 samples and 4 runs.  Several runs matter more than long chains: a single Chib run sometimes
@@ -40,29 +41,38 @@ runs.
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
-import threading
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from topiceval._docs import page
 from topiceval.corpus import Corpus
-from topiceval.documents import OutOfVocabularyWarning, as_model_corpus, check_oov_share
+from topiceval.documents import (
+    OutOfVocabularyWarning,
+    as_model_corpus,
+    check_oov_share,
+    document_listing,
+)
+from topiceval.limits import RATE
 from topiceval.models import GaPModel, LDAModel
 from topiceval.threads import numba_threads
+from topiceval.validation import Argument, naming
 from topiceval.vocabulary import check_oov
 
 if TYPE_CHECKING:
     from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
 
 # method, settings and runs used when ``method`` is None, chosen by benchmarks/default_method.py
-# (benchmarks/README.md, "Default method of topiceval.evaluate"): the cheapest setting whose error
+# (docs/choosing-an-estimator.md#how-the-defaults-were-measured): the cheapest setting whose error
 # against a converged reference is well below 1 nat on documents of up to ~100 tokens.
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
@@ -71,10 +81,17 @@ DEFAULTS = {
 DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
-COMPILE_NOTE_AFTER = 1.0  # seconds of first-call latency before the compile note is printed
-PROGRESS_CHUNKS = 100  # documents are run in at most this many blocks when progress is shown
+PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+# (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
+# work of every (document, run), and about three temporaries of combine_runs
+EVALUATE_ARRAYS = 5
+COMPILE_NOTE = ("topiceval: compiling the estimator's kernels on first use (cached for later "
+                "runs) ...")
+# a block of documents is at most about BLOCK_SECONDS of work per numba thread at the family's
+# measured rate (topiceval.limits.RATE), unless one document alone is more
+BLOCK_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -156,9 +173,20 @@ class Evaluation:
         return self.total / self.n_tokens if self.n_tokens else float("nan")
 
     @property
+    def nats_per_token_stderr(self) -> float:
+        """Standard error of ``nats_per_token``: ``total_stderr / n_tokens`` (nats)."""
+        return self.total_stderr / self.n_tokens if self.n_tokens else float("nan")
+
+    @property
     def perplexity(self) -> float:
         """exp(-total / n_tokens), the per-token perplexity of the scored documents."""
         return float(np.exp(-self.nats_per_token))
+
+    @property
+    def perplexity_stderr(self) -> float:
+        """Standard error of ``perplexity`` by the delta method: ``perplexity *
+        nats_per_token_stderr`` (the derivative of exp(-x) is -exp(-x))."""
+        return self.perplexity * self.nats_per_token_stderr
 
     @property
     def work_units(self) -> str:
@@ -194,7 +222,8 @@ class Evaluation:
             f"  settings: {settings or 'none'}; runs={self.runs}, seed={self.seed}",
             f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
             f"documents, +/- one standard error from the runs)",
-            f"  per token: {self.nats_per_token:.4f} nats; perplexity {self.perplexity:,.1f}",
+            f"  per token: {self.nats_per_token:.4f} +/- {self.nats_per_token_stderr:.4f} nats; "
+            f"perplexity {self.perplexity:,.1f} +/- {self.perplexity_stderr:,.1f}",
             f"  cost: {int(self.work.sum()):,} {self.work_units} (predicted "
             f"{self.predicted_work:,}), {self.seconds:.2f} s in the kernels",
         ]
@@ -222,7 +251,7 @@ def evaluate(model: LDAModel | GaPModel,
              method: str | None = None, *, runs: int | None = None, seed: int = 0,
              oov: str = "drop", max_oov: float | None = None, columns: str | None = None,
              empty: str = "error", threads: int | None = None,
-             progress: bool = False, work_limit: WorkLimit = "default",
+             progress: bool | None = None, work_limit: WorkLimit = "default",
              **settings: Any) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
 
@@ -245,9 +274,10 @@ def evaluate(model: LDAModel | GaPModel,
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
-        ``hm``, ``exact``; docs/methods/lda-estimators.md, docs/methods/gapfa.md).  Default
+        ``hm``, ``exact``; the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, L2R with 300 samples for GaP-FA (chosen by benchmarks/default_method.py).
+        passes for LDA, L2R with 300 samples for GaP-FA (chosen by measurement: the
+        documentation page "Which estimator and budget should I use?").
     runs : int, optional
         Independent runs per document, averaged in probability (default
         ``DEFAULT_RUNS[family]``: 8 for LDA, 4 for GaP-FA; at least 2 for a standard error).
@@ -273,13 +303,17 @@ def evaluate(model: LDAModel | GaPModel,
         probability of an all-zero count vector).
     threads : int, optional
         numba threads (default: all); results do not depend on it.
-    progress : bool, default False
-        Show a progress bar (and a note while kernels compile on first use) on standard error.
+    progress : bool, optional
+        Show a progress bar over the call's predicted work (and a note while numba compiles
+        the kernels on first use) on standard error.  Default None: shown when standard error
+        is a terminal or this runs in a notebook.
     work_limit : float, None or "default"
-        The most work one (document, run) may take, in Gibbs site updates (LDA, default 1e10)
-        or topic-word site updates (GaP-FA, default 1e11): a few minutes of one core
-        (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked for every document before anything
-        runs, with the cheaper setting that would fit in the message.  ``None`` lifts it.
+        The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
+        default 2.4e9) or topic-word site updates (GaP-FA, default 6e9): about a minute of one
+        core at the measured rates (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked before
+        anything runs, with the predicted time and the fewer runs, smaller setting or fewer
+        documents that would fit in the message.  A larger number raises it; ``None`` lifts
+        it.  Calls whose arrays would not fit in half the memory are refused too.
     **settings
         Estimator settings, e.g. ``particles=50`` for ``lr`` or ``samples=2000`` for ``chib``
         (``topiceval.estimators.lda.estimate`` and ``topiceval.estimators.gapfa.estimate``
@@ -303,9 +337,13 @@ def evaluate(model: LDAModel | GaPModel,
     topiceval.vocabulary.VocabularyError
         When more than ``max_oov`` of the tokens were dropped.
     topiceval.limits.WorkLimitError
-        If a document would exceed ``work_limit``.
+        If the call would exceed ``work_limit`` or the memory.
+    KeyboardInterrupt
+        On Ctrl-C, within a fraction of a second even inside one long (document, run): the
+        kernels stop themselves (``topiceval.interrupt``) and nothing is returned.
     """
     family = _family(model)
+    progress = show_progress(progress)
     oov = check_oov(oov)
     if empty not in EMPTY_POLICIES:
         raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
@@ -314,7 +352,7 @@ def evaluate(model: LDAModel | GaPModel,
         settings = {**defaults, **settings}
     runs = DEFAULT_RUNS[family] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
-        raise ValueError(f"runs must be a positive integer, got {runs!r}")
+        raise naming(ValueError, Argument("runs"), f" must be a positive integer, got {runs!r}")
     notes = []
     overlap = training_overlap(model, docs)
     if overlap:
@@ -325,7 +363,7 @@ def evaluate(model: LDAModel | GaPModel,
     resolved = declaration.resolve(settings)
     lengths = corpus.lengths
     dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
-    todo, note = _scorable(family, lengths, dropped, empty)
+    todo, note = _scorable(family, lengths, corpus.names, dropped, empty)
     notes += [note] if note else []
     warning = check_oov_share(corpus, max_oov)
     if warning:
@@ -337,8 +375,9 @@ def evaluate(model: LDAModel | GaPModel,
         notes.append(
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
-            "error is optimistic (benchmarks/README.md)")
-    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit) * runs
+            f"error is optimistic ({page('choosing-an-estimator.md#long-documents')})")
+    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
+                                threads) * runs
 
     def call(block, warmup=False):
         return backend.run(method, corpus, block, model, resolved, 1 if warmup else runs, seed,
@@ -346,8 +385,7 @@ def evaluate(model: LDAModel | GaPModel,
 
     with numba_threads(threads):
         logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
-                                                 runs=runs, progress=progress,
-                                                 units=WORK_UNITS[family])
+                                                 runs=runs, progress=progress, family=family)
     return Evaluation(
         family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
         names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
@@ -367,26 +405,27 @@ def _family(model) -> str:
     )
 
 
-def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str):
+def _scorable(family: str, lengths: np.ndarray, names: np.ndarray, dropped: np.ndarray,
+              empty: str):
     """The documents to estimate, and a note on the empty ones.
 
     An LDA document with no token cannot be scored (it would read as probability 1): refused,
     or skipped with ``empty="skip"``.  A GaP-FA document with no counts is a valid observation
-    (the probability of an all-zero row) and is scored, with a note.
+    (the probability of an all-zero row) and is scored, with a note.  Documents are named by
+    their names where they have any (``document_label``).
     """
     empties = np.flatnonzero(lengths == 0)
     if not empties.size:
         return np.arange(lengths.shape[0]), None
-    listing = _listing(empties, dropped)
+    listing = document_listing(empties, names, dropped)
     if family == "gapfa":
         return np.arange(lengths.shape[0]), (
             f"{empties.size} document(s) have no counts in the model's vocabulary; their "
             f"estimate is the probability of an all-zero document: {listing}")
     if empty == "error":
-        raise ValueError(
-            f"{empties.size} document(s) have no token in the model's vocabulary and cannot be "
-            f"scored: {listing}; remove them or pass empty='skip'"
-        )
+        raise naming(
+            ValueError, f"{empties.size} document(s) have no token in the model's vocabulary and "
+            f"cannot be scored: {listing}; remove them or pass ", Argument("empty", "skip"))
     if empties.size == lengths.shape[0]:
         raise ValueError(
             f"none of the {empties.size} document(s) has a token in the model's vocabulary, so "
@@ -397,20 +436,20 @@ def _scorable(family: str, lengths: np.ndarray, dropped: np.ndarray, empty: str)
         f"{empties.size} empty document(s) skipped (no estimate, not in the totals): {listing}")
 
 
-def _listing(docs: np.ndarray, dropped: np.ndarray, limit: int = 5) -> str:
-    shown = ", ".join(f"{d} ({dropped[d]} word(s) dropped)" for d in docs[:limit])
-    return shown + (f" and {docs.size - limit} more" if docs.size > limit else "")
-
-
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
-                  progress: bool, units: str):
+                  progress: bool, family: str):
     """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
 
-    With ``progress``, the documents go in about ``PROGRESS_CHUNKS`` blocks of equal predicted
-    work (``predicted``: per document, all runs) under a progress bar, after a one-token warm-up
-    call (``call(block, warmup=True)``) that prints a note if the kernels are being compiled.
-    Results do not depend on the blocking (streams are keyed by document position).  Returns
-    logp and work (n_docs, R), NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    The documents go in consecutive blocks of equal predicted work (``predicted``: per
+    document, all runs), each about ``BLOCK_SECONDS`` of work per numba thread at
+    ``topiceval.limits.RATE[family]`` (``block_count``), and in at least ``PROGRESS_CHUNKS``
+    blocks
+    under a progress bar with ``progress``, after a one-token warm-up call (``call(block,
+    warmup=True)``) that prints a note if the kernels are being compiled.  Bounded blocks keep
+    Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
+    themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
+    the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
+    NaN / 0 for documents not in ``todo``, and the kernel seconds.
     """
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
@@ -419,14 +458,22 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
         return logp, work, seconds
     with _compile_note(progress):
         call(todo[:1], warmup=True)
-    blocks = _blocks(todo, predicted, PROGRESS_CHUNKS if progress else 1)
-    with _progress_bar(progress, int(predicted.sum()), units) as bar:
+    n_blocks = block_count(float(predicted.sum()), family)
+    blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
+    with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
         for block in blocks:
             out, sites, secs = call(block)
             logp[block], work[block] = out, sites
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
     return logp, work, seconds
+
+
+def block_count(total: float, family: str) -> int:
+    """Blocks for ``total`` predicted work of ``family``: one per ``BLOCK_SECONDS`` of work of
+    every numba thread at the family's measured rate ``topiceval.limits.RATE``."""
+    per_block = BLOCK_SECONDS * RATE[family] * numba.get_num_threads()
+    return max(1, math.ceil(total / per_block))
 
 
 def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.ndarray]:
@@ -439,18 +486,52 @@ def _blocks(todo: np.ndarray, predicted: np.ndarray, n_blocks: int) -> list[np.n
     return [b for b in np.split(todo, np.unique(edges)) if b.size]
 
 
+def show_progress(progress: bool | None) -> bool:
+    """Whether to show progress: ``progress`` itself, or for None whether standard error is a
+    terminal or this runs in a Jupyter notebook (where tqdm draws a widget)."""
+    if progress is None:
+        return _stderr_is_terminal() or _in_notebook()
+    if not isinstance(progress, (bool, np.bool_)):
+        raise ValueError(f"progress must be True, False or None (automatic), got {progress!r}")
+    return bool(progress)
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return bool(sys.stderr.isatty())
+    except (AttributeError, ValueError):  # replaced or closed standard error
+        return False
+
+
+def _in_notebook() -> bool:
+    """True inside a Jupyter kernel (an IPython shell with a kernel), not a terminal IPython."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return getattr(shell, "kernel", None) is not None
+
+
 @contextlib.contextmanager
 def _compile_note(enabled: bool) -> Iterator[None]:
-    """Print a note if the first (warm-up) call is slow, i.e. numba is compiling kernels."""
-    timer = threading.Timer(COMPILE_NOTE_AFTER, lambda: print(
-        "topiceval: compiling the estimator's kernels on first use (cached for later runs) ...",
-        file=sys.stderr, flush=True))
-    if enabled:
-        timer.start()
-    try:
+    """Print ``COMPILE_NOTE`` once when numba starts compiling a kernel (its ``numba:compile``
+    event, which fires only on a cache miss), not when the kernels load from the cache."""
+    if not enabled:
         yield
-    finally:
-        timer.cancel()
+        return
+    from numba.core import event
+
+    class Note(event.Listener):
+        printed = False
+
+        def on_start(self, ev) -> None:
+            if not self.printed:
+                self.printed = True
+                print(COMPILE_NOTE, file=sys.stderr, flush=True)
+
+        def on_end(self, ev) -> None:
+            pass
+
+    with event.install_listener("numba:compile", Note()):
+        yield
 
 
 @contextlib.contextmanager
@@ -501,11 +582,12 @@ class _LDA:
         return lookup(registry.ESTIMATE, name, "estimate")
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model, runs, work_limit):
+    def predict(method, corpus, todo, settings, model, runs, work_limit, threads):
         from topiceval.estimators import lda
 
         return lda.check_limits(method, corpus.subset(todo), model.phi, runs=runs,
-                                work_limit=work_limit, **settings)
+                                work_limit=work_limit, threads=threads,
+                                extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
     def run(method, corpus, block, model, settings, runs, seed, warmup=False,
@@ -529,11 +611,12 @@ class _GAPFA:
         return registry.get(name)
 
     @staticmethod
-    def predict(method, corpus, todo, settings, model, runs, work_limit):
+    def predict(method, corpus, todo, settings, model, runs, work_limit, threads):
         from topiceval.estimators import gapfa
 
         return gapfa.check_limits(method, corpus.subset(todo).counts(), model.n_topics,
-                                  work_limit=work_limit, **settings)
+                                  runs=runs, work_limit=work_limit, threads=threads,
+                                  extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
     def run(method, corpus, block, model, settings, runs, seed, warmup=False,

@@ -1,40 +1,131 @@
-"""Work and memory limits: every estimator call knows its cost before it starts.
+"""Work and memory limits: every estimator call knows its whole cost before it starts.
 
 Each method's declaration (``topiceval.estimators.method.Method``) predicts the work of one
 (document, run) task from the document's size and the settings (LDA: Gibbs site updates, the
-units of Wallach et al. 2009 Table 1; GaP-FA: topic-word site updates).  Before any kernel runs,
-``check_work`` refuses a call in which some task would exceed the limit, naming the document, the
-predicted work, the limit and the largest value of the method's budget setting that would fit
-(``fitting_budget``); ``check_memory`` refuses a call whose working arrays would not fit in
-memory (numba would otherwise fail deep inside the kernel with an unreadable error).
+units of Wallach et al. 2009 Table 1; GaP-FA: topic-word site updates).  Before anything is
+allocated or run, ``check_work`` prices the *whole call*, the sum over its documents and runs,
+and refuses it if that total (or any one task) is over the limit, giving the predicted total,
+the time it would take at the measured rate, and what would fit: fewer runs, a smaller budget
+setting (each affine in its setting, ``largest_within``), fewer documents, or a larger limit.
+``check_memory`` prices every array the call allocates (results, temperature schedules,
+per-thread working arrays) and refuses a call that would not fit in ``MEMORY_FRACTION`` of
+physical memory, naming the setting that would fit (numba would otherwise fail deep inside a
+kernel, or the operating system kill the process).
 
-Defaults: ``DEFAULT_WORK_LIMIT`` per (document, run) task, a few minutes of one core at the
-measured speeds (LDA about 4e7 site updates per second, GaP-FA about 1e8 topic-word updates per
-second, ``benchmarks/README.md``).  ``work_limit=None`` lifts the limit (the workflow does for
-the papers' own budgets, whose cost it predicts itself).
+Default limit: ``DEFAULT_SECONDS`` (one minute) of one core at the family's measured rate
+``RATE`` (``benchmarks/README.md``: the LDA estimators run about 4e7 site updates per second per
+core, LR with rejuvenation 4.2e7 and Chib-style 4.4e7 on the 002-T1 workload; GaP-FA about 1e8
+topic-word site updates per second, between the 1.2-1.8 ns per unit of long documents and the
+8-15 ns of three-word tweets), so ``DEFAULT_WORK_LIMIT`` is 2.4e9 LDA site updates and 6e9
+GaP-FA topic-word site updates per call.  ``work_limit=None`` lifts the limit (the experiments
+and the workflow do: they price their own jobs); a number sets it.  The messages speak the API
+(``str(error)``) or, through ``WorkLimitError.for_command_line``, the command line.
 """
 
 from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from topiceval.estimators.method import Method
+from topiceval.validation import option
 
-DEFAULT_WORK_LIMIT = {"lda": 10**10, "gapfa": 10**11}
-MEMORY_FRACTION = 0.5  # of the machine's physical memory, for one call's working arrays
+# work units per second on one core, measured (benchmarks/README.md; see the module docstring)
+RATE = {"lda": 4e7, "gapfa": 1e8}
+UNITS = {"lda": "site updates", "gapfa": "topic-word site updates"}
+DEFAULT_SECONDS = 60  # the default limit of one call: a minute of one core at RATE
+DEFAULT_WORK_LIMIT = {family: DEFAULT_SECONDS * rate for family, rate in RATE.items()}
+MEMORY_FRACTION = 0.5  # of the machine's physical memory, for all the arrays of one call
+GIB = 2.0**30
+
+
+@dataclass(frozen=True)
+class Fit:
+    """One way to make a refused call fit: the argument ``name`` at most ``largest`` (it is
+    ``current`` now).  ``argument``: whether the call takes it as an argument; the only one
+    that may not is ``threads``, then numba's thread count around the call."""
+
+    name: str
+    largest: int
+    current: int
+    argument: bool = True
+
+    def text(self, command_line: bool) -> str:
+        """``samples <= 10 (now 100)``, or ``--samples 10 or less (now 100)``."""
+        if command_line:
+            return f"{option(self.name)} {self.largest} or less (now {self.current})"
+        if not self.argument:
+            return (f"numba {self.name} <= {self.largest:,} (now {self.current:,}; set around "
+                    f"the call, e.g. with topiceval.threads.numba_threads({self.largest}))")
+        return f"{self.name} <= {self.largest:,} (now {self.current:,})"
+
+
+@dataclass(frozen=True)
+class EvenOne:
+    """No smaller setting fits: even 1 of each of ``names`` is over the limit; what to lower
+    instead (settings ``cheaper``), or why one task is too large (``alone``)."""
+
+    names: tuple[str, ...]
+    cheaper: tuple[str, ...] = ()
+    alone: str = ""
+
+    def text(self, command_line: bool) -> str:
+        """``even samples = 1 is over it: lower gibbs``, or ``even --samples 1 is over it:
+        lower --gibbs``."""
+        spell = option if command_line else str
+        listed = " and ".join(f"{spell(name)}{' ' if command_line else ' = '}1"
+                              for name in self.names)
+        text = f"even {listed} {'is' if len(self.names) == 1 else 'are'} over it"
+        if self.cheaper:
+            text += ": lower " + " or ".join(spell(name) for name in self.cheaper)
+        return text + (f": {self.alone}" if self.alone else "")
 
 
 class WorkLimitError(ValueError):
-    """A call would exceed its work or memory limit; nothing was run."""
+    """A call would exceed its work or memory limit; nothing was run.
+
+    ``str(error)`` names the API's arguments (``samples <= 10``, ``work_limit=None``);
+    ``for_command_line()`` (and ``command_line``, as ``validation.naming`` errors have it) gives
+    the same message with the command's options.
+    """
+
+    def __init__(self, problem: str, remedies: Sequence[Fit | EvenOne | str] = (), *,
+                 liftable: bool = True) -> None:
+        self.problem, self.remedies, self.liftable = problem, tuple(remedies), liftable
+        super().__init__(self._render(False))
+
+    def for_command_line(self) -> str:
+        """The message with the command line's options instead of the API's arguments."""
+        return self._render(True)
+
+    @property
+    def command_line(self) -> str:
+        return self._render(True)
+
+    def _render(self, command_line: bool) -> str:
+        first = next((r for r in self.remedies if isinstance(r, Fit)), None)
+        texts = [r if isinstance(r, str) else
+                 ("use " if r is first else "") + r.text(command_line) for r in self.remedies]
+        if self.liftable:
+            texts.append("pass a larger --work-limit (--work-limit none lifts it)" if command_line
+                         else "pass a larger work_limit (work_limit=None lifts it)")
+        return f"{self.problem}: {', or '.join(texts)}" if texts else self.problem
 
 
-def resolve_limit(limit, default: int) -> float | None:
+@dataclass(frozen=True)
+class WorkSetting:
+    """A setting the call's work grows with: its ``name``, its ``current`` value, and
+    ``work_at(k)``, the (D,) work per (document, run) with the setting at k (affine in k)."""
+
+    name: str
+    current: int
+    work_at: Callable[[int], np.ndarray]
+
+
+def resolve_limit(limit, default: float) -> float | None:
     """``"default"`` -> the family default; ``None`` -> no limit; else a positive number."""
     if isinstance(limit, str) and limit == "default":
         return float(default)
@@ -45,27 +136,105 @@ def resolve_limit(limit, default: int) -> float | None:
     return float(limit)
 
 
-def check_work(work: np.ndarray, limit: float | None, *, method: str, units: str,
-               lengths: np.ndarray, fitting: Callable[[int], str],
-               size_unit: str = "tokens") -> None:
-    """Refuse at once if any task's predicted ``work`` (per document, one run) exceeds ``limit``.
+def duration(seconds: float) -> str:
+    """``seconds`` as a short human duration ("40 s", "15 min", "3.2 h", "12 days")."""
+    for size, unit in ((86400, "days"), (3600, "h"), (60, "min")):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.2g} {unit}" if seconds < 10 * size else \
+                f"{seconds / size:,.0f} {unit}"
+    return f"{seconds:.2g} s" if seconds < 10 else f"{seconds:.0f} s"
 
-    ``lengths``: each document's size (in ``size_unit``) for the message; ``fitting(d)``: a
-    phrase naming the cheaper settings that would fit for document d.
+
+def largest_within(cost_at: Callable[[int], float], limit: float) -> int:
+    """The largest k >= 1 with ``cost_at(k) <= limit`` for a cost affine in k (0 if even k = 1
+    is over; -1 if the cost does not grow with k)."""
+    one, two = float(cost_at(1)), float(cost_at(2))
+    if one > limit:
+        return 0
+    step = two - one
+    if not step > 0:
+        return -1
+    k = int(min((limit - one) // step + 1, 2.0**62))
+    while k > 1 and float(cost_at(k)) > limit:  # rounding of the affine solution
+        k -= 1
+    return k
+
+
+def check_work(work: np.ndarray, limit: float | None, *, family: str, method: str,
+               lengths: np.ndarray, runs: int = 1, budgets: Sequence[WorkSetting] = (),
+               cheaper: Sequence[str] = (), size_unit: str = "tokens",
+               task: str = "per run") -> None:
+    """Refuse the call, before it runs, if one task or the whole call is over ``limit``.
+
+    Parameters
+    ----------
+    work : (D,) array
+        Predicted work of one (document, run) task, in the units of ``family``.
+    limit : float or None
+        The most work of the whole call (``resolve_limit``); None: no limit.
+    family, method : str
+        ``"lda"`` or ``"gapfa"`` (units and measured rate), and the method's name.
+    lengths : (D,) array
+        Each document's size in ``size_unit``, for the message.
+    runs : int
+        R, the runs of every document: the call's work is R sum(work).
+    budgets : sequence of WorkSetting
+        The settings whose smaller values would fit, named in the message.
+    cheaper : sequence of str
+        The settings to lower when even 1 of every budget is over the limit.
+    task : str
+        How one task's work is named (``"per run"``).
     """
     if limit is None or work.size == 0:
         return
+    units, rate = UNITS[family], RATE[family]
+    at = f"at the measured {rate:.2g} per second"
     d = int(np.argmax(work))
-    if work[d] <= limit:
+    if work[d] > limit:
+        over = int(np.count_nonzero(work > limit))
+        others = "" if over == 1 else f"; {over:,} documents are over it"
+        fits = _fits(budgets, lambda b, k: b.work_at(k)[d], limit)
+        if not fits and budgets:
+            fits.append(EvenOne(tuple(b.name for b in budgets), tuple(cheaper)))
+        raise WorkLimitError(
+            f"{method}: document {d} ({_quantity(int(lengths[d]), size_unit)}) needs "
+            f"{float(work[d]):.3g} {units} {task} (about {duration(work[d] / rate)} of one core "
+            f"{at}), above the limit of {limit:.3g} for the whole call{others}",
+            [*fits, *(["split the document"] if lengths[d] > 1 else [])])
+    total = runs * float(np.sum(work, dtype=np.float64))
+    if total <= limit:
         return
-    over = int(np.count_nonzero(work > limit))
-    others = "" if over == 1 else f"; {over} documents are over it"
+    fits: list[Fit | EvenOne | str] = []
+    if runs > 1:
+        fitting_runs = int(limit // float(np.sum(work, dtype=np.float64)))
+        if fitting_runs >= 1:
+            fits.append(Fit("runs", fitting_runs, runs))
+    fits += _fits(budgets, lambda b, k: runs * float(np.sum(b.work_at(k), dtype=np.float64)),
+                  limit)
+    n_docs = int(np.searchsorted(np.cumsum(runs * work.astype(np.float64)), limit,
+                                 side="right"))
+    if n_docs >= 1:
+        fits.append(f"evaluate at most {n_docs:,} of the {work.size:,} documents per call")
     raise WorkLimitError(
-        f"{method}: document {d} ({int(lengths[d]):,} {size_unit}) needs "
-        f"{float(work[d]):.3g} {units} per run, above the limit of {limit:.3g} per document and "
-        f"run (a few minutes of one core){others}: {fitting(d)}, or split the document, or "
-        "pass a larger work_limit (work_limit=None lifts it)"
-    )
+        f"{method}: the call needs {total:.3g} {units} ({_quantity(work.size, 'documents')}"
+        f"{f' x {runs:,} runs' if runs > 1 else ''}), about {duration(total / rate)} of one "
+        f"core {at}, above the limit of {limit:.3g} (about {duration(limit / rate)})", fits)
+
+
+def _quantity(n: int, unit: str) -> str:
+    """"1 document", "2 documents": ``n`` with ``unit`` (a plural in s) in the right number."""
+    return f"{n:,} {unit[:-1] if n == 1 and unit.endswith('s') else unit}"
+
+
+def _fits(budgets: Sequence[WorkSetting], cost: Callable[[WorkSetting, int], float],
+          limit: float) -> list[Fit | EvenOne | str]:
+    """A ``Fit`` for every budget whose smaller value would bring ``cost`` within ``limit``."""
+    out: list[Fit | EvenOne | str] = []
+    for b in budgets:
+        k = largest_within(lambda k, b=b: cost(b, k), limit)
+        if 1 <= k < b.current:
+            out.append(Fit(b.name, k, b.current))
+    return out
 
 
 def physical_memory() -> int:
@@ -76,39 +245,53 @@ def physical_memory() -> int:
         return 0
 
 
-def check_memory(bytes_per_task: np.ndarray, threads: int, *, method: str,
-                 setting: str) -> None:
-    """Refuse a call whose concurrent tasks' working arrays would exceed ``MEMORY_FRACTION`` of
-    physical memory (``threads`` tasks run at once)."""
-    total = physical_memory()
-    if not total or bytes_per_task.size == 0:
-        return
-    worst = float(np.max(bytes_per_task))
-    peak = worst * min(threads, bytes_per_task.size)
-    if peak > MEMORY_FRACTION * total:
-        raise WorkLimitError(
-            f"{method}: the working arrays would need {peak / 2**30:,.1f} GiB "
-            f"({worst / 2**30:,.2f} GiB per task x {min(threads, bytes_per_task.size)} threads), "
-            f"more than {MEMORY_FRACTION:.0%} of this machine's {total / 2**30:,.1f} GiB; "
-            f"lower {setting} or the number of threads"
-        )
+def check_memory(parts_at: Callable[[Mapping[str, int]], Mapping[str, float]],
+                 current: Mapping[str, int], *, method: str, alone: str = "",
+                 threads_argument: bool = True) -> None:
+    """Refuse a call whose arrays would exceed ``MEMORY_FRACTION`` of physical memory.
 
-
-def fitting_budget(method: Method, cost_at: Callable[[int], float], current: dict,
-                   limit: float) -> str:
-    """A phrase naming the largest value of ``method.budget`` whose cost stays within ``limit``.
-
-    ``cost_at(k)``: the cost of the task with the budget setting at ``k``.  Every cost is affine
-    in its budget setting, so two evaluations give the line.
+    ``parts_at(values)``: bytes of each kind of array the call allocates (name -> bytes) with
+    the settings ``values`` (``current`` overridden); ``current``: the settings that a smaller
+    value of would fit (``runs``, the budget, ``threads``), each affine in its setting;
+    ``alone``: what makes one task too large, said when no smaller setting fits;
+    ``threads_argument``: whether the call takes ``threads`` as an argument (if not, fewer
+    threads are suggested as numba's, set around the call).
     """
-    name = method.budget
-    if name is None or not isinstance(current.get(name), (int, np.integer)):
-        return f"lower the settings of {method.name}"
-    one, two = cost_at(1), cost_at(2)
-    step = two - one
-    largest = int((limit - (one - step)) // step) if step > 0 else 0
-    if largest >= 1:
-        return f"use {name} <= {largest:,} (now {current[name]:,})"
-    if method.cheaper:
-        return f"even {name} = 1 is over it: {method.cheaper}"
-    return f"even {name} = 1 is over it"
+    total_memory = physical_memory()
+    if not total_memory:
+        return
+    cap = MEMORY_FRACTION * total_memory
+    parts = parts_at(current)
+    need = float(sum(parts.values()))
+    if need <= cap:
+        return
+    fits: list[Fit | EvenOne | str] = []
+    for name, value in current.items():
+        k = largest_within(lambda k, name=name: sum(parts_at({**current, name: k}).values()),
+                           cap)
+        if 1 <= k < value:
+            fits.append(Fit(name, k, value, argument=threads_argument or name != "threads"))
+    if not fits:
+        fits.append(EvenOne(tuple(name for name in current
+                                  if threads_argument or name != "threads"), alone=alone))
+    shown = ", ".join(f"{name} {size / GIB:,.3g} GiB" for name, size in parts.items()
+                      if size >= 0.01 * need)
+    raise WorkLimitError(
+        f"{method}: the call's arrays would need {need / GIB:,.1f} GiB ({shown}), more than "
+        f"{MEMORY_FRACTION:.0%} of this machine's {total_memory / GIB:,.1f} GiB", fits,
+        liftable=False)
+
+
+def working_threads(threads: int, tasks: int) -> int:
+    """How many tasks run at once: ``threads``, or fewer if there are fewer tasks."""
+    return max(1, min(int(threads), int(tasks)))
+
+
+def threads_of(threads) -> int:
+    """The threads a call will run on: ``threads`` if it is a positive integer, else numba's
+    current number (None or 0 mean all; ``topiceval.threads.numba_threads`` refuses the rest)."""
+    if isinstance(threads, (int, np.integer)) and not isinstance(threads, bool) and threads > 0:
+        return int(threads)
+    import numba
+
+    return numba.get_num_threads()

@@ -10,7 +10,8 @@ downloaded raw file (under ``<resources_dir>/raw``) is checked against the sha25
 with one line naming it.  When the call succeeds, it writes the
 reStructuredText twin of each Markdown caption the rule declares (outputs ``<name>`` and
 ``<name>_rst``: :func:`topiceval.captions.write_rst_captions`), the captions of the Snakemake
-report.
+report, and the page of each CSV table the rule declares for the report (outputs ``<name>`` and
+``<name>_page``: :func:`topiceval.report.write_table_pages`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 from topiceval.captions import write_rst_captions
 from topiceval.data.download import verify_stored
 from topiceval.data.sources import parse_sources
+from topiceval.report import write_table_pages
 from topiceval.threads import numba_threads
 
 LOG = logging.getLogger("topiceval")
@@ -52,6 +54,7 @@ def rule_context(snakemake) -> Iterator[object]:
                     check_raw_inputs(snakemake)
                     yield snakemake
                     write_rst_captions(getattr(snakemake, "output", {}))
+                    write_table_pages(getattr(snakemake, "output", {}))
                 except BaseException as exc:
                     traceback.print_exc(file=handle)
                     print(f"topiceval: {type(exc).__name__}: {exc}", file=sys.__stderr__)

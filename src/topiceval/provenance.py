@@ -46,6 +46,8 @@ PUBLISHED = "docs/results"  # where the repository keeps its publications
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
 COPIED = ("figures/*.png", "figures/*.svg", "figures/*.pdf", "figures/*.caption.md",
           "tables/*.csv", "tables/*.caption.md", "timings/*.csv")
+# a study's outputs (results_dir/studies/NAME/): its tables, figure and caption
+STUDY_COPIED = ("*.csv", "*.png", "*.svg", "*.pdf", "*.caption.md")
 
 
 def benchmark_regex(pattern: str) -> re.Pattern:
@@ -133,7 +135,7 @@ def code_version(root: Path) -> dict:
 
 
 def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
-            patterns: Mapping[str, str]) -> dict:
+            patterns: Mapping[str, str], study: str | None = None) -> dict:
     """Copy a run's figures, captions and summary tables to ``out_dir`` and write its
     ``provenance.json``, ``rule_costs.csv`` and a ``README.md`` index.
 
@@ -151,6 +153,9 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
         The repository checkout whose commit is recorded.
     patterns : mapping
         Rule name -> its ``benchmark:`` pattern (for the per-rule costs).
+    study : str, optional
+        A study's name: its outputs (``results_dir/studies/<study>/``, ``STUDY_COPIED``) are
+        copied instead of the papers' figures and tables.
 
     Returns
     -------
@@ -160,9 +165,10 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
     results, out = Path(results_dir), Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     copied = []
-    for pattern in COPIED:
-        for path in sorted(results.glob(pattern)):
-            target = out / path.relative_to(results)
+    source = results / "studies" / study if study else results
+    for pattern in STUDY_COPIED if study else COPIED:
+        for path in sorted(source.glob(pattern)):
+            target = out / path.relative_to(source)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
             copied.append(target.relative_to(out).as_posix())

@@ -70,6 +70,13 @@ def generator(seed: int, *keys: object) -> np.random.Generator:
     return np.random.default_rng(_sequence(seed, keys))
 
 
+def legacy_state(seed: int, *keys: object) -> np.random.RandomState:
+    """:func:`generator`'s stream as the legacy ``numpy.random.RandomState`` (a Mersenne
+    Twister seeded from ``SeedSequence([seed, *keys])``), for a library that takes nothing
+    else (gensim's ``random_state``)."""
+    return np.random.RandomState(np.random.MT19937(_sequence(seed, keys)))
+
+
 def derive_seed(seed: int, *keys: object) -> int:
     """A 63-bit integer seed for the stream named ``(seed, *keys)``.
 

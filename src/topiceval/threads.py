@@ -7,15 +7,16 @@ from collections.abc import Iterator
 
 import numba
 
+from topiceval.validation import check_integer
+
 
 def resolve_threads(threads: int | None) -> int:
     """``None`` or 0 means every thread numba was started with; otherwise 1..that number."""
     limit = numba.config.NUMBA_NUM_THREADS
-    if threads is None or threads == 0:
+    if threads is None:
         return limit
-    if not isinstance(threads, int) or threads < 0:
-        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
-    return min(threads, limit)
+    threads = check_integer("threads", threads, 0)
+    return min(threads, limit) if threads else limit
 
 
 @contextlib.contextmanager

@@ -1,26 +1,127 @@
 """Argument checks shared by the estimators, the trainers and the corpus: every bad input becomes
 a ``ValueError`` naming the argument, what it must be and what it was, before any kernel runs.
 
-* integers: ``check_integer`` (counts, runs, sweeps; the kernels' int64 range), ``check_seed``,
-  ``check_threads``, ``check_doc_keys`` (the documents' stream keys);
+* integers (Python or NumPy, never a bool): ``is_integer``, ``check_integer`` (counts, runs,
+  sweeps; the kernels' int64 range), ``check_seed``, ``check_threads``, ``check_doc_keys`` (the
+  documents' stream keys);
 * numbers: ``check_positive``, ``check_share`` (a fraction in [0, 1]), ``check_alpha_m`` (the LDA
   prior pseudo-counts alpha m);
 * documents as token ids: ``reject_count_matrix`` (a (D, V) count matrix passed as documents),
   ``token_documents`` (the one normaliser to int64 token arrays), ``pack_documents`` (their CSR
-  form) and ``check_token_ids`` (ids inside the vocabulary).
+  form) and ``check_token_ids`` (ids inside the vocabulary);
+* errors that name an argument the user can change, in the API's words or the command line's:
+  ``Argument`` (``empty='skip'`` or ``--skip-empty``), ``naming`` (an error whose message holds
+  them; ``topiceval.cli`` prints its ``command_line`` form; the checks below make theirs so),
+  ``named`` and ``arguments`` (names as message parts), ``extended`` (a message made longer in
+  both forms), ``option`` (``--inner-samples``) and ``document_label`` (a document by its name
+  where it has one).
 """
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numba
 import numpy as np
 import scipy.sparse as sp
 
 INT_LIMIT = 2**63  # integers go to int64 kernel arguments and stream keys
+# API arguments (name, value) whose command-line option is not ``option(name) value``
+OPTIONS = {("empty", "skip"): "--skip-empty", ("n_topics", None): "--topics"}
+E = TypeVar("E", bound=BaseException)
+
+
+def option(name: str) -> str:
+    """The command-line option of the API argument or estimator setting ``name``:
+    ``inner_samples`` -> ``--inner-samples``."""
+    return "--" + name.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An API argument that an error message names, set to ``value`` when the message says
+    which value to pass.
+
+    ``str()`` spells it as the API does (``empty='skip'``, ``alpha``); ``for_command_line()``
+    as the commands' option does (``--skip-empty``, ``--alpha``, ``--columns model``).
+    """
+
+    name: str
+    value: str | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.value is None else f"{self.name}={self.value!r}"
+
+    def for_command_line(self) -> str:
+        spelled = OPTIONS.get((self.name, self.value))
+        if spelled is not None:
+            return spelled
+        return option(self.name) + ("" if self.value is None else f" {self.value}")
+
+
+def named(name: str) -> tuple[str | Argument, ...]:
+    """``name``, as the check functions are given it, as message parts: an argument
+    (``runs``) or an estimator setting (``setting samples``) is an ``Argument``; any other
+    description (``optimize burnin``, ``--max-oov-share``) stays text."""
+    head, _, last = name.rpartition(" ")
+    if last.isidentifier() and head in ("", "setting"):
+        return (f"{head} " if head else "", Argument(last))
+    return (name,)
+
+
+def arguments(names) -> tuple[str | Argument, ...]:
+    """Message parts listing the arguments ``names``: ``a, b, c``."""
+    parts: list[str | Argument] = []
+    for name in names:
+        parts += [", ", Argument(name)] if parts else [Argument(name)]
+    return tuple(parts)
+
+
+def extended(error: E, text: str) -> E:
+    """A new error of ``error``'s type with ``text`` added to its message, in both forms (its
+    ``command_line`` too, when it has one)."""
+    longer = type(error)(f"{error}{text}")
+    command_line = getattr(error, "command_line", None)
+    if command_line is not None:
+        longer.command_line = command_line + text
+    return longer
+
+
+def document_label(d: int, name: object = None) -> str:
+    """How a message names document ``d``: by its ``name`` (quoted) where it has one, by its
+    position where it has none or its name is only that (``"document 3"``)."""
+    return f"document {d}" if name is None or str(name) == str(d) else repr(str(name))
+
+
+def naming(error: type[E], *parts: str | Argument) -> E:
+    """``error`` (an exception class) with the message ``parts`` joined, the ``Argument`` parts
+    spelled as the API does; its ``command_line`` attribute holds the same message with the
+    command's options, which ``topiceval.cli`` prints.
+
+    Parameters
+    ----------
+    error : type
+        The exception class, e.g. ``ValueError`` or ``VocabularyError``.
+    *parts : str or Argument
+        The message: text, and the arguments it names.
+
+    Returns
+    -------
+    BaseException
+        The exception, to raise.
+    """
+    exc = error("".join(str(part) for part in parts))
+    exc.command_line = "".join(part.for_command_line() if isinstance(part, Argument) else part
+                               for part in parts)
+    return exc
+
+
+def is_integer(value: Any) -> bool:
+    """Whether ``value`` is an integer: a Python or NumPy integer, not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
 
 
 def check_integer(name: str, value: Any, minimum: int = 0) -> int:
@@ -30,7 +131,7 @@ def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     ----------
     name : str
         The argument's name, for the message.
-    value : int
+    value : int or numpy integer
         The value to check (a bool is not an integer here).
     minimum : int, default 0
         The smallest allowed value.
@@ -39,10 +140,11 @@ def check_integer(name: str, value: Any, minimum: int = 0) -> int:
     -------
     int
     """
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if not is_integer(value):
+        raise naming(ValueError, *named(name), f" must be an integer, got {value!r}")
     if not minimum <= value < INT_LIMIT:
-        raise ValueError(f"{name} must be an integer in [{minimum}, 2**63), got {value}")
+        raise naming(ValueError, *named(name),
+                     f" must be an integer in [{minimum}, 2**63), got {value}")
     return int(value)
 
 
@@ -62,7 +164,7 @@ def check_positive(name: str, value: Any) -> float:
     """``value`` as a finite positive float; ``ValueError`` naming ``name`` otherwise."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
             or not (np.isfinite(value) and value > 0)):
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+        raise naming(ValueError, *named(name), f" must be a positive finite number, got {value!r}")
     return float(value)
 
 
@@ -70,7 +172,7 @@ def check_share(name: str, value: Any) -> float:
     """``value`` as a float in [0, 1] (a share); ``ValueError`` naming ``name`` otherwise."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
             or not 0 <= value <= 1):
-        raise ValueError(f"{name} must be a share in [0, 1], got {value!r}")
+        raise naming(ValueError, *named(name), f" must be a share in [0, 1], got {value!r}")
     return float(value)
 
 

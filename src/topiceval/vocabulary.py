@@ -38,6 +38,8 @@ from collections.abc import Iterable, Iterator, Mapping, Set
 
 import numpy as np
 
+from topiceval.validation import Argument, document_label, naming
+
 OOV_POLICIES = ("drop", "error")
 COLUMN_IDS = "column ids"  # meta["vocab"] of a corpus whose words are unnamed column numbers
 MODEL_COLUMNS = "model columns"  # meta["vocab"] of one whose columns are stated to be the model's
@@ -186,12 +188,13 @@ def check_oov(oov: str) -> str:
     return oov
 
 
-def map_tokens(token_lists, words: np.ndarray, oov: str = "drop"):
+def map_tokens(token_lists, words: np.ndarray, oov: str = "drop", names=None):
     """Token-id arrays for lists of word strings; out-of-vocabulary words dropped or refused.
 
     Returns ``(docs, dropped, dropped_words)``: a list of int64 arrays in the original token
     order, the number of dropped tokens per document (int64, D) and a ``Counter`` of the dropped
-    words.  Raises ``VocabularyError`` with ``oov="error"`` at the first unknown word.
+    words.  Raises ``VocabularyError`` with ``oov="error"`` at the first unknown word, naming
+    its document by its name in ``names`` (a sequence of str) if given, else by position.
     """
     check_oov(oov)
     index = {w: i for i, w in enumerate(words.tolist())}
@@ -211,10 +214,11 @@ def map_tokens(token_lists, words: np.ndarray, oov: str = "drop"):
             i = index.get(w)
             if i is None:
                 if oov == "error":
-                    raise VocabularyError(
-                        f"document {d} has the word {w!r}, which is not in the vocabulary "
-                        f"({len(index)} words); pass oov='drop' to leave such words out"
-                    )
+                    document = document_label(d, None if names is None else names[d])
+                    raise naming(
+                        VocabularyError, f"{document} has the word {w!r}, which is not in the "
+                        f"vocabulary ({len(index)} words); pass ", Argument("oov", "drop"),
+                        " to leave such words out")
                 lost += 1
                 missing[w] += 1
             else:
@@ -239,10 +243,10 @@ def remap_ids(tokens: np.ndarray, source: np.ndarray, target: np.ndarray, oov: s
     used_missing = np.unique(tokens[~keep]) if tokens.size else np.zeros(0, dtype=np.int64)
     missing = source[used_missing]
     if missing.size and oov == "error":
-        raise VocabularyError(
-            f"{missing.size} word(s) of the documents are not in the model's vocabulary "
-            f"(e.g. {str(missing[0])!r}); pass oov='drop' to leave them out"
-        )
+        raise naming(
+            VocabularyError, f"{missing.size} word(s) of the documents are not in the model's "
+            f"vocabulary (e.g. {str(missing[0])!r}); pass ", Argument("oov", "drop"),
+            " to leave them out")
     return new[keep], keep
 
 

@@ -87,7 +87,8 @@ rule bechard2018_f4_tables:
         [B18_path(B18_ROWS, *run) for run in B18_PLAN.runs],
         [B18_path(B18_HONEST, *run) for run in B18_PLAN.runs if B18_HONEST_ON],
     output:
-        table=in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/bechard2018-F4.csv",
             "bechard2018",
             B18_F4,
@@ -95,7 +96,8 @@ rule bechard2018_f4_tables:
             item="Figure 4",
             output="table: perplexity per run",
         ),
-        minimum=in_report(
+        **table_in_report(
+            "minimum",
             f"{RESULTS}/tables/bechard2018-F4-minimum.csv",
             "bechard2018",
             B18_F4,
@@ -137,7 +139,8 @@ rule bechard2018_topics:
     input:
         lambda wc: B18_path(B18_MODEL, *B18_PLAN.tables[wc.table]),
     output:
-        table=in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/bechard2018-{{table}}.csv",
             "bechard2018",
             B18_T,

@@ -151,7 +151,8 @@ rule capdevila2018_accuracy_tables:
         shards=C4_f2_shards,
         cropped=[corpus_path(d, C4_CFG["cropped"]) for d in C4_TR["collections"]],
     output:
-        f2=in_report(
+        **table_in_report(
+            "f2",
             f"{RESULTS}/tables/capdevila2018-F2.csv",
             "capdevila2018",
             C4_EXPERIMENTS["F2"],
@@ -159,7 +160,8 @@ rule capdevila2018_accuracy_tables:
             item="Figure 2",
             output="table: data behind the figure",
         ),
-        f1=in_report(
+        **table_in_report(
+            "f1",
             f"{RESULTS}/tables/capdevila2018-F1.csv",
             "capdevila2018",
             C4_EXPERIMENTS["F1"],
@@ -217,7 +219,8 @@ rule capdevila2018_loglik_table:
     input:
         C4_f3_shards,
     output:
-        table=in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/capdevila2018-F3.csv",
             "capdevila2018",
             C4_EXPERIMENTS["F3"],
@@ -225,7 +228,8 @@ rule capdevila2018_loglik_table:
             item="Figure 3",
             output="table: data behind the figure",
         ),
-        convergence=in_report(
+        **table_in_report(
+            "convergence",
             f"{RESULTS}/tables/capdevila2018-F3-convergence.csv",
             "capdevila2018",
             C4_EXPERIMENTS["F3"],
@@ -245,7 +249,8 @@ rule capdevila2018_t1:
     input:
         [corpus_path(d, C4_CFG["corpus"]) for d in C4_T1],
     output:
-        table=in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/capdevila2018-T1.csv",
             "capdevila2018",
             C4_EXPERIMENTS["T1"],

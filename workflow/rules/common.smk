@@ -24,14 +24,22 @@ wildcard_constraints:
 
 
 _TARGETS = []
+_STUDY_TARGETS = []
+# With a `study:` key (a configuration of one's own corpus and models, config/study-example.yaml)
+# the default target is the study's outputs only; the papers' experiments are left out.
+STUDY = config.get("study") or None
 
 
 def register_targets(*paths):
     _TARGETS.extend(paths)
 
 
+def register_study_targets(*paths):
+    _STUDY_TARGETS.extend(paths)
+
+
 def all_targets():
-    return list(dict.fromkeys(_TARGETS))
+    return list(dict.fromkeys(_STUDY_TARGETS if STUDY else _TARGETS))
 
 
 # ----------------------------------------------------------------------------- data paths
@@ -81,13 +89,20 @@ def corpus_options(wildcards):
 # job's `snakemake` object): a figure's includes the .caption.rst its job wrote beside it (the
 # paper's finding, ours, agreement; a rule declaring outputs `caption` and `caption_rst` gets the
 # second converted from the first by topiceval.pipeline.rule_context), a data table's describes
-# its columns.
+# its columns.  A browser shows a report item only if it is a picture, a PDF or an HTML page, so
+# a data table is in the report as its page (table_in_report: REPORT_PAGES/<path>.html, written
+# by rule_context from the CSV; topiceval.report), the CSV beside it in the page as a download.
+# The report's front page, workflow/report/workflow.rst, is kept short (it opens centred and a
+# longer one loses its top); the long text is the guide, workflow/report/guide.rst, a page of
+# its own (workflow/rules/report.smk).
+REPORT_PAGES = f"{RESULTS}/report"
 PAPERS = {
     "corpora": "Corpora used by the four papers",
     "bechard2018": "Béchard & Gervet 2018: LDA by VEM and Gibbs sampling",
     "wallach2009": "Wallach et al. 2009: evaluation methods",
     "foulds_smyth": "Foulds & Smyth: robust evaluation of topic models",
     "capdevila2018": "Capdevila et al. 2018: left-to-right for Gamma-Poisson FA",
+    "study": "Study: which of your models is best on your documents",
 }
 
 
@@ -110,3 +125,19 @@ def in_report(path, paper, experiment, caption, *, output, item, **labels):
         subcategory=experiment,
         labels=labels,
     )
+
+
+def table_in_report(name, path, paper, experiment, caption, *, output, item, **labels):
+    """Outputs ``name``, the CSV table ``path`` (under RESULTS), and ``<name>_page``, its page
+    REPORT_PAGES/<path under RESULTS>.html marked for the report as in_report() marks a file:
+    unpack into a rule's output with ``**``."""
+    relative = os.path.relpath(path, RESULTS)
+    if relative.startswith("..") or not relative.endswith(".csv"):
+        raise WorkflowError(f"table_in_report: {path!r} is not a CSV file under {RESULTS!r}")
+    page = f"{REPORT_PAGES}/{relative.removesuffix('.csv')}.html"
+    return {
+        name: path,
+        f"{name}_page": in_report(
+            page, paper, experiment, caption, output=output, item=item, **labels
+        ),
+    }

@@ -26,7 +26,8 @@ rule corpus_stats:
     input:
         [corpus_path(d, r) for d, r in configured_corpora()],
     output:
-        in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/corpus_stats.csv",
             "corpora",
             "Corpus statistics",

@@ -121,7 +121,8 @@ rule foulds_smyth_summary:
         ),
     output:
         rows=f"{FS_DIR}/{{perturbation}}/rows.csv",
-        f1=in_report(
+        **table_in_report(
+            "f1",
             f"{RESULTS}/tables/foulds_smyth-F1-{{perturbation}}.csv",
             "foulds_smyth",
             FS_EXPERIMENTS["F1"],
@@ -130,7 +131,8 @@ rule foulds_smyth_summary:
             perturbation="{perturbation}",
             output="table: data behind the figure",
         ),
-        x1=in_report(
+        **table_in_report(
+            "x1",
             f"{RESULTS}/tables/foulds_smyth-X1-{{perturbation}}.csv",
             "foulds_smyth",
             FS_EXPERIMENTS["X1"],
@@ -139,7 +141,8 @@ rule foulds_smyth_summary:
             perturbation="{perturbation}",
             output="table: data behind the figure",
         ),
-        cost=in_report(
+        **table_in_report(
+            "cost",
             f"{FS_TIME}/foulds_smyth-cost-{{perturbation}}.csv",
             "foulds_smyth",
             FS_EXPERIMENTS["F1"],

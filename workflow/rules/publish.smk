@@ -4,6 +4,9 @@
 # `--config publish_dir=DIR`, and only into a new directory or an earlier publication:
 #
 #   snakemake --cores N publish --config publish_dir=docs/results/default [the run's options]
+#
+# With a `study:` key it publishes the study's tables, figure and caption instead
+# (docs/results/studies/<name>/).
 
 import json
 import sys
@@ -30,6 +33,7 @@ if PUBLISH:
             root=workflow.basedir,
             command=" ".join(["snakemake", *sys.argv[1:]]),
             patterns={r.name: str(r.benchmark) for r in workflow.rules if r.benchmark},
+            study=S_PLAN.name if STUDY else None,
             config=json.loads(json.dumps(config, default=str)),
         log:
             f"{LOGS}/publish.log",

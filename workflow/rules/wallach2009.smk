@@ -152,7 +152,8 @@ rule wallach2009_summary:
         timings=lambda wc: expand(f"{W2_TIME}/wallach2009/shards/{W2_SHARD}", figure=wc.figure,
                                   shard=W2_shards(wc.figure)),
     output:
-        table=in_report(
+        **table_in_report(
+            "table",
             f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
             "wallach2009",
             W2_experiment,
@@ -208,7 +209,8 @@ if W2_T1:
             docs=W2_docs(W2_CFG["t1"]["dataset"]),
             model=W2_model(W2_CFG["t1"]["dataset"]),
         output:
-            table=in_report(
+            **table_in_report(
+                "table",
                 f"{W2_TIME}/wallach2009-t1.csv",
                 "wallach2009",
                 W2_EXPERIMENTS["t1"],
@@ -216,7 +218,8 @@ if W2_T1:
                 item="Table 1",
                 output="table: cost per estimator",
             ),
-            workload=in_report(
+            **table_in_report(
+                "workload",
                 f"{W2_TIME}/wallach2009-t1-workload.csv",
                 "wallach2009",
                 W2_EXPERIMENTS["t1"],

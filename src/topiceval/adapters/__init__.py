@@ -4,7 +4,7 @@ Every importer returns float64 topics ``phi`` (T x V, rows summing to 1), the do
 pseudo-counts ``alpha_m`` (T,), the symmetric word pseudo-count ``beta`` when there is one, the
 words of phi's columns in the library's own order (``vocab``) and provenance in ``meta``
 (library, version, importer, priors, how phi was formed).  The peer libraries are imported only
-when an importer needs them (``pip install "topiceval[adapters]"``).
+when an importer needs them (``pip install "topiceval-heldout[adapters]"``).
 
 ==========================  ==============================================================
 ``from_sklearn``            ``sklearn.decomposition.LatentDirichletAllocation`` + vocabulary
@@ -14,13 +14,17 @@ when an importer needs them (``pip install "topiceval[adapters]"``).
 ``from_mallet_weights``     MALLET's ``--topic-word-weights-file`` + alpha
 ``from_lda``                the ``lda`` package's ``lda.LDA`` + vocabulary
 ==========================  ==============================================================
+
+``own_number(model, documents)`` gives each library's own number for its model (a bound, a
+plug-in, a joint; natural logs, per token, on which tokens), to set beside ``topiceval.evaluate``.
 """
 
 from topiceval.adapters.gensim_lda import from_gensim
 from topiceval.adapters.lda_package import from_lda
 from topiceval.adapters.mallet import from_mallet, from_mallet_weights
+from topiceval.adapters.own_numbers import OwnNumber, own_number
 from topiceval.adapters.sklearn_lda import from_sklearn
 from topiceval.adapters.tomotopy_lda import from_tomotopy
 
-__all__ = ["from_gensim", "from_lda", "from_mallet", "from_mallet_weights", "from_sklearn",
-           "from_tomotopy"]
+__all__ = ["OwnNumber", "from_gensim", "from_lda", "from_mallet", "from_mallet_weights",
+           "from_sklearn", "from_tomotopy", "own_number"]

@@ -16,7 +16,7 @@ import numpy as np
 
 from topiceval.models import LDAModel
 
-INSTALL_HINT = 'pip install "topiceval[adapters]"'
+INSTALL_HINT = 'pip install "topiceval-heldout[adapters]"'
 
 
 def require(module: str, package: str, importer: str) -> ModuleType:

@@ -15,7 +15,9 @@ were imported through another file's pipe) cannot be named, and is reported.
 type of the alphabet; it carries no alpha.
 
 Both readers are vectorised (NumPy over blocks of bytes, pandas for the weights), so a state of a
-few hundred MB reads in seconds.
+few hundred MB reads in seconds.  Neither allocates from a number it has not checked against the
+file: the state counts tokens by the types it has seen (not by the typeindex values written), and
+refuses a model whose (T, V) arrays would not fit in memory; the weights' topics must run 0..T-1.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import gzip
+import io
 import os
 import zlib
 from collections.abc import Iterator
@@ -32,16 +35,23 @@ from typing import TYPE_CHECKING, BinaryIO
 import numpy as np
 
 from topiceval.adapters._common import build_model, normalise_rows
-from topiceval.models import LDAModel
+from topiceval.limits import MEMORY_FRACTION, WorkLimitError, physical_memory
+from topiceval.models import PARAM_RANGE, LDAModel
+from topiceval.validation import Argument, naming
 from topiceval.vocabulary import vocabulary_words
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+    import pandas as pd
 
 STATE_HEADER = b"#doc source pos typeindex type topic"
 GZIP_MAGIC = b"\x1f\x8b"
 BLOCK_BYTES = 1 << 23  # the state is scanned in blocks of about 8 MB
 MAX_DIGITS = 18  # an int64 holds any 18-digit number
+ALPHA = Argument("alpha")  # from_mallet_weights(path, alpha); topiceval import --alpha
+# peak bytes per (topic, type) cell while a state becomes a model: the int64 counts, their copy
+# in typeindex order, the float64 counts, counts + beta and phi
+CELL_BYTES = 40
 
 
 def from_mallet(path: str | os.PathLike) -> LDAModel:
@@ -62,10 +72,13 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
     Raises
     ------
     ValueError
-        Naming the file and line, for a missing or malformed header, a token line without six
-        fields or with a non-integer doc/pos/typeindex/topic, a topic outside 0..T-1, a typeindex
-        spelled as two different types, a typeindex that never occurs (the word of that column is
-        unknown), undecodable text or damaged gzip data.
+        Naming the file and line, for a missing or malformed header, an alpha or beta outside
+        ``topiceval.models.PARAM_RANGE``, a token line without six fields or with a non-integer
+        doc/pos/typeindex/topic, a topic outside 0..T-1, a typeindex spelled as two different
+        types, a typeindex beyond the types the state names (so that some typeindex never occurs
+        and the word of its column is unknown), undecodable text or damaged gzip data.
+        ``topiceval.limits.WorkLimitError`` (a ``ValueError``) when the model's (T, V) arrays
+        would need more than ``MEMORY_FRACTION`` of the machine's memory.
     """
     path = Path(path)
     with _open(path) as handle:
@@ -77,10 +90,14 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
     n_words = counts.shape[1]
     per_topic = counts.sum(axis=1)
     phi = (counts + beta) / (per_topic[:, None] + n_words * beta)
-    return build_model(
-        importer="from_mallet", library="MALLET", distribution=None, phi=phi, alpha_m=alpha_m,
-        beta=beta, vocab=vocab, how="(n_tv + beta) / (n_t + V beta) from the state's tokens",
-        source=str(path), tokens=int(per_topic.sum()),
+    if not np.all(np.isfinite(phi) & (phi > 0)):
+        raise ValueError(
+            f"{path}, line 3: beta = {beta!r} with V = {n_words} types makes (n_tv + beta) / "
+            "(n_t + V beta) leave the range of doubles"
+        )
+    return _model(
+        path, importer="from_mallet", phi=phi, alpha_m=alpha_m, beta=beta, vocab=vocab,
+        how="(n_tv + beta) / (n_t + V beta) from the state's tokens", tokens=int(per_topic.sum()),
     )
 
 
@@ -97,7 +114,9 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
         numbers.  This is MALLET's per-topic alpha_t = alpha * m_t (the ``#alpha`` line of the
         state, or the second column of ``--output-topic-keys``, rounded there), *not* the
         ``--alpha`` option of ``train-topics``, which is the sum over topics (per-topic value
-        alpha / T).
+        alpha / T).  T numbers also confirm the number of topics: with one number, a file in
+        which some word has no token in any topic is refused as cut short (MALLET writes every
+        topic, and every word of its alphabet has a training token).
 
     Returns
     -------
@@ -109,30 +128,24 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
     Raises
     ------
     ValueError
-        Naming the file and line, for a line without three fields, a non-integer topic, a
-        non-positive or non-numeric weight, a (topic, word) pair listed twice or missing, or an
-        alpha of the wrong shape.
+        Naming the file (and line), for an empty file, a last line without its line end, a line
+        without three fields, a topic that is not a plain decimal integer, a non-positive or
+        non-numeric weight, topics that do not run 0..T-1, a (topic, word) pair listed twice or
+        missing, a word without a token in any topic while alpha is one number (the file looks
+        cut short), an alpha that is not one positive number or T of them.
     """
     import pandas as pd
 
     path = Path(path)
-    with _open(path) as handle:
-        try:
-            frame = pd.read_csv(
-                handle, sep="\t", header=None, names=["topic", "word", "weight"], dtype=str,
-                quoting=csv.QUOTE_NONE, keep_default_na=False, na_filter=False,
-                skip_blank_lines=False, engine="c", encoding="utf-8",
-            )
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise ValueError(f"{path}: not a MALLET topic-word weights file ({exc})") from None
-    topic = pd.to_numeric(frame["topic"], errors="coerce").to_numpy(dtype=np.float64)
+    alpha_m = _check_alpha(alpha)
+    frame = _read_weights(path)
+    topic, n_topics = _topics(frame["topic"].to_numpy(dtype=object))
     weight_text = frame["weight"].to_numpy(dtype=object)
     try:
         weight = weight_text.astype(np.float64)  # Python's float(): correctly rounded
     except ValueError:  # find the culprit, one value at a time
         weight = np.array([_float_or_nan(x) for x in weight_text])
-    bad = ~(np.isfinite(topic) & (topic >= 0) & (topic == np.floor(topic)))
-    bad |= ~(np.isfinite(weight) & (weight > 0))
+    bad = (topic < 0) | ~(np.isfinite(weight) & (weight > 0))
     if bad.any():
         row = int(np.argmax(bad))
         raise ValueError(
@@ -140,9 +153,9 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
             f"and a positive weight, found {frame['topic'].iat[row]!r}, "
             f"{frame['word'].iat[row]!r}, {weight_text[row]!r}"
         )
-    topic = topic.astype(np.int64)
+    _check_topic_range(topic, n_topics, frame["topic"], path)
     codes, words = pd.factorize(frame["word"].to_numpy(dtype=object), sort=False)
-    n_topics, n_words = int(topic.max()) + 1, len(words)
+    n_words = len(words)
     cells = topic * n_words + codes
     order = np.argsort(cells, kind="stable")
     repeated = order[1:][cells[order][1:] == cells[order][:-1]]
@@ -151,26 +164,119 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
         raise ValueError(f"{path}, line {row + 1}: topic {topic[row]} lists the word "
                          f"{words[codes[row]]!r} a second time")
     if cells.size != n_topics * n_words:
-        present = np.zeros(n_topics * n_words, dtype=bool)
-        present[cells] = True
-        t, v = divmod(int(np.argmin(present)), n_words)
+        t, v = _missing_cell(topic, codes, n_topics, n_words)
         raise ValueError(f"{path}: topic {t} has no weight for the word {words[v]!r}")
     weights = np.empty(n_topics * n_words)
     weights[cells] = weight
-    alpha_m = np.asarray(alpha, dtype=np.float64)
+    weights = weights.reshape(n_topics, n_words)
     if alpha_m.ndim == 0:
+        _check_every_word_used(weights, words, path)
         alpha_m = np.full(n_topics, float(alpha_m))
     if alpha_m.shape != (n_topics,):
-        raise ValueError(
-            f"alpha must be one number or one per topic ({n_topics}), got shape {alpha_m.shape}"
-        )
-    return build_model(
-        importer="from_mallet_weights", library="MALLET", distribution=None,
-        phi=normalise_rows(weights.reshape(n_topics, n_words), "weights"), alpha_m=alpha_m,
-        beta=None, vocab=vocabulary_words(words.tolist(), n_words, f"{path}: words"),
+        raise naming(ValueError, ALPHA, f" must be one number or one per topic ({n_topics}), got "
+                     f"{alpha_m.shape[0]} numbers ({path} lists {n_topics} topics)")
+    return _model(
+        path, importer="from_mallet_weights", phi=normalise_rows(weights, "weights"),
+        alpha_m=alpha_m, beta=None, vocab=vocabulary_words(words.tolist(), n_words,
+                                                          f"{path}: words"),
         how="topic-word weights (n_tv + beta) normalised by rows in float64",
-        source=str(path),
     )
+
+
+def _model(path: Path, **fields) -> LDAModel:
+    """``build_model`` for a MALLET file: a model its numbers make invalid names the file."""
+    try:
+        return build_model(library="MALLET", distribution=None, source=str(path), **fields)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _check_alpha(alpha) -> np.ndarray:
+    """``alpha`` of ``from_mallet_weights`` as float64, one number (0-d) or several (1-d)."""
+    values = np.asarray(alpha)
+    if values.dtype.kind not in "iuf" or values.ndim > 1 or values.size == 0:
+        raise naming(ValueError, ALPHA, " must be a positive number, or one per topic, got "
+                     f"{type(alpha).__name__} {alpha!r:.80}")
+    values = values.astype(np.float64)
+    outside = ~((values >= PARAM_RANGE[0]) & (values <= PARAM_RANGE[1]))
+    if outside.any():
+        raise naming(ValueError, ALPHA, f" must lie in [{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}], "
+                     f"got {float(values.flat[int(np.argmax(outside))])!r}")
+    return values
+
+
+def _read_weights(path: Path) -> pd.DataFrame:
+    """The weights file as a frame of three text columns, after checking it is whole."""
+    import pandas as pd
+
+    with _open(path) as handle:
+        data = handle.read()
+    if not data.strip():
+        raise ValueError(f"{path}: the file is empty (expected topic<TAB>word<TAB>weight lines)")
+    if not data.endswith(b"\n"):
+        last = data.count(b"\n") + 1
+        raise ValueError(f"{path}, line {last}: the last line has no line end, so the file looks "
+                         "cut short (MALLET ends every line)")
+    try:
+        return pd.read_csv(
+            io.BytesIO(data), sep="\t", header=None, names=["topic", "word", "weight"], dtype=str,
+            quoting=csv.QUOTE_NONE, keep_default_na=False, na_filter=False,
+            skip_blank_lines=False, engine="c", encoding="utf-8",
+        )
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: not a MALLET topic-word weights file ({exc})") from None
+
+
+def _topics(text: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each line's topic as int64 (-1 where it is not a plain decimal integer) and T, the number
+    of distinct topics (every one of which is then below T, else ``_check_topic_range``)."""
+    import pandas as pd
+
+    codes, distinct = pd.factorize(text, sort=False)
+    values = np.array([_plain_integer(t, distinct.size) for t in distinct], dtype=np.int64)
+    return values[codes], distinct.size
+
+
+def _plain_integer(text: str, bound: int) -> int:
+    """``text`` as an integer if it is one written plainly (digits, no sign, no leading zero),
+    capped at ``bound``; -1 otherwise."""
+    if not (text.isascii() and text.isdigit()) or (len(text) > 1 and text[0] == "0"):
+        return -1
+    return min(int(text), bound)
+
+
+def _check_topic_range(topic: np.ndarray, n_topics: int, text: pd.Series, path: Path) -> None:
+    """The T distinct topics must be 0..T-1; ``text`` holds them as written."""
+    beyond = np.flatnonzero(topic >= n_topics)
+    if beyond.size:
+        row = int(beyond[0])
+        raise ValueError(
+            f"{path}, line {row + 1}: topic {text.iat[row]} is outside 0..{n_topics - 1}: the "
+            f"file lists {n_topics} distinct topics, which MALLET numbers 0..{n_topics - 1}"
+        )
+
+
+def _missing_cell(topic: np.ndarray, codes: np.ndarray, n_topics: int,
+                  n_words: int) -> tuple[int, int]:
+    """(t, v) of a (topic, word) pair without a line, when some are missing (no repeats)."""
+    t = int(np.argmin(np.bincount(topic, minlength=n_topics)))
+    present = np.zeros(n_words, dtype=bool)
+    present[codes[topic == t]] = True
+    return t, int(np.argmin(present))
+
+
+def _check_every_word_used(weights: np.ndarray, words, path: Path) -> None:
+    """Refuse weights in which a word has the smallest weight (beta: no token) in every topic."""
+    floor = weights.min()
+    unused = np.flatnonzero(np.all(weights == floor, axis=0))
+    if unused.size:
+        n_topics = weights.shape[0]
+        raise naming(
+            ValueError, f"{path}: the word {words[unused[0]]!r} has the smallest weight "
+            f"({float(floor)!r}, i.e. beta: no token) in all {n_topics} topics, so the file looks "
+            f"cut short after topic {n_topics - 1} (MALLET writes every topic, and every word has "
+            f"a training token); if the model does have {n_topics} topics, give ", ALPHA,
+            f" as {n_topics} numbers, one per topic")
 
 
 def _float_or_nan(text: str) -> float:
@@ -210,6 +316,15 @@ def _read_header(handle: BinaryIO, path: Path) -> tuple[np.ndarray, float]:
                 f"{path}, line {number}: expected {key.decode()!r} followed by positive numbers, "
                 f"found {line[:80]!r}"
             )
+        outside = np.flatnonzero((numbers < PARAM_RANGE[0]) | (numbers > PARAM_RANGE[1]))
+        if outside.size:
+            i = int(outside[0])
+            name = "beta" if key == b"#beta :" else f"alpha_m[{i}]"
+            raise ValueError(
+                f"{path}, line {number}: {name} = {float(numbers[i])!r} is outside "
+                f"[{PARAM_RANGE[0]:g}, {PARAM_RANGE[1]:g}], the range in which topiceval's "
+                "arithmetic is exact"
+            )
         values.append(numbers)
     alpha_m, beta = values
     if beta.size != 1:
@@ -244,13 +359,17 @@ def _blocks(handle: BinaryIO) -> Iterator[tuple[bytes, int]]:
 
 
 class _StateScan:
-    """Token counts and type names accumulated over blocks of state lines."""
+    """Token counts and type names accumulated over blocks of state lines.
+
+    Types are numbered in the order they are first seen (their slot), so the counts grow with the
+    types the file names, never with the typeindex values it writes.
+    """
 
     def __init__(self, path: Path, n_topics: int) -> None:
         self.path = path
         self.n_topics = n_topics
-        self.counts = np.zeros(0, dtype=np.int64)  # flat over typeindex * T + topic
-        self.types: dict[int, tuple[bytes, int]] = {}  # typeindex -> (type, first line)
+        self.counts = np.zeros(0, dtype=np.int64)  # flat over slot * T + topic
+        self.types: dict[int, tuple[bytes, int, int]] = {}  # typeindex -> (type, first line, slot)
 
     def error(self, line: int, text: str, problem: str) -> ValueError:
         return ValueError(f"{self.path}, line {line}: {problem} (line: {text[:120]!r})")
@@ -294,14 +413,16 @@ class _StateScan:
             i = int(outside[0])
             raise self.error(first_line + i, text(i), f"topic {topic[i]} is outside 0.."
                              f"{self.n_topics - 1} (the #alpha line lists {self.n_topics})")
-        self._check_types(block, buf, typeindex, last[2] + 1, last[3], first_line, text)
-        found = np.bincount(typeindex * self.n_topics + topic)
-        size = max(found.size, self.counts.size)
-        self.counts = np.pad(self.counts, (0, size - self.counts.size))
-        self.counts[:found.size] += found
+        slots = self._slots(block, buf, typeindex, last[2] + 1, last[3], first_line, text)
+        size = len(self.types) * self.n_topics
+        if size > self.counts.size:
+            self._check_memory(first_line + int(np.argmax(slots)))
+            self.counts = np.pad(self.counts, (0, size - self.counts.size))
+        self.counts += np.bincount(slots * self.n_topics + topic, minlength=size)
 
-    def _check_types(self, block, buf, typeindex, lo, hi, first_line, text) -> None:
-        """Every token of a typeindex spells the same type, here and in earlier blocks."""
+    def _slots(self, block, buf, typeindex, lo, hi, first_line, text) -> np.ndarray:
+        """The slot of each line's type, after checking that every token of a typeindex spells
+        the same type, here and in earlier blocks."""
         length = hi - lo
         empty = np.flatnonzero(length == 0)
         if empty.size:
@@ -325,36 +446,59 @@ class _StateScan:
                 f"typeindex {typeindex[i]} is spelled {block[lo[i]:hi[i]]!r} here but "
                 f"{block[lo[ref[i]]:hi[ref[i]]]!r} on line {first_line + ref[i]}",
             )
-        for kind, i in zip(kinds.tolist(), first.tolist(), strict=True):
+        slots = np.empty(kinds.size, dtype=np.int64)
+        for j, (kind, i) in enumerate(zip(kinds.tolist(), first.tolist(), strict=True)):
             word = block[lo[i]:hi[i]]
-            seen = self.types.setdefault(kind, (word, first_line + i))
-            if seen[0] != word:
+            seen = self.types.get(kind)
+            if seen is None:
+                seen = self.types[kind] = (word, first_line + i, len(self.types))
+            elif seen[0] != word:
                 raise self.error(first_line + i, text(i), f"typeindex {kind} is spelled "
                                  f"{word!r} here but {seen[0]!r} on line {seen[1]}")
+            slots[j] = seen[2]
+        return slots[inverse]
+
+    def _check_memory(self, line: int) -> None:
+        """Refuse before the counts outgrow the memory the model's (T, V) arrays may take."""
+        total = physical_memory()
+        need = len(self.types) * self.n_topics * CELL_BYTES
+        if total and need > MEMORY_FRACTION * total:
+            raise WorkLimitError(
+                f"{self.path}, line {line}: {len(self.types):,} types by this line and "
+                f"{self.n_topics:,} topics make a model whose arrays need {need / 2**30:,.1f} GiB "
+                f"({CELL_BYTES} bytes per topic and type), more than {MEMORY_FRACTION:.0%} of this "
+                f"machine's {total / 2**30:,.1f} GiB"
+            )
 
     def finish(self) -> tuple[np.ndarray, np.ndarray]:
         """n_tv (T, V) and the types by typeindex."""
         if not self.types:
             raise ValueError(f"{self.path}: the state lists no tokens")
-        n_words = max(self.types) + 1
-        if len(self.types) != n_words:
-            missing = min(set(range(n_words)) - self.types.keys())
+        n_words = len(self.types)
+        kinds = np.fromiter(self.types, dtype=np.int64, count=n_words)  # by slot
+        largest = int(np.argmax(kinds))
+        if kinds[largest] >= n_words:
+            present = np.zeros(n_words, dtype=bool)
+            present[kinds[kinds < n_words]] = True
+            line = self.types[int(kinds[largest])][1]
             raise ValueError(
-                f"{self.path}: typeindex {missing} never occurs (of 0..{n_words - 1}), so the "
-                "word of that column is unknown; import the --topic-word-weights-file with "
+                f"{self.path}, line {line}: typeindex {kinds[largest]} is beyond the {n_words} "
+                f"types the state names, so typeindex {int(np.argmin(present))} never occurs and "
+                "the word of its column is unknown; import the --topic-word-weights-file with "
                 "from_mallet_weights instead"
             )
-        counts = np.pad(self.counts, (0, n_words * self.n_topics - self.counts.size))
+        counts = np.empty((n_words, self.n_topics), dtype=np.int64)
+        counts[kinds] = self.counts.reshape(n_words, self.n_topics)
         words = []
         for kind in range(n_words):
-            word, line = self.types[kind]
+            word, line, _ = self.types[kind]
             try:
                 words.append(word.decode("utf-8"))
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{self.path}, line {line}: the type is not UTF-8 ({exc})") \
                     from None
         vocab = vocabulary_words(words, n_words, f"{self.path}: types")
-        return counts.reshape(n_words, self.n_topics).T.astype(np.float64), vocab
+        return counts.T.astype(np.float64), vocab
 
 
 def _parse_ints(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

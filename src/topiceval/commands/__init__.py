@@ -113,6 +113,12 @@ def columns_epilog(command: str) -> str:
     return "\n".join(lines)
 
 
+def warning_line(command: str, message: object) -> str:
+    """A warning during ``topiceval COMMAND``, as the one line printed on standard error."""
+    text = " ".join(line.strip() for line in str(message).splitlines() if line.strip())
+    return f"topiceval {command}: warning: {text}"
+
+
 def wrapped(text: str) -> str:
     """A description paragraph wrapped for ``RawDescriptionHelpFormatter``."""
     return textwrap.fill(" ".join(text.split()), WIDTH)

@@ -10,7 +10,9 @@ and back (``--no-reciprocal`` skips the reversed runs); ``--method standard`` is
 two independent AIS estimates (``compare_standard``; whole documents only).  Both models must be LDA
 models with the same topics count and the same words (B's columns are put in A's word order;
 different word sets are refused); the documents are matched to A's words, out-of-vocabulary words
-dropped and reported (``--oov error`` refuses them).  One row per (method, document); the columns
+dropped and reported (``--oov error`` refuses them, ``--max-oov-share`` more than that share; a
+corpus without words needs ``--columns model``), and a document left with no word is refused by
+name.  One row per (method, document); the columns
 (``log_ratio_nats``, ``reciprocal_gap_nats``, ``seconds``, ...) are defined in
 ``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval compare --help``.
 """
@@ -24,10 +26,17 @@ import numpy as np
 import pandas as pd
 
 from topiceval.commands import add_command
+from topiceval.commands._inputs import (
+    add_matching_options,
+    load_model_file,
+    match_documents,
+    output_file,
+    refuse_empty,
+    report_dropped,
+)
 from topiceval.commands._settings import add_limit_option
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
-from topiceval.models import load_model
 from topiceval.threads import numba_threads
 
 METHODS = ("ratio_ais", "standard", "both")
@@ -64,9 +73,7 @@ def register(subparsers) -> None:
     parser.add_argument("--completion-split", type=int, metavar="N1",
                         help="observed tokens per document (default floor(N / 2))")
     add_limit_option(parser)
-    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
-                        help="words of the corpus missing from the models' vocabulary: drop and "
-                             "report them (default) or stop with an error")
+    add_matching_options(parser)
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random stream (default 0); each document's streams "
                              "also depend on its position, so results are reproducible")
@@ -77,22 +84,27 @@ def register(subparsers) -> None:
 
 
 def _lda(path, which):
-    model = load_model(path)
+    model = load_model_file(path, f"--model-{which}")
     if model.family != "lda":
         raise ValueError(f"--model-{which} is a {model.family} model; compare needs LDA models")
     return model
 
 
 def run(args: argparse.Namespace) -> int:
-    from topiceval.commands.estimate import report_dropped
-    from topiceval.documents import as_model_corpus
-    from topiceval.estimators import lda
-    from topiceval.vocabulary import reorder_columns
-
     if args.completion_split is not None and not args.completion:
         raise ValueError("--completion-split needs --completion")
     if args.completion and args.method != "ratio_ais":
         raise ValueError("--completion is only implemented for --method ratio_ais")
+    with output_file(args.out) as out:
+        frame = _compare(args)
+        write_csv_atomic(out, frame)
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> pd.DataFrame:
+    from topiceval.estimators import lda
+    from topiceval.vocabulary import reorder_columns
+
     model_a, model_b = _lda(args.model_a, "a"), _lda(args.model_b, "b")
     if (model_a.vocab is None) != (model_b.vocab is None):
         raise ValueError("one model has a vocabulary and the other not: their columns cannot be "
@@ -102,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
     corpus = Corpus.load(args.docs)
     if args.split is not None:
         corpus = corpus.select_split(args.split)
-    corpus = as_model_corpus(model_a, corpus, oov=args.oov)
+    corpus = match_documents(model_a, corpus, args)
+    refuse_empty(corpus)
     report_dropped(corpus)
     settings = {k: v for k, v in (("burnin", args.burnin), ("threshold", args.threshold),
                                   ("split", args.completion_split)) if v is not None}
@@ -135,8 +148,7 @@ def run(args: argparse.Namespace) -> int:
     frame["temperatures"] = args.temperatures
     frame["seed"] = args.seed
     frame["settings"] = frame.pop("settings")  # last
-    write_csv_atomic(args.out, frame)
-    return 0
+    return frame
 
 
 def _resolved(args: argparse.Namespace, settings: dict) -> dict:

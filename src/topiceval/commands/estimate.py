@@ -11,7 +11,10 @@ LDA models use ``topiceval.estimators.lda`` (``estimate_runs``, or ``complete_ru
 ``--complete``); GaP-FA models use ``topiceval.estimators.gapfa.estimate_runs`` on the
 document-word count matrix.  The documents are matched to the model's vocabulary by word
 (``Corpus.align``): out-of-vocabulary words are dropped and reported (``--oov error`` refuses
-them).  Only the estimator settings given on the command line are passed; the rest keep the
+them, ``--max-oov-share`` refuses more than that share), a corpus without words is taken as the
+model's columns only with ``--columns model``, and an LDA document left with no word is refused
+by name.  ``--out`` is checked before anything is computed.  Only the estimator settings given
+on the command line are passed; the rest keep the
 estimator's defaults, and the ``settings`` column holds them all, resolved.  One row per
 (document, run); the columns (``logp_nats``, ``work``, ``seconds``, ...) are defined in
 ``topiceval.commands.OUTPUT_COLUMNS`` and listed by ``topiceval estimate --help``.
@@ -21,12 +24,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 import numpy as np
 import pandas as pd
 
 from topiceval.commands import add_command
+from topiceval.commands._inputs import (
+    add_matching_options,
+    load_model_file,
+    match_documents,
+    output_file,
+    refuse_empty,
+    report_dropped,
+)
 from topiceval.commands._settings import (
     add_limit_option,
     add_setting_options,
@@ -35,7 +45,6 @@ from topiceval.commands._settings import (
 )
 from topiceval.corpus import Corpus
 from topiceval.io import write_csv_atomic
-from topiceval.models import load_model
 from topiceval.threads import numba_threads
 
 
@@ -60,9 +69,7 @@ def register(subparsers) -> None:
                         help="observed tokens per document (default floor(N / 2))")
     add_setting_options(parser)
     add_limit_option(parser)
-    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
-                        help="words of the corpus missing from the model's vocabulary: drop and "
-                             "report them (default) or stop with an error")
+    add_matching_options(parser)
     parser.add_argument("--runs", type=int, default=1,
                         help="independent runs per document (default 1)")
     parser.add_argument("--seed", type=int, default=0,
@@ -72,14 +79,20 @@ def register(subparsers) -> None:
                         help="numba threads (default: all; results do not depend on it)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar on standard error")
+                        help="no progress bar (default: one on standard error when it is a "
+                             "terminal)")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from topiceval.documents import as_model_corpus
+    with output_file(args.out) as out:
+        write_csv_atomic(out, _estimate(args))
+    return 0
 
-    model = load_model(args.model)
+
+def _estimate(args: argparse.Namespace) -> pd.DataFrame:
+    """The rows of ``--out``: one per (document, run)."""
+    model = load_model_file(args.model)
     corpus = Corpus.load(args.docs)
     if args.split is not None:
         corpus = corpus.select_split(args.split)
@@ -88,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--family {family} does not match the model file ({model.family})")
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
-    corpus = as_model_corpus(model, corpus, oov=args.oov)
+    corpus = match_documents(model, corpus, args)
+    if family == "lda":  # a GaP-FA document without counts is scored
+        refuse_empty(corpus)
     report_dropped(corpus)
     settings = settings_from(args)
     with numba_threads(args.threads):
@@ -100,18 +115,7 @@ def run(args: argparse.Namespace) -> int:
     frame["seconds"] = frame["seconds"] / max(len(frame), 1)  # shared equally by the rows
     frame["seed"] = args.seed
     frame["settings"] = json.dumps(resolved, sort_keys=True)
-    write_csv_atomic(args.out, frame)
-    return 0
-
-
-def report_dropped(corpus: Corpus) -> None:
-    """One line on standard error when words were dropped to match the model's vocabulary."""
-    oov = corpus.meta.get("oov")
-    if oov and oov["dropped_tokens"]:
-        print(f"topiceval: {oov['dropped_tokens']:,} out-of-vocabulary tokens dropped "
-              f"({oov['dropped_share']:.1%}) in {oov['documents_with_drops']:,} documents, "
-              f"e.g. {', '.join(oov['most_dropped'][:5])}; {oov['empty_documents']} "
-              "document(s) left empty", file=sys.stderr)
+    return frame
 
 
 def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
@@ -124,7 +128,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     runner = lda.complete_runs if args.complete else lda.estimate_runs
     predicted = lda.check_limits(args.method, corpus, model.phi, runs=args.runs,
                                  completion=args.complete, work_limit=args.work_limit,
-                                 **split, **settings)
+                                 threads=args.threads, **split, **settings)
 
     def call(block, warmup=False):
         docs = [corpus[int(d)][:2] if warmup else corpus[int(d)] for d in block]
@@ -133,7 +137,7 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
                      **({} if warmup else split), **settings)
         return res.logp, res.site_updates, res.seconds
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "Gibbs site updates")
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "lda")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = table[args.method].resolve(settings)
     return _rows("lda", args, corpus, logp, work, seconds), resolved
@@ -146,8 +150,8 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
     if args.complete or args.completion_split is not None:
         raise ValueError("document completion (--complete) is only implemented for LDA")
     counts = corpus.counts()
-    predicted = gapfa.check_limits(args.method, counts, model.n_topics,
-                                   work_limit=args.work_limit, **settings)
+    predicted = gapfa.check_limits(args.method, counts, model.n_topics, runs=args.runs,
+                                   work_limit=args.work_limit, threads=args.threads, **settings)
 
     def call(block, warmup=False):
         res = gapfa.estimate_runs(args.method, counts[block], model.phi, model.p, model.r,
@@ -155,18 +159,19 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
                                   doc_keys=block, work_limit=args.work_limit, **settings)
         return res.logp, res.work, res.seconds
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "topic-word site updates")
+    logp, work, seconds = _blocks(call, corpus, predicted, args, "gapfa")
     resolved = registry.get(args.method).resolve(settings)
     return _rows("gapfa", args, corpus, logp, work, seconds), resolved
 
 
-def _blocks(call, corpus, predicted, args, units):
+def _blocks(call, corpus, predicted, args, family):
     """The documents in blocks under a progress bar (``evaluation.run_in_blocks``)."""
-    from topiceval.evaluation import run_in_blocks
+    from topiceval.evaluation import run_in_blocks, show_progress
 
     return run_in_blocks(call, np.arange(len(corpus)), predicted * args.runs,
-                         n_docs=len(corpus), runs=args.runs, progress=not args.no_progress,
-                         units=units)
+                         n_docs=len(corpus), runs=args.runs,
+                         progress=show_progress(False if args.no_progress else None),
+                         family=family)
 
 
 def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:

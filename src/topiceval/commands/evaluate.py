@@ -10,7 +10,9 @@ as MALLET's ``--token-regex '\\S+'``), optionally lowercased, and matched to the
 vocabulary by word; out-of-vocabulary words are dropped and counted (``--oov error`` refuses
 them), with a warning when more than a quarter of the tokens were dropped (usually a tokenizer
 that does not match the model's: ``--lowercase``, ``--token-regex``), and an error above
-``--max-oov-share``.  The estimate is ``topiceval.evaluate``: the summary goes to standard
+``--max-oov-share``.  A document left with no word is refused, by name, or skipped with
+``--skip-empty``; another library's model file is refused with the ``topiceval import`` command
+that converts it.  The estimate is ``topiceval.evaluate``: the summary goes to standard
 error, the per-document table (``Evaluation.to_frame`` with the seconds, seed and resolved
 settings; the columns are defined in ``topiceval.commands.OUTPUT_COLUMNS`` and listed by
 ``topiceval evaluate --help``) to ``--out`` or standard output.
@@ -28,10 +30,16 @@ import pandas as pd
 import regex
 
 from topiceval.commands import add_command
+from topiceval.commands._inputs import (
+    add_matching_options,
+    load_model_file,
+    match_documents,
+    output_file,
+)
 from topiceval.commands._settings import add_limit_option, add_setting_options, settings_from
 from topiceval.corpus import Corpus
+from topiceval.data.preprocess import compile_token_pattern
 from topiceval.io import write_csv_atomic
-from topiceval.models import load_model
 
 FORMATS = ("auto", "npz", "lines", "mallet")
 
@@ -53,16 +61,11 @@ def register(subparsers) -> None:
                              "lines all have two tabs is MALLET-style; otherwise one per line)")
     parser.add_argument("--split", help="corpus .npz only: evaluate the documents with this "
                                         "split label")
-    parser.add_argument("--token-regex", default=r"\S+",
-                        help=r"text only: a word is a match of this regex (default \S+)")
+    parser.add_argument("--token-regex", default=r"\S+", type=token_regex,
+                        help=r"text only: a word is a match of this regex (default \S+; no "
+                             "capturing groups, and no match of the empty string)")
     parser.add_argument("--lowercase", action="store_true", help="text only: lowercase first")
-    parser.add_argument("--oov", choices=("drop", "error"), default="drop",
-                        help="words not in the model's vocabulary: drop and count them "
-                             "(default, as MALLET) or stop with an error")
-    parser.add_argument("--max-oov-share", type=float, default=None, metavar="SHARE",
-                        help="stop with an error when more than this share (0 to 1) of the "
-                             "tokens was dropped as out of vocabulary (default: no limit, a "
-                             "warning above 0.25)")
+    add_matching_options(parser)
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
@@ -81,26 +84,33 @@ def register(subparsers) -> None:
     parser.add_argument("--out", default="-",
                         help="per-document CSV (default: standard output)")
     parser.add_argument("--no-progress", action="store_true",
-                        help="no progress bar on standard error")
+                        help="no progress bar (default: one on standard error when it is a "
+                             "terminal)")
     parser.set_defaults(func=run)
 
 
+def token_regex(text: str) -> regex.Pattern:
+    """``--token-regex``, compiled and checked when the command line is parsed."""
+    try:
+        return compile_token_pattern(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def run(args: argparse.Namespace) -> int:
-    from topiceval.documents import as_model_corpus, check_oov_share
     from topiceval.evaluation import evaluate
 
-    model = load_model(args.model)
-    docs = as_model_corpus(model, read_documents(args, model), oov=args.oov)
-    warning = check_oov_share(docs, args.max_oov_share, option="--max-oov-share")
-    if warning:
-        print(f"topiceval evaluate: warning: {warning}", file=sys.stderr)
-    # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
-    result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed, oov=args.oov,
-                      max_oov=1.0, empty="skip" if args.skip_empty else "error",
-                      threads=args.threads, progress=not args.no_progress,
-                      work_limit=args.work_limit, **settings_from(args))
-    print(result.summary(), file=sys.stderr)
-    write_csv_atomic(args.out, output_frame(result))
+    with output_file(args.out) as out:
+        model = load_model_file(args.model)
+        docs = match_documents(model, read_documents(args, model), args)
+        # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
+        result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed,
+                          oov=args.oov, max_oov=1.0,
+                          empty="skip" if args.skip_empty else "error", threads=args.threads,
+                          progress=False if args.no_progress else None,
+                          work_limit=args.work_limit, **settings_from(args))
+        print(result.summary(), file=sys.stderr)
+        write_csv_atomic(out, output_frame(result))
     return 0
 
 
@@ -144,8 +154,7 @@ def read_documents(args: argparse.Namespace, model) -> Corpus:
     else:  # blank lines are not documents; a document is named by its line number
         names = [f"line {n}" for n, _ in numbered]
         labels, texts = "test", [line for _, line in numbered]
-    pattern = regex.compile(args.token_regex)
-    lower = args.lowercase
+    pattern, lower = args.token_regex, args.lowercase
 
     def analyzer(text: str) -> list[str]:
         return pattern.findall(text.lower() if lower else text)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -25,7 +24,7 @@ import numpy as np
 
 from topiceval import adapters
 from topiceval.adapters._common import require
-from topiceval.adapters.tomotopy_lda import import_tomotopy
+from topiceval.adapters.tomotopy_lda import load_tomotopy
 from topiceval.models import LDAModel, save_model
 
 PICKLED = ("sklearn", "gensim", "lda")
@@ -36,11 +35,6 @@ TRUST_HELP = (
     "save() file, a pickled lda.LDA): unpickling runs arbitrary code named in the file, so pass "
     "this only for files you made yourself or fully trust"
 )
-# tomotopy 0.14 aborts the interpreter (an uncaught C++ exception) on a file it cannot read, so a
-# child process tries the file first
-TOMOTOPY_PROBE = "import sys, tomotopy; tomotopy.LDAModel.load(sys.argv[1])"
-
-
 def register(subparsers) -> None:
     """Add the ``import`` sub-command to ``subparsers`` (an argparse sub-parsers action)."""
     parser = subparsers.add_parser(
@@ -121,7 +115,7 @@ def _convert(library: str, path: Path, vocabulary, alpha: str | None) -> LDAMode
     if library == "mallet-weights":
         return adapters.from_mallet_weights(path, _parse_alpha(alpha))
     if library == "tomotopy":
-        return adapters.from_tomotopy(_load_tomotopy(path))
+        return adapters.from_tomotopy(load_tomotopy(path))
     if library == "gensim":
         ldamodel = require("gensim.models.ldamodel", "gensim", "from_gensim")
         return adapters.from_gensim(_unpickle(path, ldamodel.LdaModel.load), vocabulary)
@@ -141,23 +135,6 @@ def _unpickle(path: str | os.PathLike, load):
     except Exception as exc:  # unpickling can fail with almost any exception
         raise ValueError(f"{path}: cannot load the pickle ({type(exc).__name__}: {exc})") \
             from None
-
-
-def _load_tomotopy(path: Path):
-    """``tomotopy.LDAModel.load(path)``, after a child process showed it does not abort."""
-    tp = import_tomotopy("--from tomotopy")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
-    probe = subprocess.run(
-        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", TOMOTOPY_PROBE, str(path)],
-        capture_output=True, text=True, check=False,
-    )
-    if probe.returncode != 0:
-        lines = probe.stderr.strip().splitlines() or ["no message"]
-        reason = next((x.split("what():", 1)[1].strip() for x in lines if "what():" in x),
-                      lines[-1])
-        raise ValueError(f"{path}: tomotopy cannot load it as an LDAModel ({reason})")
-    return tp.LDAModel.load(str(path))
 
 
 def read_vocabulary(path: str | os.PathLike, trust_pickle: bool):
@@ -206,11 +183,12 @@ def read_vocabulary(path: str | os.PathLike, trust_pickle: bool):
 
 
 def _parse_alpha(text: str) -> np.ndarray:
-    """One number or several separated by commas (or spaces) -> float64 array."""
+    """One positive number or several separated by commas (or spaces) -> float64 array."""
     try:
         values = [float(x) for x in re.split(r"[,\s]+", text.strip()) if x]
     except ValueError:
         values = []
-    if not values:
-        raise ValueError(f"--alpha must be a number or numbers separated by commas, got {text!r}")
+    if not values or not all(np.isfinite(x) and x > 0 for x in values):
+        raise ValueError(f"--alpha must be a positive number or positive numbers separated by "
+                         f"commas, got {text!r}")
     return np.asarray(values[0] if len(values) == 1 else values, dtype=np.float64)

@@ -129,7 +129,13 @@ def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
     """
     corpus = Corpus.load(args.corpus)
     source = {"source_checksum": corpus.checksum(), "split": args.split}
-    return (corpus if args.split is None else corpus.select_split(args.split)), source
+    if args.split is not None:
+        corpus = corpus.select_split(args.split)
+    if corpus.n_tokens == 0:
+        which = "" if args.split is None else f" with --split {args.split}"
+        raise ValueError(f"{args.corpus}: no tokens to train on (documents{which}: "
+                         f"{corpus.n_docs}, all empty)")
+    return corpus, source
 
 
 def run_lda(args: argparse.Namespace) -> int:

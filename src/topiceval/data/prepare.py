@@ -31,6 +31,7 @@ from topiceval.data.preprocess import apply_recipe, load_resources, make_recipe
 from topiceval.data.readers.base import RawCorpus
 from topiceval.data.sources import source_files
 from topiceval.data.splits import assign_splits, subsample
+from topiceval.validation import is_integer
 
 _LOG = logging.getLogger(__name__)
 SPLIT_OPTIONS = ("split", "test_fraction", "test_size", "seed", "max_docs")
@@ -107,10 +108,10 @@ def _split_options(spec: DatasetSpec, dataset: str, opts: dict) -> tuple[str, bo
         raise ValueError(f"split 'modapte' applies to reuters21578 only, not {dataset}")
     policy = "archive" if modapte else split
     seed = opts.get("seed", 0)
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    if not is_integer(seed) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
     max_docs = opts.get("max_docs")
-    if max_docs is not None and (isinstance(max_docs, bool) or not isinstance(max_docs, int)):
+    if max_docs is not None and not is_integer(max_docs):
         raise ValueError(f"max_docs must be an integer, got {max_docs!r}")
     return policy, modapte, {"seed": seed, "max_docs": max_docs}
 

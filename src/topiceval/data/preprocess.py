@@ -39,6 +39,7 @@ import regex
 from topiceval.corpus import Corpus
 from topiceval.data.readers.base import RawCorpus, RawDocument
 from topiceval.data.readers.newsgroups import strip_quotes, strip_signature
+from topiceval.validation import is_integer
 
 _LOG = logging.getLogger(__name__)
 
@@ -47,6 +48,38 @@ STOPWORDS = ("none", "nltk-english", "sklearn-english", "nltk+sklearn-english")
 NORMALIZE = ("none", "wordnet", "porter")
 VOCAB_FROM = ("train", "all")
 MALLET_TOKEN = r"\p{L}[\p{L}\p{P}]+\p{L}"
+
+
+def compile_token_pattern(pattern: str) -> regex.Pattern:
+    """A token regex (the ``regex`` module), every match of which is one token.
+
+    Parameters
+    ----------
+    pattern : str
+        The regular expression.
+
+    Returns
+    -------
+    regex.Pattern
+
+    Raises
+    ------
+    ValueError
+        Saying what is wrong, for the caller to prefix with the option's name: a pattern that does
+        not compile, one with capturing groups (``findall`` would return the groups' text instead
+        of the matches) or one that matches the empty string (empty tokens).
+    """
+    try:
+        compiled = regex.compile(pattern)
+    except (regex.error, TypeError) as exc:
+        raise ValueError(f"'{pattern}' is not a regular expression ({exc})") from None
+    if compiled.groups:
+        raise ValueError(f"'{pattern}' has {compiled.groups} capturing group(s), whose text would "
+                         "be the tokens instead of the whole matches; write (?:...) to group")
+    if compiled.fullmatch("") is not None:
+        raise ValueError(f"'{pattern}' matches the empty string, which would make empty tokens; "
+                         "use + rather than * or ?")
+    return compiled
 
 
 @dataclass(frozen=True)
@@ -90,13 +123,13 @@ class Recipe:
                 raise ValueError(f"recipe {self.name!r}: {key} must be true or false")
         for key, low in (("min_length", 1), ("min_count", 1), ("min_df", 1), ("top_k", 0)):
             value = getattr(self, key)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            if not is_integer(value) or value < low:
                 raise ValueError(f"recipe {self.name!r}: {key} must be an integer >= {low}")
         if not isinstance(self.max_df, int | float) or not 0.0 < self.max_df <= 1.0:
             raise ValueError(f"recipe {self.name!r}: max_df must lie in (0, 1], got {self.max_df}")
         try:
-            regex.compile(self.token_pattern)
-        except regex.error as exc:
+            compile_token_pattern(self.token_pattern)
+        except ValueError as exc:
             raise ValueError(f"recipe {self.name!r}: bad token_pattern: {exc}") from None
         if self.asis:
             changed = [
@@ -119,6 +152,17 @@ class Recipe:
 RECIPES: dict[str, dict] = {
     # Unchanged published tokens / counts.
     "asis": {"asis": True},
+    # A study's default for a user's own text (no NLTK data needed): lowercase runs of letters,
+    # scikit-learn's English stop words and words of fewer than 3 letters dropped, words found
+    # in fewer than 2 training documents dropped (they cannot be learned).
+    "default": {
+        "token_pattern": r"\p{L}+",
+        "stopwords": "sklearn-english",
+        "letters_only": True,
+        "min_length": 3,
+        "vocab_from": "train",
+        "min_df": 2,
+    },
     # Seed 001 §3.1: tokenise, lowercase, drop stop words and punctuation, WordNet lemmas,
     # 3,000 most frequent words on the training documents.  Headers kept, digits kept (its
     # topic tables show "10", "00"); punkt is unavailable, NLTK's wordpunct pattern instead.
@@ -256,7 +300,7 @@ def _tokenise(raw: RawCorpus, recipe: Recipe) -> tuple[list[str], np.ndarray, np
             for doc in raw.docs:
                 pieces.append(np.array([index.setdefault(t, len(index)) for t in doc.text.split()]))
         else:
-            pattern = regex.compile(recipe.token_pattern)
+            pattern = compile_token_pattern(recipe.token_pattern)
             for doc in raw.docs:
                 text = doc.text if raw.kind == "tokens" else compose_text(doc, recipe, raw.usenet)
                 if recipe.lowercase:

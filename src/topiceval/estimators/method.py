@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from topiceval.validation import check_integer
+from topiceval.validation import Argument, arguments, check_integer, extended, naming
 
 
 @dataclass(frozen=True)
@@ -72,12 +72,13 @@ class Setting:
                 return check_integer(f"setting {self.name}", value, self.minimum)
             except ValueError as err:
                 if self.note:
-                    raise ValueError(f"{err} for {method!r}: {self.note}") from None
+                    raise extended(err, f" for {method!r}: {self.note}") from None
                 raise
         if self.kind is float:
             if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
                     or not value > 0):
-                raise ValueError(f"setting {self.name} must be a positive number, got {value!r}")
+                raise naming(ValueError, "setting ", Argument(self.name),
+                             f" must be a positive number, got {value!r}")
             return value
         if value not in self.choices:
             raise ValueError(f"setting {self.name} of {method!r} must be one of "
@@ -107,8 +108,8 @@ class Method:
         What its number is (unbiased, biased, exact...), for summaries.
     budget : str, optional
         The setting its cost grows with, named when a call is over the work limit.
-    cheaper : str
-        What to lower instead when even ``budget`` = 1 is over the limit.
+    cheaper : tuple of str
+        The settings to lower instead when even ``budget`` = 1 is over the limit.
     memory : callable, optional
         ``memory(N, settings) -> int``: bytes of one task's working arrays beyond the family's
         per-task tables (LDA left-to-right: each particle's N predictive terms).
@@ -130,7 +131,7 @@ class Method:
     formula: str | Callable[[dict], str]
     nature: str
     budget: str | None = None
-    cheaper: str = ""
+    cheaper: tuple[str, ...] = ()
     memory: Callable[[int, dict], int] | None = None
     sampled: bool = True
     key: int = 0
@@ -148,9 +149,9 @@ class Method:
         known = {s.name: s for s in self.settings}
         unknown = sorted(set(settings) - set(known))
         if unknown:
-            allowed = ", ".join(sorted(known)) or "none"
-            raise ValueError(f"unknown setting(s) {', '.join(unknown)} for method "
-                             f"{self.name!r}; allowed: {allowed}")
+            raise naming(ValueError, "unknown setting(s) ", *arguments(unknown),
+                         f" for method {self.name!r}; allowed: ",
+                         *(arguments(sorted(known)) or ("none",)))
         return {name: s.validate(settings.get(name, s.default), self.name)
                 for name, s in known.items()}
 

@@ -250,7 +250,7 @@ def honest_rows(model: LDAModel, test: Corpus, trainer: str, n_topics: int, *, s
             result = lda.estimate_runs(HONEST[definition], docs, model.phi, model.alpha_m,
                                        runs=runs, seed=derive_seed(seed, "001-F4", definition,
                                                                    trainer, n_topics),
-                                       **settings)
+                                       work_limit=None, **settings)
             logp, se = combine_runs(result.logp)
             rows.append(_row(trainer, n_topics, seed, "test", definition, False, logp, docs,
                              se=float(np.sqrt(np.sum(se ** 2)))))

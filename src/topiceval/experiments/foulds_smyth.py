@@ -60,6 +60,7 @@ from topiceval.io import write_csv_atomic
 from topiceval.models import LDAModel
 from topiceval.seeds import derive_seed
 from topiceval.threads import numba_threads
+from topiceval.validation import is_integer
 
 PERTURB_WEIGHT = 0.05
 BURNIN = 100
@@ -151,13 +152,14 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, perturbation_see
             if method == "ratio_ais":
                 res = lda.compare([doc], model_a, model_b, samples=samples, temperatures=temps,
                                   seed=stream, burnin=burnin, threshold=threshold,
-                                  doc_keys=[d])
+                                  doc_keys=[d], work_limit=None)
                 values = (res.log_ratio[0], res.reverse[0], res.reciprocal_gap[0],
                           bool(res.suspect[0]), int(res.site_updates[0]), res.seconds)
             else:
                 log_ratio, cost = lda.compare_standard([doc], model_a, model_b, samples=samples,
                                                        temperatures=temps, seed=stream,
-                                                       doc_keys=[d], return_cost=True)
+                                                       doc_keys=[d], return_cost=True,
+                                                       work_limit=None)
                 values = (log_ratio[0], np.nan, np.nan, False, cost.site_updates, cost.seconds)
             rows.append((method, budget, samples, temps, d, doc.shape[0], *values, n_threads))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
@@ -280,7 +282,7 @@ def test_documents(corpus: Corpus, n_docs: int | None = None) -> list[np.ndarray
     split is random, so the first ones are a random subset; keys are positions in this list)."""
     docs = list(corpus.select_split("test"))
     if n_docs is not None:
-        if not isinstance(n_docs, (int, np.integer)) or n_docs < 1:
+        if not is_integer(n_docs) or n_docs < 1:
             raise ValueError(f"the number of documents must be a positive integer, got "
                              f"{n_docs!r}")
         if n_docs > len(docs):

@@ -20,6 +20,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from topiceval.validation import is_integer
+
 __all__ = ["Shards", "blocks", "check_block", "group_shards", "scaled", "shard_names",
            "shard_tasks", "slug", "work_blocks"]
 
@@ -43,7 +45,7 @@ def blocks(total: int, size: int) -> list[tuple[int, int]]:
     """
     for name, value in (("the number of items to cut into blocks", total),
                         ("the block size", size)):
-        if not isinstance(value, (int, np.integer)) or value < 1:
+        if not is_integer(value) or value < 1:
             raise ValueError(f"{name} must be a positive integer, got {value!r}")
     return [(lo, min(lo + size, total)) for lo in range(0, total, size)]
 
@@ -72,7 +74,7 @@ def work_blocks(work: Sequence[float], parts: int) -> list[tuple[int, int]]:
         ``parts`` blocks, in order, the first starting at 0 and the last stopping at
         ``len(work)``.
     """
-    if isinstance(parts, bool) or not isinstance(parts, (int, np.integer)) or parts < 1:
+    if not is_integer(parts) or parts < 1:
         raise ValueError(f"the number of blocks must be a positive integer, got {parts!r}")
     values = np.asarray(work, dtype=np.float64)
     if values.ndim != 1 or not np.all(np.isfinite(values) & (values >= 0)):

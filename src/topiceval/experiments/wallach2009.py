@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 from topiceval import perturb
+from topiceval._docs import page
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
@@ -63,6 +64,7 @@ from topiceval.models import LDAModel
 from topiceval.seeds import derive_seed, generator
 from topiceval.threads import numba_threads
 from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_corpus
+from topiceval.validation import is_integer
 
 RUNS = 10
 BOOTSTRAP = 10_000
@@ -319,7 +321,7 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
                 settings["particles"] = cost_matched_particles(doc.shape[0],
                                                                setting.cost_samples)
             result = run_fn(setting.method, [doc], phi, alpha_m, runs=runs, seed=stream,
-                            doc_keys=[d], **settings)
+                            doc_keys=[d], work_limit=None, **settings)  # priced by the grid
             for method, values in result.forms.items():
                 for r in range(runs):
                     rows.append((task.dataset, kind, lam, method, setting.label, d, r,
@@ -417,7 +419,8 @@ def _timed(method, doc, phi, alpha_m, settings, repeats, seed):
         for r in range(repeats):
             start = time.process_time()
             result = lda.estimate_runs(method, [doc], phi, alpha_m,
-                                       seed=derive_seed(seed, "timing", r), **settings)
+                                       seed=derive_seed(seed, "timing", r), work_limit=None,
+                                       **settings)
             cpu = min(cpu, time.process_time() - start)
             best = min(best, result.seconds)
     return int(result.site_updates.sum()), best, cpu
@@ -637,7 +640,7 @@ def heldout_sample(corpus: Corpus, n_docs: int, *, seed: int = 0, split: str = "
     """
     pool = corpus.select_split(split)
     candidates = np.flatnonzero(pool.lengths >= min_length)
-    if not isinstance(n_docs, (int, np.integer)) or not 1 <= n_docs <= candidates.size:
+    if not is_integer(n_docs) or not 1 <= n_docs <= candidates.size:
         raise ValueError(f"asked for {n_docs!r} held-out documents; the {split!r} split has "
                          f"{candidates.size} documents of at least {min_length} tokens")
     rng = generator(seed, _KEY_HELDOUT)
@@ -673,7 +676,7 @@ def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
     fitted (now true) ``model`` (§9.2 substitution rule), all in split "test"."""
     corpus = synthetic_corpus(model, n_docs, doc_length, seed)
     corpus.meta["synthetic"]["rule"] = (
-        "§9.2 substitution (docs/methods/experiments.md#wallach2009; fitted true model)")
+        f"§9.2 substitution ({page('methods/experiments.md#wallach2009')}; fitted true model)")
     corpus.meta["dataset"] = name
     return corpus
 

@@ -1,6 +1,6 @@
 """Held-out likelihood estimators for Gamma-Poisson factor analysis (Capdevila et al. 2018).
 
-Methods: docs/methods/gapfa.md.
+Methods: docs/methods/gapfa.md. ::
 
     from topiceval.estimators import gapfa
     logp = gapfa.estimate(method, counts, phi, p, r, *, seed=0, **settings)      # (D,)
@@ -33,9 +33,11 @@ Bad input raises ``ValueError`` naming the problem.  An all-zero count row is a 
 (probability prod_t (1 - Q_t)^{r_t}).
 
 Cost: ``Runs.work`` is ``registry.predicted_work`` for every run: topic-word site updates
-(one O(1) pass over one (non-zero word, topic) pair; formulas in ``registry``) for the sampling
-methods, terms of the exact algorithm for ``exact``.  ``Runs.seconds`` is the kernel's wall time,
-without the compilation or cache loading of the first call.
+(one O(1) step of the kernels' loops over words, topics and latent counts; formulas in
+``registry``) for the sampling methods, terms of the exact algorithm for ``exact``.  The whole
+call (all documents and runs) and its arrays are priced before anything runs (``limits``).
+``Runs.seconds`` is the kernel's wall time, without the compilation or cache loading of the
+first call.
 """
 
 from __future__ import annotations
@@ -136,9 +138,10 @@ def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayL
     threads : int, optional
         numba threads (None or 0: all); results do not depend on it.
     work_limit : float, None or "default"
-        The most topic-word site updates one (document, run) may take (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
-        ``None``: no limit); refused before anything runs, naming the samples that would fit.
+        The most topic-word site updates of the whole call, every document and run (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
+        refused before anything runs, naming the runs, samples or documents that would fit.
     **settings
         The method's settings; unknown names raise ``ValueError``.  Defaults: ``exact``
         ``max_terms=1e9`` (most summands or DP updates), ``algorithm="auto"`` (or
@@ -190,9 +193,10 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
     threads : int, optional
         numba threads (None or 0: all); results do not depend on it.
     work_limit : float, None or "default"
-        The most topic-word site updates one (document, run) may take (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
-        ``None``: no limit); refused before anything runs, naming the samples that would fit.
+        The most topic-word site updates of the whole call, every document and run (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
+        refused before anything runs, naming the runs, samples or documents that would fit.
     **settings
         The method's settings, as in ``estimate`` (defaults there).
 
@@ -209,7 +213,7 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
         For an unknown method or setting, bad counts or model, or a bad ``runs``, ``seed``,
         ``first_run``, ``doc_keys`` or ``threads``.
     topiceval.limits.WorkLimitError
-        If a (document, run) would exceed ``work_limit``.
+        If the call would exceed ``work_limit`` or the memory.
     """
     spec = registry.get(method)
     resolved = spec.resolve(settings)
@@ -255,9 +259,10 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
     threads : int, optional
         numba threads (None or 0: all).
     work_limit : float, None or "default"
-        The most topic-word site updates one (document, run) may take (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 1e11, a few minutes of one core;
-        ``None``: no limit); refused before anything runs, naming the samples that would fit.
+        The most topic-word site updates of the whole call, every document and run (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
+        refused before anything runs, naming the runs, samples or documents that would fit.
     **settings
         The method's other settings (see ``estimate``); ``samples``, if given, must equal the
         last checkpoint.
@@ -301,18 +306,24 @@ def _one_task_per_chunk():
         numba.set_parallel_chunksize(previous)
 
 
-def check_limits(method, counts, n_topics, *, work_limit="default", **settings) -> np.ndarray:
+def check_limits(method, counts, n_topics, *, runs=1, work_limit="default", threads=None,
+                 extra_arrays=0, **settings) -> np.ndarray:
     """The predicted work of one run of ``method`` on every document, (D,) int64
-    (``registry.predicted_work``); raises ``limits.WorkLimitError`` if a (document, run) of a
-    sampling method is over ``work_limit`` (what ``estimate_runs`` checks before running)."""
+    (``registry.predicted_work``); raises ``limits.WorkLimitError`` if the whole call
+    (``runs`` runs of every document) or one (document, run) of a sampling method is over
+    ``work_limit``, or if its arrays would not fit in memory (what ``estimate_runs`` checks
+    before running).  ``threads``: the threads that will run it (default numba's);
+    ``extra_arrays``: (D, R) arrays of 8 bytes the caller allocates besides the estimator's
+    own (``topiceval.evaluate`` counts its results)."""
     spec = registry.get(method)
     resolved = spec.resolve(settings)
     mat = as_count_matrix(counts)
     docs = Docs(mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
                 mat.data.astype(np.int64))
+    runs = check_integer("runs", runs, 1)
     work = registry.document_work(spec, docs, n_topics, resolved)
-    if spec.sampled:
-        _check_work(spec, docs, n_topics, resolved, work, work_limit)
+    _check_call(spec, docs, n_topics, resolved, work, work_limit, runs=runs, checkpoints=1,
+                threads=threads, extra_arrays=extra_arrays)
     return work
 
 
@@ -329,21 +340,40 @@ def _check_ds_range(params) -> None:
             "method")
 
 
-def _check_work(spec, docs, n_topics, resolved, work, work_limit) -> None:
-    """Refuse, before anything runs, a call in which one (document, run) would exceed the
-    work limit (``limits.DEFAULT_WORK_LIMIT["gapfa"]`` topic-word site updates by default)."""
-    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["gapfa"])
+RESULT_ARRAYS = 2  # (D, R) arrays of estimate_runs besides the (D, R, K) values: logp, work
 
-    def fitting(d: int) -> str:
-        def cost_at(k: int) -> float:
-            return registry.document_work(spec, docs, n_topics, {**resolved, spec.budget: k})[d]
 
-        return limits.fitting_budget(spec, cost_at, resolved, limit)
+def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, checkpoints,
+                threads, extra_arrays=0) -> None:
+    """Refuse, before anything is allocated or run, a call over the work limit (a sampling
+    method's whole call, ``limits.DEFAULT_WORK_LIMIT["gapfa"]`` topic-word site updates by
+    default) or whose arrays would not fit in memory."""
+    threads = limits.threads_of(threads)
+    if spec.sampled:
+        budget = limits.WorkSetting(
+            spec.budget, resolved[spec.budget],
+            lambda k: registry.document_work(spec, docs, n_topics,
+                                             {**resolved, spec.budget: k}).astype(np.float64))
+        limits.check_work(work.astype(np.float64),
+                          limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["gapfa"]),
+                          family="gapfa", method=spec.name, lengths=np.diff(docs.offsets),
+                          runs=runs, budgets=[budget], cheaper=spec.cheaper,
+                          size_unit="distinct words")
+    n_docs = docs.offsets.shape[0] - 1
+    memory = registry.document_memory(docs, n_topics)
+    largest = int(np.argmax(memory))
+    per_task = float(memory[largest])
 
-    lengths = np.diff(docs.offsets)  # distinct words, the size the cost grows with
-    limits.check_work(work.astype(np.float64), limit, method=spec.name,
-                      units="topic-word site updates", lengths=lengths, fitting=fitting,
-                      size_unit="distinct words")
+    def parts_at(values) -> dict:
+        tasks = n_docs * values["runs"]
+        return {"results": 8.0 * n_docs * values["runs"] * (checkpoints + RESULT_ARRAYS
+                                                            + extra_arrays),
+                "working arrays": per_task * limits.working_threads(values["threads"], tasks)}
+
+    limits.check_memory(parts_at, {"runs": runs, "threads": threads}, method=spec.name,
+                        alone=f"document {largest} alone needs {per_task / limits.GIB:,.3g} GiB "
+                              "of working arrays (8 J T + 4 (y_max + 1) doubles, y_max its "
+                              "largest count)")
 
 
 def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
@@ -372,8 +402,8 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
         codes, _ = exact.choose_algorithms(docs, n_topics, resolved["algorithm"],
                                            float(resolved["max_terms"]))
     work = registry.document_work(spec, docs, n_topics, resolved)
-    if spec.sampled:
-        _check_work(spec, docs, n_topics, resolved, work, work_limit)
+    _check_call(spec, docs, n_topics, resolved, work, work_limit, runs=runs,
+                checkpoints=1 if checks is None else checks.shape[0], threads=threads)
     with numba_threads(threads), _one_task_per_chunk():
         if spec.sampled:
             kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}

@@ -75,6 +75,21 @@ def n_words(docs: Docs) -> np.ndarray:
     return np.diff(docs.offsets).astype(np.float64)
 
 
+def n_tokens(docs: Docs) -> np.ndarray:
+    """Y, each document's total count (float64): the latent count draws of one Gibbs sweep."""
+    return per_document(docs, docs.counts.astype(np.float64))
+
+
+def left_draws(docs: Docs, offset: int = 0) -> np.ndarray:
+    """sum_j y_j (J - j - offset) over each document's words j = 0..J-1 (float64): the latent
+    count draws of a left-to-right pass in which factor j + 1 .. J - offset resamples the rows
+    left of it (one Gibbs iteration each)."""
+    sizes = np.diff(docs.offsets)
+    position = np.arange(docs.counts.shape[0]) - np.repeat(docs.offsets[:-1], sizes)
+    later = np.maximum(np.repeat(sizes, sizes) - position - offset, 0)
+    return per_document(docs, docs.counts.astype(np.float64) * later)
+
+
 def per_document(docs: Docs, values: np.ndarray) -> np.ndarray:
     """The sum over each document's non-zero words of ``values`` (one per non-zero word)."""
     out = np.zeros(docs.offsets.shape[0] - 1)

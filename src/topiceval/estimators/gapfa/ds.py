@@ -15,6 +15,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import lse_add, lse_value, seed_into
 from topiceval.estimators.gapfa._data import n_words
 from topiceval.estimators.gapfa._kernels import (
@@ -27,12 +28,15 @@ from topiceval.estimators.gapfa._kernels import (
     transposed,
 )
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 
 KEY = 401
 
 
 @njit(cache=True)
-def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
+def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row, stop):
+    """Running DS estimates at ``checkpoints`` into ``out_row`` (unfinished once ``stop`` is
+    set: polled once per sample)."""
     n_topics = params.p.shape[0]
     log_scale = np.empty(n_topics)
     zeros = np.zeros(n_topics)
@@ -47,6 +51,8 @@ def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
     m, s = -np.inf, 0.0
     k = 0
     for i in range(checkpoints[-1]):
+        if stopped(stop):
+            return
         sample_theta(rng, params.r, zeros, log_scale, log_theta, shapes)
         ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, theta,
                             lam)
@@ -54,29 +60,32 @@ def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row):
         k = record(out_row, checkpoints, k, i + 1, lse_value(m, s) - math.log(i + 1.0))
 
 
-@njit(cache=True, parallel=True)
-def _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out):
+@njit(cache=True, parallel=True, nogil=True)
+def _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_runs = run_keys.shape[0]
     for task in prange((offsets.shape[0] - 1) * n_runs):
+        if stopped(stop):
+            continue
         d = task // n_runs
         i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
         seed_into(rng, seed, KEY, keys[d], run_keys[i])
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
-        ds_document(rng, counts[lo:hi], phiw, log_phiw, params, checkpoints, out[d, i])
+        ds_document(rng, counts[lo:hi], phiw, log_phiw, params, checkpoints, out[d, i], stop)
 
 
 def run(docs, params, *, seed, keys, run_keys, checkpoints, out):
     """Fill ``out`` (D, R, K) with running DS estimates at the sample sizes ``checkpoints``;
-    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
-    _ds_kernel(docs, params, seed, keys, run_keys, checkpoints, out)
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i]); Ctrl-C stops it
+    (``interrupt.run``)."""
+    interrupt.run(_ds_kernel, docs, params, seed, keys, run_keys, checkpoints, out)
 
 
 # the declaration of the method (estimators/method.py): S T J topic-word site updates
 DS = Method(
     "ds", (Setting("samples", 1000, "prior samples S", minimum=1),),
-    cost=lambda docs, t, s: s["samples"] * t * n_words(docs), formula="S T J",
+    cost=lambda docs, t, s: s["samples"] * t * (n_words(docs) + 1), formula="S T (J + 1)",
     budget="samples", key=KEY, run=run,
     nature="unbiased for p(y), very high variance (direct sampling from the prior)")

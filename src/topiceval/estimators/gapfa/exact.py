@@ -32,9 +32,11 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import gammaln
 
+from topiceval import interrupt
 from topiceval._numba import log_rising, log_rising_array, lse_add, lse_value
 from topiceval.counts import as_count_matrix
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 
 ALGORITHMS = ("auto", "enumerate", "dp")
 DP_MAX_STATES = 2**26  # 512 MiB per DP layer
@@ -198,8 +200,9 @@ def _document_terms(words, counts, params):
 
 
 @njit(cache=True)
-def enumerate_log_marginal(counts, log_q, lg, const):
-    """(6.7) by enumeration; ``counts`` (J,) > 0, ``log_q`` (J, T), ``lg`` (T, Y+1)."""
+def enumerate_log_marginal(counts, log_q, lg, const, stop):
+    """(6.7) by enumeration; ``counts`` (J,) > 0, ``log_q`` (J, T), ``lg`` (T, Y+1); NaN once
+    ``stop`` is set (polled once per composition of the words other than the largest)."""
     n_words, n_topics = log_q.shape
     if n_words == 0:
         return const + np.sum(lg[:, 0])
@@ -222,6 +225,8 @@ def enumerate_log_marginal(counts, log_q, lg, const):
     ai = a[inner]
     m, s = -np.inf, 0.0
     while True:
+        if stopped(stop):
+            return np.nan
         x_base[:] = 0
         base = 0.0
         for j in range(n_words):
@@ -264,8 +269,9 @@ def _binomial_table(n_max, k_max):
 
 
 @njit(cache=True)
-def dp_log_marginal(counts, log_q, lg, const):
-    """(6.9) by dynamic programming over topic totals; same arguments as the enumeration."""
+def dp_log_marginal(counts, log_q, lg, const, stop):
+    """(6.9) by dynamic programming over topic totals; same arguments as the enumeration (NaN
+    once ``stop`` is set: polled once per token)."""
     n_words, n_topics = log_q.shape
     total = 0
     for j in range(n_words):
@@ -282,6 +288,8 @@ def dp_log_marginal(counts, log_q, lg, const):
     for j in range(n_words):
         log_fact += math.lgamma(counts[j] + 1.0)
         for _ in range(counts[j]):
+            if stopped(stop):
+                return np.nan
             n += 1
             _reset(x, n)
             rank = 0
@@ -318,22 +326,25 @@ def dp_log_marginal(counts, log_q, lg, const):
     return lse_value(m, sm) + const - log_fact
 
 
-@njit(cache=True, parallel=True)
-def _exact_kernel(docs, params, algorithm, out):
+@njit(cache=True, parallel=True, nogil=True)
+def _exact_kernel(docs, params, algorithm, out, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     for d in prange(offsets.shape[0] - 1):
+        if stopped(stop):
+            continue
         lo, hi = offsets[d], offsets[d + 1]
         log_q, lg, const = _document_terms(words[lo:hi], counts[lo:hi], params)
         if algorithm[d] == _DP:
-            out[d] = dp_log_marginal(counts[lo:hi], log_q, lg, const)
+            out[d] = dp_log_marginal(counts[lo:hi], log_q, lg, const, stop)
         else:
-            out[d] = enumerate_log_marginal(counts[lo:hi], log_q, lg, const)
+            out[d] = enumerate_log_marginal(counts[lo:hi], log_q, lg, const, stop)
 
 
 def run(docs, params, codes, out):
     """Fill ``out`` (D,) with the exact log p(y_d), document d by the algorithm ``codes[d]``
-    (from ``choose_algorithms``); see the module docstring."""
-    _exact_kernel(docs, params, codes, out)
+    (from ``choose_algorithms``); see the module docstring.  Ctrl-C stops it
+    (``interrupt.run``)."""
+    interrupt.run(_exact_kernel, docs, params, codes, out)
 
 
 # the declaration of the method (estimators/method.py): its work is the terms of the algorithm

@@ -24,8 +24,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import lse_add, lse_value, seed_into
-from topiceval.estimators.gapfa._data import n_words
+from topiceval.estimators.gapfa._data import n_tokens, n_words
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     log_factorials,
@@ -38,12 +39,15 @@ from topiceval.estimators.gapfa._kernels import (
     transposed,
 )
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 
 KEY = 402
 
 
 @njit(cache=True)
-def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_row):
+def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_row, stop):
+    """Running HM estimates at ``checkpoints`` into ``out_row`` (unfinished once ``stop`` is
+    set: polled once per Gibbs iteration)."""
     n_words = counts.shape[0]
     n_topics = params.p.shape[0]
     log_prior_scale = np.empty(n_topics)
@@ -62,11 +66,15 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
     log_fact = log_factorials(counts)
     sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta, shapes)
     for _ in range(burnin):
+        if stopped(stop):
+            return
         sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
         sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
     m, s = -np.inf, 0.0
     k = 0
     for i in range(checkpoints[-1]):
+        if stopped(stop):
+            return
         sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
         sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
         ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, work[0],
@@ -75,11 +83,13 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
         k = record(out_row, checkpoints, k, i + 1, math.log(i + 1.0) - lse_value(m, s))
 
 
-@njit(cache=True, parallel=True)
-def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out):
+@njit(cache=True, parallel=True, nogil=True)
+def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_runs = run_keys.shape[0]
     for task in prange((offsets.shape[0] - 1) * n_runs):
+        if stopped(stop):
+            continue
         d = task // n_runs
         i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
@@ -87,20 +97,27 @@ def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out):
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         hm_document(rng, counts[lo:hi], phiw, log_phiw, params, burnin, checkpoints,
-                    out[d, i])
+                    out[d, i], stop)
 
 
 def run(docs, params, *, seed, keys, run_keys, checkpoints, out, burnin=100):
     """Fill ``out`` (D, R, K) with running HM estimates at the sample sizes ``checkpoints``;
-    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
-    _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out)
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i]); Ctrl-C stops it
+    (``interrupt.run``)."""
+    interrupt.run(_hm_kernel, docs, params, burnin, seed, keys, run_keys, checkpoints, out)
 
 
-# the declaration of the method (estimators/method.py): (B + S) T J Gibbs updates and S T J
-# likelihood terms
+def _cost(docs, t, s):
+    """(B + S) Gibbs iterations of T J row updates, Y latent count draws and T theta draws, and
+    S likelihoods of T J terms."""
+    return ((s["burnin"] + s["samples"]) * (t * (n_words(docs) + 1) + n_tokens(docs))
+            + s["samples"] * t * n_words(docs))
+
+
+# the declaration of the method (estimators/method.py)
 HM = Method(
     "hm", (Setting("samples", 1000, "posterior samples S", minimum=1),
            Setting("burnin", 100, "Gibbs iterations B before sampling")),
-    cost=lambda docs, t, s: (s["burnin"] + 2 * s["samples"]) * t * n_words(docs),
-    formula="(B + 2 S) T J", budget="samples", cheaper="lower burnin", key=KEY, run=run,
+    cost=_cost, formula="(B + S) (T (J + 1) + Y) + S T J", budget="samples",
+    cheaper=("burnin",), key=KEY, run=run,
     nature="biased upward: the harmonic mean; never use it to compare models")

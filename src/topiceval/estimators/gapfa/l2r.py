@@ -51,8 +51,9 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import lse_add, lse_value, multinomial_into, seed_into
-from topiceval.estimators.gapfa._data import n_words, per_document
+from topiceval.estimators.gapfa._data import left_draws, n_tokens, n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
     record,
@@ -64,6 +65,7 @@ from topiceval.estimators.gapfa._kernels import (
     transposed,
 )
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 from topiceval.negbin import log_factorials_table, log_mult_table, log_nb_logs
 
 KEY = 403
@@ -210,8 +212,9 @@ def exact_conditional(y, a, pi_j, conv, term, nxt):
 
 @njit(cache=True)
 def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, checkpoints,
-                 out_row):
-    """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples."""
+                 out_row, stop):
+    """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples
+    (unfinished once ``stop`` is set: polled once per sample of each factor)."""
     n_words, n_topics = phiw.shape
     log_left_scale, _, log_pi, log_zero = prefix_terms(phiw, params)
     log1m_pi = prefix_log1m_pi(phiw, params)
@@ -245,6 +248,8 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
         m, s = -np.inf, 0.0
         k = 0
         for i in range(checkpoints[-1]):
+            if stopped(stop):
+                return
             if j > 0:
                 for _ in range(n_gibbs):
                     sample_theta(rng, params.r, x_sum, left_scale_j, log_theta, shapes)
@@ -269,12 +274,14 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                 k += 1
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys, checkpoints,
-                out):
+                out, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_runs = run_keys.shape[0]
     for task in prange((offsets.shape[0] - 1) * n_runs):
+        if stopped(stop):
+            continue
         d = task // n_runs
         i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
@@ -282,18 +289,22 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         l2r_document(rng, counts[lo:hi], phiw, log_phiw, params, mode, n_inner, n_gibbs,
-                     checkpoints, out[d, i])
+                     checkpoints, out[d, i], stop)
 
 
 @njit(cache=True)
-def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs, b, work):
-    """Log weight of one particle of the unbiased sequential variant."""
+def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs, b, work,
+                 stop):
+    """Log weight of one particle of the unbiased sequential variant (unfinished once ``stop``
+    is set: polled once per word)."""
     log_left_scale, _, log_pi, log_zero = terms
     x_sum, a, log_a, log_theta, log_rho, rho, cumulative, rows_work, shapes, log_fact = work
     n_words, n_topics = log_phiw.shape
     log_w = 0.0
     x_sum[:] = 0
     for j in range(n_words):
+        if stopped(stop):
+            return log_w
         if j > 0:
             for _ in range(n_gibbs):
                 sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta, shapes)
@@ -310,13 +321,15 @@ def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs
     return log_w
 
 
-@njit(cache=True, parallel=True)
-def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
+@njit(cache=True, parallel=True, nogil=True)
+def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_topics = params.p.shape[0]
     n_runs = run_keys.shape[0]
     n_particles = checkpoints[-1]
     for task in prange((offsets.shape[0] - 1) * n_runs):
+        if stopped(stop):
+            continue
         d = task // n_runs
         i = task - d * n_runs
         rng = np.empty(4, dtype=np.uint64)
@@ -334,50 +347,65 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out):
         m, s = -np.inf, 0.0
         k = 0
         for q in range(n_particles):
+            if stopped(stop):
+                break
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
             m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phi_tj, log_phiw, params, terms,
-                                              log1m_pi, n_gibbs, b, work))
+                                              log1m_pi, n_gibbs, b, work, stop))
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 
 def run(docs, params, *, seed, keys, run_keys, checkpoints, out, inner_samples=1, gibbs=1,
         proposal="paper"):
     """Fill ``out`` (D, R, K) with running L2R estimates at the sample sizes ``checkpoints``;
-    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i])."""
-    _l2r_kernel(docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed, KEY, keys,
-                run_keys, checkpoints, out)
+    task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i]); Ctrl-C stops it
+    (``interrupt.run``)."""
+    interrupt.run(_l2r_kernel, docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed,
+                  KEY, keys, run_keys, checkpoints, out)
 
 
 def run_exact(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
     """Fill ``out`` (D, R, K) with running L2R-E estimates (exact conditionals, eqs. 17-19);
-    task (d, i) uses the stream (seed, KEY_EXACT, keys[d], run_keys[i])."""
-    _l2r_kernel(docs, params, L2R_E, 1, gibbs, seed, KEY_EXACT, keys, run_keys, checkpoints,
-                out)
+    task (d, i) uses the stream (seed, KEY_EXACT, keys[d], run_keys[i]); Ctrl-C stops it."""
+    interrupt.run(_l2r_kernel, docs, params, L2R_E, 1, gibbs, seed, KEY_EXACT, keys, run_keys,
+                  checkpoints, out)
 
 
 def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
     """Fill ``out`` (D, runs, K) with running estimates of the unbiased sequential variant
     (P = checkpoints[-1] particles per run); particle q of task (d, i) uses the stream
     (seed, KEY_SEQ, keys[d], run_keys[i] * P + q).  The caller keeps
-    (max(run_keys) + 1) * P <= 2**63."""
-    _seq_kernel(docs, params, gibbs, seed, keys, run_keys, checkpoints, out)
+    (max(run_keys) + 1) * P <= 2**63.  Ctrl-C stops it."""
+    interrupt.run(_seq_kernel, docs, params, gibbs, seed, keys, run_keys, checkpoints, out)
 
 
 def _l2r_cost(docs, t, s):
+    """Per sample: G Gibbs iterations before each factor j = 1..J + 1 (T theta draws, the T j
+    left rows and their latent count draws), each word's proposal and S' draws of its y_j
+    counts (T + S' (T + y_j)), and the zero block (T)."""
     j = n_words(docs)
-    return s["samples"] * t * (s["gibbs"] * j * (j + 1) / 2 + (s["inner_samples"] + 1) * j)
+    gibbs = s["gibbs"] * (t * j * (j + 1) / 2 + t * j + left_draws(docs))
+    words = (s["inner_samples"] + 1) * t * j + s["inner_samples"] * n_tokens(docs)
+    return s["samples"] * (gibbs + words + t)
 
 
 def _l2r_exact_cost(docs, t, s):
+    """As ``_l2r_cost`` with one draw of y_j per word and the exact conditional (6.15) by
+    convolution: T (y_j + 1) NB pmf values and (T - 1) (y_j + 1) (y_j + 2) / 2 terms."""
     j = n_words(docs)
     y = docs.counts.astype(np.float64)
-    conditional = per_document(docs, 2 * t + t * (y + 1) + (t - 1) * (y + 1) * (y + 2) / 2)
-    return s["samples"] * (s["gibbs"] * t * j * (j + 1) / 2 + conditional)
+    conditional = per_document(docs, 2 * t + t * (y + 1) + (t - 1) * (y + 1) * (y + 2) / 2 + y)
+    gibbs = s["gibbs"] * (t * j * (j + 1) / 2 + t * j + left_draws(docs))
+    return s["samples"] * (gibbs + conditional + t)
 
 
 def _l2r_seq_cost(docs, t, s):
+    """Per particle: G Gibbs iterations before words 2..J (T theta draws, the left rows and
+    their latent count draws), each word's proposal, its y_j draws and its weight (2 T + y_j),
+    and the zero block (T)."""
     j = n_words(docs)
-    return s["samples"] * t * (s["gibbs"] * j * (j - 1) / 2 + 2 * j)
+    gibbs = s["gibbs"] * (t * j * (j - 1) / 2 + t * np.maximum(j - 1, 0) + left_draws(docs, 1))
+    return s["samples"] * (gibbs + 2 * t * j + n_tokens(docs) + t)
 
 
 _GIBBS = Setting("gibbs", 1, "Gibbs iterations G per sample", minimum=1,
@@ -389,18 +417,23 @@ L2R = Method(
     "l2r", (Setting("samples", 1000, "samples S", minimum=1),
             Setting("inner_samples", 1, "inner importance samples S'", minimum=1), _GIBBS,
             Setting("proposal", "paper", "L2R proposal", kind=str, choices=tuple(PROPOSALS))),
-    cost=_l2r_cost, formula="S T (G J (J + 1) / 2 + (S' + 1) J)", budget="samples",
-    cheaper="lower gibbs or inner_samples", key=KEY, run=run,
+    cost=_l2r_cost,
+    formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + (S' + 1) T J + S' Y + T)",
+    budget="samples",
+    cheaper=("gibbs", "inner_samples"), key=KEY, run=run,
     nature="consistent, not unbiased for finite samples (left-to-right, seed 004)")
 L2R_EXACT = Method(
     "l2r_exact", (Setting("samples", 1000, "samples S", minimum=1), _GIBBS),
     cost=_l2r_exact_cost,
-    formula="S (G T J (J + 1) / 2 + sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2])",
-    budget="samples", cheaper="lower gibbs", key=KEY_EXACT, run=run_exact,
+    formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + T "
+            "+ sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2 + y_j])",
+    budget="samples", cheaper=("gibbs",), key=KEY_EXACT, run=run_exact,
     nature="consistent, not unbiased for finite samples (L2R with exact conditionals)")
 L2R_SEQ = Method(
     "l2r_seq", (Setting("samples", 1000, "particles R", minimum=1),
                 Setting("gibbs", 1, "Gibbs iterations G per word (0: no rejuvenation)")),
-    cost=_l2r_seq_cost, formula="S T (G J (J - 1) / 2 + 2 J)", budget="samples",
-    cheaper="lower gibbs", key=KEY_SEQ, run=run_sequential,
+    cost=_l2r_seq_cost,
+    formula="S (G [T J (J - 1) / 2 + T (J - 1) + sum_j (J - j) y_j] + 2 T J + Y + T)",
+    budget="samples",
+    cheaper=("gibbs",), key=KEY_SEQ, run=run_sequential,
     nature="unbiased for p(y) (sequential left-to-right)")

@@ -9,27 +9,33 @@ methods' settings, defaults and cost formula.
 
 Cost (``Method.cost`` and ``Method.formula``; ``predicted_work``; ``Runs.work`` of
 ``gapfa.estimate_runs``): the work of one run on one document, known before the run from the
-document's J non-zero words, their counts y_j, T and the settings.  The unit of the sampling
-methods is the *topic-word site update*: one O(1) pass over one (non-zero word, topic) pair,
-counted from the kernels' loops (§6.9 gives the orders):
+document's J non-zero words, their counts y_j (Y = sum_j y_j), T and the settings.  The unit of
+the sampling methods is the *topic-word site update*: one O(1) step of the kernels' loops,
+counted from those loops (§6.9 gives the orders), so that the work grows with everything a
+kernel loops over -- the distinct words, the topics and the counts:
 
-* a Gibbs update of row x_j. (6.11)/(6.13): T (its multinomial weights phi_jt theta_t);
+* a Gibbs update of row x_j. (6.11)/(6.13): T (its multinomial weights phi_jt theta_t), and
+  one step per latent count drawn into it: y_j;
+* the theta draws of one iteration (6.10)/(6.12): T (one gamma draw per topic);
 * one term lambda_j of log p(y_d | theta) (§6.4): T;
-* the L2R proposal rho of word j (6.16): T; one proposal draw b with its weight (6.17): T;
+* the L2R proposal rho of word j (6.16): T; one proposal draw b with its weight (6.17): T and
+  its y_j latent counts; the zero-word block (6.18): T;
 * the exact conditional (6.15) of word j by convolution: T (y_j + 1) NB pmf values plus
   (T - 1) (y_j + 1) (y_j + 2) / 2 convolution terms.
 
-Not counted: per-iteration O(T) work that touches no word (theta draws (6.10)/(6.12), the
-zero-word block (6.18)), per-document set-up (O(T J)) and the y_j categorical draws of a row
-(each O(T) for T < 32, O(log T) above).  With S samples, B burn-in, G Gibbs iterations, S'
-inner samples, the work per document and run is each method's ``Method.formula`` (e.g. ds
-S T J; hm (B + S) T J Gibbs updates + S T J likelihood terms; exact: the terms of the algorithm
-used, ``exact.n_terms``, not site updates).
+The steps differ in price (measured on one core, ``benchmarks/README.md``: about 1 ns per row
+or likelihood site, 5 ns per latent count draw at T = 5 and 25 ns at T = 100, 90 ns per theta
+draw); the unit bounds the work, and the family's measured rate (``limits.RATE``) converts it
+to time within a few times.  Not counted: per-document set-up (O(T J)).  With S samples, B
+burn-in, G Gibbs iterations, S' inner samples, the work per document and run is each method's
+``Method.formula`` (e.g. ds S T (J + 1); hm (B + S) (T (J + 1) + Y) + S T J; exact: the terms of
+the algorithm used, ``exact.n_terms``, not site updates).  An all-zero document costs its
+per-sample O(T) steps (theta draws, zero block).
 
 L2R's G J (J + 1) / 2: before each sample of factor j = 1..J + 1 (the last is the zero block),
-G Gibbs sweeps over the j - 1 left rows; l2r_seq rejuvenates only before words 2..J.  Counts
-are exact integers below 2**53 and saturate at ``MAX_WORK`` (an exact marginal too large to
-compute).
+G Gibbs sweeps over the j - 1 left rows, so row j is redrawn (its y_j counts) J + 1 - j times;
+l2r_seq rejuvenates only before words 2..J.  Counts are exact integers below 2**53 and saturate
+at ``MAX_WORK`` (an exact marginal too large to compute).
 """
 
 from __future__ import annotations
@@ -60,6 +66,19 @@ def document_work(method: Method, docs: Docs, n_topics: int, resolved: dict) -> 
     with np.errstate(over="ignore", invalid="ignore"):
         value = np.asarray(method.cost(docs, n_topics, resolved), dtype=np.float64)
     return np.where(value < MAX_WORK, value, MAX_WORK).astype(np.int64)
+
+
+def document_memory(docs: Docs, n_topics: int) -> np.ndarray:
+    """Bytes of the working arrays of one (document, run) task, (D,) float64, an upper bound for
+    every sampling method: 8 J T doubles (the word loadings and their logs, their transpose, the
+    rows' running sums, L2R's prefix terms) and 4 (y_max + 1) (L2R's log-factorial table and
+    its three convolution arrays)."""
+    sizes = np.diff(docs.offsets)
+    largest = np.zeros(sizes.shape[0])
+    if docs.counts.size:
+        starts = docs.offsets[:-1][sizes > 0]
+        largest[sizes > 0] = np.maximum.reduceat(docs.counts, starts)
+    return 8.0 * (8.0 * sizes * n_topics + 4.0 * (largest + 1.0))
 
 
 def predicted_work(method: str, counts, n_topics: int, settings: dict | None = None) -> np.ndarray:

@@ -29,15 +29,24 @@ from numba import njit
 
 from topiceval.estimators.lda.chains import Chain, log_lik, sweep_chain, temper_rows, urn_draw
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
 
 
 def schedule(temperatures) -> np.ndarray:
     """(τ_0 = 0, τ_1, ..., τ_S = 1) from S (linear) or from the sequence τ_1..τ_S."""
-    if isinstance(temperatures, (int, np.integer)) and not isinstance(temperatures, bool):
-        n = int(temperatures)
-        if n < 1:
-            raise ValueError(f"temperatures must be >= 1, got {n}")
+    n = check_temperatures(temperatures)
+    if _is_count(temperatures):
         return np.arange(n + 1, dtype=np.float64) / n
+    return np.concatenate(([0.0], np.asarray(temperatures, dtype=np.float64)))
+
+
+def check_temperatures(temperatures) -> int:
+    """S, the number of temperatures of ``temperatures`` (an integer S >= 1 or the sequence
+    τ_1 < ... < τ_S = 1), checked without building the schedule (its memory is priced first)."""
+    if _is_count(temperatures):
+        if int(temperatures) < 1:
+            raise ValueError(f"temperatures must be >= 1, got {int(temperatures)}")
+        return int(temperatures)
     tau = np.asarray(temperatures, dtype=np.float64)
     if tau.ndim != 1 or tau.size < 1:
         raise ValueError("temperatures must be an integer S or a 1-D sequence τ_1 < ... < τ_S = 1")
@@ -45,7 +54,11 @@ def schedule(temperatures) -> np.ndarray:
         raise ValueError(
             "a temperature schedule must increase strictly from above 0 and end exactly at 1"
         )
-    return np.concatenate(([0.0], tau))
+    return int(tau.size)
+
+
+def _is_count(temperatures) -> bool:
+    return isinstance(temperatures, (int, np.integer)) and not isinstance(temperatures, bool)
 
 
 @njit(cache=True)
@@ -63,9 +76,10 @@ def new_chains(n_runs, n_tokens, n_topics):
 
 
 @njit(cache=True)
-def ais_runs(tab, d, tau, rngs, logw):
+def ais_runs(tab, d, tau, rngs, logw, stop):
     """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``;
-    returns the site updates of one run."""
+    returns the site updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled
+    once per temperature)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -80,6 +94,8 @@ def ais_runs(tab, d, tau, rngs, logw):
     pw_tau = np.empty((r1 - r0, n_topics))
     cq_tau = np.empty((r1 - r0, n_topics))
     for s in range(1, n_temps):
+        if stopped(stop):
+            return 0
         temper_rows(tab.logpw, tab.am, tau[s], r0, r1, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
@@ -89,14 +105,15 @@ def ais_runs(tab, d, tau, rngs, logw):
 
 
 def n_temperatures(settings: dict) -> int:
-    """S, the number of temperatures of the resolved ``settings``' schedule."""
-    return schedule(settings["temperatures"]).shape[0] - 1
+    """S, the number of temperatures of the resolved (checked) ``settings``' schedule."""
+    temperatures = settings["temperatures"]
+    return int(temperatures) if _is_count(temperatures) else len(temperatures)
 
 
 def temperatures(default: int) -> Setting:
     """The ``temperatures`` setting (S, or the schedule τ_1..τ_S; checked by ``schedule``)."""
     return Setting("temperatures", default, "annealing temperatures S (linear schedule)",
-                   minimum=1, check=schedule)
+                   minimum=1, check=check_temperatures)
 
 
 # the declaration of the method (estimators/method.py); AIS_CODE is its branch in tasks.run_tasks

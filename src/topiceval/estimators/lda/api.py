@@ -4,8 +4,8 @@ limits checked before anything runs (docs/methods/lda-estimators.md).
 The package ``topiceval.estimators.lda`` re-exports these functions with the model comparison
 of ``ratio_ais``; its docstring describes the calls.  Each call resolves the method's declaration
 (``estimators/method.py``, collected in ``registry``), validates the documents and settings,
-prices the work (``check_limits``) and hands the (document, run) tasks to the parallel driver
-``tasks.run_tasks`` (the exact recursion runs in ``exact``).
+prices the whole call's work and memory (``check_limits``) and hands the (document, run) tasks
+to the parallel driver ``tasks.run_tasks`` (the exact recursion runs in ``exact``).
 """
 
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numba
 import numpy as np
 
-from topiceval import limits
+from topiceval import interrupt, limits
 from topiceval.estimators.lda import exact as _exact
 from topiceval.estimators.lda import registry, tasks
 from topiceval.estimators.lda.ais import AIS_CODE
@@ -96,19 +96,19 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
         numbers of Gibbs sweeps, samples or particles, see
         docs/methods/lda-estimators.md):
 
-        ============ ===========================================================
-        ``is_pt``     ``samples=1000``
-        ``is_pzw``    ``samples=1000``
-        ``is_ip``     ``samples=1000``, ``iterations=20`` (proposal updates I)
-        ``hm``        ``burnin=1000``, ``samples=1000``
-        ``ais``       ``temperatures=1000`` (S, linear schedule, or the sequence
-                      tau_1 < ... < tau_S = 1)
-        ``chib``      ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
-                      before ICM), ``iterations=20`` (most ICM passes choosing z*)
-        ``lr``        ``particles=20`` (R), ``resample=True`` (rejuvenation)
-        ``lr_wallach`` same as ``lr``
-        ``exact``     ``max_work=4e8`` (most operations of the recursion)
-        ============ ===========================================================
+        ============== ===========================================================
+        ``is_pt``       ``samples=1000``
+        ``is_pzw``      ``samples=1000``
+        ``is_ip``       ``samples=1000``, ``iterations=20`` (proposal updates I)
+        ``hm``          ``burnin=1000``, ``samples=1000``
+        ``ais``         ``temperatures=1000`` (S, linear schedule, or the sequence
+                        tau_1 < ... < tau_S = 1)
+        ``chib``        ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
+                        before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
+        ``lr_wallach``  same as ``lr``
+        ``exact``       ``max_work=4e8`` (most operations of the recursion)
+        ============== ===========================================================
 
     Returns
     -------
@@ -122,8 +122,8 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
     ValueError
         For an unknown method or setting, bad documents or parameters.
     topiceval.limits.WorkLimitError
-        If one document would exceed the default work limit (use ``estimate_runs`` with
-        ``work_limit`` to change it).
+        If the call would exceed the default work limit (use ``estimate_runs`` with
+        ``work_limit`` to change it) or the memory.
     """
     runs = estimate_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
     logp = runs.logp[:, 0].copy()
@@ -206,10 +206,11 @@ def estimate_runs(
         Distinct non-negative keys of the documents' random streams (default their positions
         0..D-1), so a block of a larger document list evaluated alone gives the same estimates.
     work_limit : float, None or "default"
-        The most Gibbs site updates one (document, run) may take (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 1e10, a few minutes of one core;
-        ``None``: no limit).  A call over it, or whose working arrays would not fit in memory,
-        is refused before anything runs, naming the largest setting that would fit.
+        The most Gibbs site updates of the whole call, every document and run (default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, about a minute of one core;
+        ``None``: no limit).  A call over it, or whose arrays (results, schedule, working
+        arrays) would not fit in memory, is refused before anything runs, with its predicted
+        time and the runs, setting or documents that would fit.
     **settings
         The method's settings, as in ``estimate`` (defaults there).
 
@@ -301,11 +302,14 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
 
 
 def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
-                 work_limit="default", **settings) -> np.ndarray:
+                 work_limit="default", threads=None, extra_arrays=0, **settings) -> np.ndarray:
     """The predicted site updates of one run of ``method`` on every document, (D,) int64;
-    raises ``limits.WorkLimitError`` if a (document, run) is over ``work_limit`` or the call's
-    working arrays would not fit in memory (what ``estimate_runs`` / ``complete_runs`` check
-    before running).  ``exact`` reports the work of its recursion (limited by ``max_work``)."""
+    raises ``limits.WorkLimitError`` if the whole call (``runs`` runs of every document) or one
+    (document, run) is over ``work_limit``, or if the call's arrays would not fit in memory
+    (what ``estimate_runs`` / ``complete_runs`` check before running).  ``threads``: the
+    threads that will run it (default numba's); ``extra_arrays``: (D, R) arrays of 8 bytes the
+    caller allocates besides the estimator's own (``topiceval.evaluate`` counts its results).
+    ``exact`` reports the work of its recursion (limited by ``max_work``)."""
     table, what = (registry.COMPLETE, "complete") if completion else (registry.ESTIMATE,
                                                                        "estimate")
     m = lookup(table, method, what)
@@ -314,38 +318,75 @@ def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
     docs = check_documents(docs, n_types, min_length=2 if completion else 1)
     n1 = completion_split(docs, split) if completion else None
     return _check_limits(m, docs, n1, n_topics, settings, check_integer("runs", runs, 1),
-                         work_limit)
+                         work_limit, threads=threads, extra_arrays=extra_arrays,
+                         threads_argument=True)
 
 
-def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit) -> np.ndarray:
-    """Predicted work per document (one run); refuse over the work limit or memory."""
+RESULT_ARRAYS = 3  # (D, R) arrays of estimate_runs: the estimates, the other form, the work
+
+
+def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit, *, threads=None,
+                  extra_arrays=0, threads_argument=False) -> np.ndarray:
+    """Predicted work per document (one run); refuse the call over the work limit or memory.
+    ``threads_argument``: whether the caller takes ``threads`` (``estimate_runs`` does not: it
+    runs on numba's threads)."""
     lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
+    threads = limits.threads_of(threads)
     if not m.sampled:
         for d, n in enumerate(lengths):
             _exact.check_size(int(n), n_topics, settings["max_work"], what=f"document {d}")
-        return np.array([_exact.work(int(n), n_topics) for n in lengths], np.int64)
-    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"])
-    observed = lengths if n1 is None else n1
-    work = np.array([m.cost(int(n), int(k), settings) for n, k in zip(lengths, observed,
-                                                                       strict=True)], np.float64)
-    limits.check_work(
-        work, limit, method=m.name, units="site updates", lengths=lengths,
-        fitting=lambda d: limits.fitting_budget(
-            m, lambda k: m.cost(int(lengths[d]), int(observed[d]), {**settings, m.budget: k}),
-            settings, limit))
-    per_task = np.array([registry.task_memory(m, int(n), n_topics, settings) for n in lengths],
-                        np.float64)
-    if m.code in (AIS_CODE, AIS_DC_CODE):  # the runs of a document share one task
-        per_task *= runs
-    limits.check_memory(per_task, numba.get_num_threads() if runs * len(docs) > 1 else 1,
-                        method=m.name, setting=m.budget or "the settings")
+        work = np.array([_exact.work(int(n), n_topics) for n in lengths], np.int64)
+    else:
+        observed = lengths if n1 is None else n1
+
+        def work_at(values: dict) -> np.ndarray:
+            return np.array([m.cost(int(n), int(k), values)
+                             for n, k in zip(lengths, observed, strict=True)], np.float64)
+
+        budgets = []
+        if m.budget is not None and isinstance(settings[m.budget], (int, np.integer)):
+            budgets.append(limits.WorkSetting(m.budget, int(settings[m.budget]),
+                                         lambda k: work_at({**settings, m.budget: k})))
+        work = work_at(settings)
+        limits.check_work(work, limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"]),
+                          family="lda", method=m.name, lengths=lengths, runs=runs,
+                          budgets=budgets, cheaper=m.cheaper)
+    _check_memory(m, lengths, n_topics, settings, runs, threads, RESULT_ARRAYS + extra_arrays,
+                  threads_argument)
     return work.astype(np.int64)
+
+
+def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
+                  threads_argument) -> None:
+    """Refuse a call whose arrays would not fit: the (D, R) results, the temperature schedule
+    and the working arrays of the tasks that run at once (``registry.task_memory``; the runs of
+    an AIS document share one task)."""
+    n_docs, longest = lengths.shape[0], int(lengths.max())
+    shared = m.code in (AIS_CODE, AIS_DC_CODE)
+    current = {"runs": runs, "threads": threads}
+    if m.budget is not None and isinstance(settings[m.budget], (int, np.integer)):
+        current[m.budget] = int(settings[m.budget])
+
+    def parts_at(values) -> dict:
+        resolved = {**settings, **{k: v for k, v in values.items() if k in settings}}
+        per_task = registry.task_memory(m, longest, n_topics, resolved) if m.sampled else 0
+        tasks = n_docs if shared else n_docs * values["runs"]
+        at_once = limits.working_threads(values["threads"], tasks)
+        return {"results": 8.0 * arrays * n_docs * values["runs"],
+                "temperature schedule": 8.0 * (registry.n_schedule(resolved) + 1),
+                "working arrays": float(per_task) * (values["runs"] if shared else 1) * at_once}
+
+    per_task = registry.task_memory(m, longest, n_topics, settings) if m.sampled else 0
+    limits.check_memory(parts_at, current, method=m.name, threads_argument=threads_argument,
+                        alone=f"a document of {longest:,} tokens alone needs "
+                              f"{per_task / limits.GIB:,.3g} GiB of working arrays per run")
 
 
 def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
     """Run the tasks block by block; return the seconds spent in the kernel.
 
-    The kernel is first called with no runs, so that loading (or compiling) it is not timed.
+    The kernel is first called with no runs, so that loading (or compiling) it is not timed;
+    then it runs through ``interrupt.run``, so that Ctrl-C stops it.
     """
     ipar = int_settings(settings)
     tau = registry.schedule_of(settings)
@@ -359,10 +400,10 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
                                None if n1 is None else n1[block])
             args = (seed, m.key)
             tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
-                            alt[block, :0], sites[block, :0])
+                            alt[block, :0], sites[block, :0], interrupt.new_flag())
             start = time.perf_counter()
-            tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys, out[block], alt[block],
-                            sites[block])
+            interrupt.run(tasks.run_tasks, m.code, tab, ipar, tau, *args, run_keys, out[block],
+                          alt[block], sites[block])
             seconds += time.perf_counter() - start
     finally:
         numba.set_parallel_chunksize(previous)

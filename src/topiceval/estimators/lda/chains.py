@@ -72,6 +72,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import log_rising, lse_value, randint, uniform
+from topiceval.interrupt import stopped
 
 SWEEP, EXTEND, EVAL = 0, 1, 2
 
@@ -333,11 +334,14 @@ def extend(ch, pw, cq, rows, row_base, am, lo, hi, values, rng):
 
 
 @njit(cache=True)
-def left_to_right(ch, pw, cq, rows, am, values, rng):
-    """One left-to-right particle with rejuvenation: for n = 1..N, sweep 1..n-1, extend n."""
+def left_to_right(ch, pw, cq, rows, am, values, rng, stop):
+    """One left-to-right particle with rejuvenation: for n = 1..N, sweep 1..n-1, extend n
+    (unfinished once ``stop`` is set: polled once per position)."""
     out = 0.0
     none = np.empty(0)
     for n in range(rows.shape[0]):
+        if stopped(stop):
+            break
         scan(ch, pw, cq, rows, np.int64(0), am, np.int64(0), np.int64(n), np.bool_(False),
              np.int64(SWEEP), none, rng)
         out += scan(ch, pw, cq, rows, np.int64(0), am, np.int64(n), np.int64(n + 1),

@@ -38,6 +38,7 @@ from topiceval.estimators.lda.chains import (
 )
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
@@ -73,8 +74,9 @@ def log_transition_to(ch, copy, zstar, pw, cq, rows, am):
 
 
 @njit(cache=True)
-def chib_document(tab, d, samples, burnin, iterations, rng):
-    """(log P-hat, log P-hat, site updates) for document d."""
+def chib_document(tab, d, samples, burnin, iterations, rng, stop):
+    """(log P-hat, log P-hat, site updates) for document d; (NaN, NaN, 0) once ``stop`` is set
+    (polled once per sweep or ICM pass)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -82,9 +84,13 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
     ch = new_chain(n_tokens, n_topics)
     init_uniform(ch, 0, n_tokens, n_topics, rng)
     for _ in range(burnin):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
     passes = 0
     while passes < iterations:
+        if stopped(stop):
+            return np.nan, np.nan, 0
         passes += 1
         if not icm_pass(ch, pw, rows, am):
             break
@@ -100,11 +106,15 @@ def chib_document(tab, d, samples, burnin, iterations, rng):
     lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
     acc_m, acc_s = lse_add(-np.inf, 0.0, lt)
     for _ in range(start + 1, samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     copy_into(saved, ch)
     for _ in range(start):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)

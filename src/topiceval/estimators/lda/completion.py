@@ -52,6 +52,7 @@ from topiceval.estimators.lda.lr import (
 )
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
@@ -62,8 +63,9 @@ def _w2_rows(tab, d):
 
 
 @njit(cache=True)
-def et_document(tab, d, burnin, samples, rng):
-    """(log P-hat, log P-hat, site updates): the estimated-theta method."""
+def et_document(tab, d, burnin, samples, rng, stop):
+    """(log P-hat, log P-hat, site updates): the estimated-theta method; (NaN, NaN, 0) once
+    ``stop`` is set (polled once per sweep)."""
     n_topics = tab.am.shape[0]
     n1 = tab.split[d]
     n2 = tab.doc_off[d + 1] - tab.doc_off[d] - n1
@@ -72,11 +74,15 @@ def et_document(tab, d, burnin, samples, rng):
     ch = new_chain(n1, n_topics)
     init_uniform(ch, 0, n1, n_topics, rng)
     for _ in range(burnin):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
     norm = n2 * math.log(n1 + tab.alpha)
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
         ell = sum_log_normalisers(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
@@ -85,10 +91,10 @@ def et_document(tab, d, burnin, samples, rng):
 
 
 @njit(cache=True)
-def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
+def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
     """AIS for document completion, R = rngs.shape[0] runs of document d in lockstep sharing
     the tempered table of w2 (as ``ais.ais_runs``): log w -> ``logw[r]``; returns the site
-    updates of one run."""
+    updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled once per sweep)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -102,12 +108,16 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
         ch = chain_views(z, cnt, nz, nnz, buf, r)
         init_uniform(ch, 0, n1, n_topics, rngs[r])
         for _ in range(burnin):
+            if stopped(stop):
+                return 0
             sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
         urn_draw(ch, am, n1, n_tokens, rngs[r])
         logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
     pw_tau = np.empty((r_end - r2, n_topics))
     cq_tau = np.empty((r_end - r2, n_topics))
     for s in range(1, n_temps):
+        if stopped(stop):
+            return 0
         temper_rows(tab.logpw, am, tau[s], r2, r_end, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
@@ -118,12 +128,15 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw):
 
 
 @njit(cache=True)
-def lr_dc_document(tab, d, particles, resample, rng):
-    """(sequential ratio, Wallach form, site updates): left-to-right document completion."""
+def lr_dc_document(tab, d, particles, resample, rng, stop):
+    """(sequential ratio, Wallach form, site updates): left-to-right document completion;
+    (NaN, NaN, 0) once ``stop`` is set."""
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     n1 = tab.split[d]
     a = np.empty((particles, n_tokens))
-    sites = particle_log_weights(tab, d, particles, resample, rng, a)
+    sites = particle_log_weights(tab, d, particles, resample, rng, a, stop)
+    if stopped(stop):
+        return np.nan, np.nan, 0
     seq = sequential(a, 0, n_tokens) - sequential(a, 0, n1)
     return seq, wallach(a, n1, n_tokens), sites
 

@@ -31,9 +31,12 @@ import math
 import numpy as np
 from numba import njit
 
+from topiceval import interrupt
 from topiceval._numba import categorical, rng_state
 from topiceval.estimators.lda.inputs import check_documents, check_params
 from topiceval.estimators.method import Method, Setting
+from topiceval.interrupt import stopped
+from topiceval.validation import is_integer
 
 DEFAULT_MAX_WORK = 400_000_000
 
@@ -117,11 +120,13 @@ def _unrank(i, n, binom, c):
     c[n_topics - 1] = rho
 
 
-@njit(cache=True)
-def _forward(logphi_w, am, keep):
+@njit(cache=True, nogil=True)
+def _forward(logphi_w, am, keep, stop):
     """Layers of (7.2): (prefix log P(w_{<=n}) for n = 1..N, flat layers, layer offsets).
 
     With ``keep`` every layer is kept (for the backward pass); otherwise only the last two.
+    ``stop`` (``topiceval.interrupt``) is polled once per layer; once it is set, the layers
+    are unfinished.
     """
     n_tokens, n_topics = logphi_w.shape
     alpha = am.sum()
@@ -147,6 +152,8 @@ def _forward(logphi_w, am, keep):
     c = np.zeros(n_topics, np.int64)
     terms = np.empty(n_topics)
     for n in range(1, n_tokens + 1):
+        if stopped(stop):
+            break
         cur = np.empty(sizes[n])
         c[:] = 0
         c[n_topics - 1] = n
@@ -180,9 +187,10 @@ def _forward(logphi_w, am, keep):
     return prefix, layers, offsets
 
 
-@njit(cache=True)
-def _backward(logphi_w, am, layers, offsets, size, rng):
-    """``size`` exact posterior draws of z (size, N) by the backward pass of (7.2)."""
+@njit(cache=True, nogil=True)
+def _backward(logphi_w, am, layers, offsets, size, rng, stop):
+    """``size`` exact posterior draws of z (size, N) by the backward pass of (7.2) (unfinished
+    once ``stop`` is set: polled once per draw)."""
     n_tokens, n_topics = logphi_w.shape
     binom = _binomials(n_tokens, n_topics)
     last = layers[offsets[n_tokens] : offsets[n_tokens + 1]]
@@ -195,6 +203,8 @@ def _backward(logphi_w, am, layers, offsets, size, rng):
     w = np.empty(n_topics)
     v = np.empty(n_topics)
     for k in range(size):
+        if stopped(stop):
+            break
         _unrank(categorical(rng, probs, probs.shape[0]), n_tokens, binom, c)
         for n in range(n_tokens, 0, -1):
             layer = layers[offsets[n - 1] : offsets[n]]
@@ -227,7 +237,7 @@ def prefix_log_probs(doc, phi, alpha_m, *, max_work: int = DEFAULT_MAX_WORK) -> 
     phi, alpha_m = check_params(phi, alpha_m)
     (doc,) = check_documents([doc], phi.shape[1])
     check_size(doc.shape[0], phi.shape[0], max_work)
-    prefix, _, _ = _forward(_logphi_w(doc, phi), alpha_m, False)
+    prefix, _, _ = interrupt.run(_forward, _logphi_w(doc, phi), alpha_m, False)
     return prefix
 
 
@@ -246,12 +256,13 @@ def posterior_samples(
     """
     phi, alpha_m = check_params(phi, alpha_m)
     (doc,) = check_documents([doc], phi.shape[1])
-    if not isinstance(size, (int, np.integer)) or size < 1:
+    if not is_integer(size) or size < 1:
         raise ValueError(f"size must be a positive integer, got {size!r}")
     check_size(doc.shape[0], phi.shape[0], max_work)
     logphi_w = _logphi_w(doc, phi)
-    _, layers, offsets = _forward(logphi_w, alpha_m, True)
-    return _backward(logphi_w, alpha_m, layers, offsets, int(size), rng_state(seed))
+    _, layers, offsets = interrupt.run(_forward, logphi_w, alpha_m, True)
+    return interrupt.run(_backward, logphi_w, alpha_m, layers, offsets, int(size),
+                         rng_state(seed))
 
 
 # the declaration of the method (estimators/method.py), of both ``estimate`` and ``complete``: its

@@ -20,21 +20,27 @@ from topiceval._numba import lse_add, lse_value
 from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep_chain
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
-def hm_document(tab, d, burnin, samples, rng):
-    """(log P-hat, log P-hat, site updates) for document d."""
+def hm_document(tab, d, burnin, samples, rng, stop):
+    """(log P-hat, log P-hat, site updates) for document d; (NaN, NaN, 0) once ``stop`` is set
+    (polled once per sweep)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
     ch = new_chain(n_tokens, n_topics)
     init_uniform(ch, 0, n_tokens, n_topics, rng)
     for _ in range(burnin):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
         acc_m, acc_s = lse_add(acc_m, acc_s, -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens))
     logp = math.log(samples) - lse_value(acc_m, acc_s)

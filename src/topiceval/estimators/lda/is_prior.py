@@ -24,6 +24,7 @@ from topiceval._numba import log_dirichlet_into, lse_add
 from topiceval.estimators.lda.chains import lse_finish
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
@@ -47,8 +48,9 @@ def _dot(a, b, row, n):
 
 
 @njit(cache=True)
-def is_pt_document(tab, d, samples, rng):
-    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py)."""
+def is_pt_document(tab, d, samples, rng, stop):
+    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py); (NaN,
+    NaN, 0) once ``stop`` is set (polled once per sample)."""
     n_topics = tab.am.shape[0]
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     lt = np.empty(n_topics)
@@ -56,6 +58,8 @@ def is_pt_document(tab, d, samples, rng):
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         log_dirichlet_into(rng, tab.am, lt)
         top = lt.max()
         for t in range(n_topics):

@@ -32,11 +32,13 @@ from topiceval.estimators.lda.chains import log_prior, lse_finish
 from topiceval.estimators.lda.is_prior import IMPORTANCE_SAMPLES, importance_cost
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
-def is_pzw_document(tab, d, samples, rng):
-    """(log P-hat, log P-hat, site updates) for document d (IS-PZW)."""
+def is_pzw_document(tab, d, samples, rng, stop):
+    """(log P-hat, log P-hat, site updates) for document d (IS-PZW); (NaN, NaN, 0) once
+    ``stop`` is set (polled once per sample)."""
     n_topics = tab.am.shape[0]
     lo = tab.doc_off[d]
     hi = tab.doc_off[d + 1]
@@ -48,6 +50,8 @@ def is_pzw_document(tab, d, samples, rng):
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         cnt[:] = 0
         for n in range(lo, hi):
             row = tab.rows[n]
@@ -62,8 +66,9 @@ def is_pzw_document(tab, d, samples, rng):
 
 
 @njit(cache=True)
-def iterated_proposal(tab, d, iterations):
-    """Q_I per distinct type of document d: rows tab_off[d].. of ``tab``, normalised (eq. 11)."""
+def iterated_proposal(tab, d, iterations, stop):
+    """Q_I per distinct type of document d: rows tab_off[d].. of ``tab``, normalised (eq. 11);
+    unfinished once ``stop`` is set (polled once per update)."""
     n_topics = tab.am.shape[0]
     r0 = tab.tab_off[d]
     n_rows = tab.tab_off[d + 1] - r0
@@ -76,6 +81,8 @@ def iterated_proposal(tab, d, iterations):
     before = np.empty(n_topics)
     after = np.zeros((n_rows + 1, n_topics))  # after[r, t] = sum_{r' >= r} count_r' q[r', t]
     for _ in range(iterations):
+        if stopped(stop):
+            break
         for r in range(n_rows - 1, -1, -1):
             for t in range(n_topics):
                 after[r, t] = after[r + 1, t] + tab.row_count[r0 + r] * q[r, t]
@@ -99,13 +106,14 @@ def iterated_proposal(tab, d, iterations):
 
 
 @njit(cache=True)
-def is_ip_document(tab, d, iterations, samples, rng):
-    """(log P-hat, log P-hat, site updates) for document d (IS-IP)."""
+def is_ip_document(tab, d, iterations, samples, rng, stop):
+    """(log P-hat, log P-hat, site updates) for document d (IS-IP); (NaN, NaN, 0) once
+    ``stop`` is set (polled once per proposal update and per sample)."""
     n_topics = tab.am.shape[0]
     lo = tab.doc_off[d]
     hi = tab.doc_off[d + 1]
     r0 = tab.tab_off[d]
-    q = iterated_proposal(tab, d, iterations)
+    q = iterated_proposal(tab, d, iterations, stop)
     n_rows = q.shape[0]
     cum = np.empty_like(q)
     log_q = np.empty_like(q)
@@ -120,6 +128,8 @@ def is_ip_document(tab, d, iterations, samples, rng):
     acc_m = -np.inf
     acc_s = 0.0
     for _ in range(samples):
+        if stopped(stop):
+            return np.nan, np.nan, 0
         cnt[:] = 0
         ell = 0.0
         for n in range(lo, hi):

@@ -34,11 +34,14 @@ from topiceval.estimators.lda.chains import extend, left_to_right, new_chain, se
 from topiceval.estimators.lda.rejuvenation import new_row_cache, particle, use_cache
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
-def particle_log_weights(tab, d, particles, resample, rng, a):
-    """Fill ``a`` (R, N) with a[r, n] for document d; return the site updates spent."""
+def particle_log_weights(tab, d, particles, resample, rng, a, stop):
+    """Fill ``a`` (R, N) with a[r, n] for document d; return the site updates spent (``a``
+    unfinished once ``stop`` is set: polled once per particle, and per position with
+    rejuvenation)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -50,11 +53,13 @@ def particle_log_weights(tab, d, particles, resample, rng, a):
     cached = resample and use_cache(tab.tab_off[d + 1] - tab.tab_off[d])
     rc = new_row_cache(pw, rows if cached else rows[:1])  # a one-row stub when unused
     for r in range(particles):
+        if stopped(stop):
+            break
         set_state(ch, ch.z, 0, 0)
         if cached:
-            particle(ch, rc, pw, cq, rows, am, a[r], rng)
+            particle(ch, rc, pw, cq, rows, am, a[r], rng, stop)
         elif resample:
-            left_to_right(ch, pw, cq, rows, am, a[r], rng)
+            left_to_right(ch, pw, cq, rows, am, a[r], rng, stop)
         else:
             extend(ch, pw, cq, rows, 0, am, 0, n_tokens, a[r], rng)
         for n in range(n_tokens):
@@ -86,11 +91,14 @@ def wallach(a, lo, hi):
 
 
 @njit(cache=True)
-def lr_document(tab, d, particles, resample, rng):
-    """(sequential (2.5), Wallach (2.4), site updates) for document d."""
+def lr_document(tab, d, particles, resample, rng, stop):
+    """(sequential (2.5), Wallach (2.4), site updates) for document d; (NaN, NaN, 0) once
+    ``stop`` is set."""
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     a = np.empty((particles, n_tokens))
-    sites = particle_log_weights(tab, d, particles, resample, rng, a)
+    sites = particle_log_weights(tab, d, particles, resample, rng, a, stop)
+    if stopped(stop):
+        return np.nan, np.nan, 0
     seq = sequential(a, 0, n_tokens) - math.log(particles)
     return seq, wallach(a, 0, n_tokens), sites
 

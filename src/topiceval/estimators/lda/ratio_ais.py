@@ -41,7 +41,7 @@ cancels in the normalised conditional.
 Reversed run and the reciprocal check (§5.4): the same procedure with A and B exchanged
 estimates -log R; ``reverse`` is that estimate, ``reciprocal_gap = -reverse - log_ratio`` (>= 0
 in expectation, since both are stochastic lower bounds of their targets) and ``suspect`` flags
-|gap| > ``threshold`` (default 1 nat; Foulds & Smyth only says "wildly different" [G3-5]; a large
+``|gap| > threshold`` (default 1 nat; Foulds & Smyth only says "wildly different" [G3-5]; a large
 negative gap, both runs overshooting, is as suspicious as a large positive one).
 
 Document completion (§5.3, Foulds & Smyth eqs. 7-8): with w^a = the first N1 tokens,
@@ -82,10 +82,10 @@ import numpy as np
 from numba import njit, prange
 from scipy.special import logsumexp
 
-from topiceval import limits
+from topiceval import interrupt, limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
-from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.lda.ais import check_temperatures, schedule
 from topiceval.estimators.lda.api import estimate_runs
 from topiceval.estimators.lda.chains import (
     Chain,
@@ -103,6 +103,7 @@ from topiceval.estimators.lda.inputs import (
     check_prior_weights,
     completion_split,
 )
+from topiceval.interrupt import stopped
 from topiceval.models import check_lda_params
 from topiceval.validation import check_doc_keys, check_integer, check_seed
 
@@ -225,7 +226,7 @@ def advance_rows(pw, cq, factors, am):
 
 @njit(cache=True)
 def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, step, burnin,
-           states, first, rngs, logw, sites):
+           states, first, rngs, logw, sites, stop):
     """Importance samples of log Z_1 / Z_2 (start model 2, target model 1) in lockstep.
 
     ``rows``: table rows of the positions 0..n-1 annealed (global rows, all in [r0, r1));
@@ -233,7 +234,9 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
     starts from ``states[first + i]`` (an empty ``states`` means the Gibbs start).  Writes
     ``logw[i]`` and ``sites[i]`` for i < m.  ``step`` > 0 (linear schedules, equal priors): the
     tempered table of β_s, s >= 2, is that of β_(s-1) times exp(step (log phi_1 - log phi_2)),
-    a multiplication instead of an exponential per entry.
+    a multiplication instead of an exponential per entry.  ``stop`` (``topiceval.interrupt``) is
+    polled once per sweep of a sample's chain (burn-in and bridge); once it is set, ``logw`` and
+    ``sites`` are unfinished.
     """
     m = rngs.shape[0]
     n = rows.shape[0]
@@ -256,6 +259,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             ch = Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf)
             urn_draw(ch, am2, 0, n, rngs[i])
             for _ in range(burnin):
+                if stopped(stop):
+                    return
                 sweep_chain(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
         start_sites = (1 + burnin) * n
     for i in range(m):
@@ -280,6 +285,8 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
             bridge_logs(logpw1, logpw2, beta, r0, r1, pw)
         weight = tau[s + 1] - tau[s]
         for i in range(m):
+            if stopped(stop):
+                return
             if same:
                 sweep_chain(Chain(z[i], cnt[i], nz[i], nnz[i : i + 1], buf), pw, cq, rows, r0,
                             am1, 0, n, False, rngs[i])
@@ -291,13 +298,16 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
         sites[i] = start_sites + (tau.shape[0] - 2) * n
 
 
-@njit(parallel=True, cache=True)
-def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
+@njit(parallel=True, cache=True, nogil=True)
+def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites, stop):
     """Task k = (document d, stream, first sample, stop sample): fill logw/sites[d, stream, ...].
 
-    ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start.
+    ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start;
+    ``stop``: the stop flag, polled before every task and inside ``anneal``.
     """
     for k in prange(tasks.shape[0]):
+        if stopped(stop):
+            continue
         d = tasks[k, 0]
         stream = tasks[k, 1]
         lo = tasks[k, 2]
@@ -314,7 +324,7 @@ def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites):
         anneal(rows, r0, r1, pair.logpw[target], pair.logpw[start], pair.am[target, d],
                pair.am[start, d], pair.alpha[target, d], pair.alpha[start, d], pair.same[d],
                tau, step, burnin, init[d, stream], lo, rngs, logw[d, stream, lo:hi],
-               sites[d, stream, lo:hi])
+               sites[d, stream, lo:hi], stop)
 
 
 # --------------------------------------------------------------------------- Python API
@@ -325,7 +335,7 @@ class Comparison:
     ``log_ratio``: estimate of log P(w | A) - log P(w | B) (completion: of log P_A(w^b | w^a) -
     log P_B(w^b | w^a)); ``reverse``: the reversed runs' estimate of the negated quantity (NaN
     without ``reciprocal``); ``reciprocal_gap`` = -reverse - log_ratio (NaN without);
-    ``suspect``: |gap| > ``threshold``; ``site_updates``: per document, all runs and samples.
+    ``suspect``: ``|gap| > threshold``; ``site_updates``: per document, all runs and samples.
     """
 
     log_ratio: np.ndarray
@@ -494,9 +504,9 @@ def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, 
                 init = np.zeros((len(part), 4, 0, 0), np.int64)
             tasks = _tasks(len(part), streams, samples)
             args = (tau, step, burnin, seed, init, logw[block], sites[block])
-            run_pair_tasks(pair, tasks[:0], *args)  # load or compile outside the timing
+            run_pair_tasks(pair, tasks[:0], *args, interrupt.new_flag())  # load or compile
             begin = time.perf_counter()
-            run_pair_tasks(pair, tasks, *args)
+            interrupt.run(run_pair_tasks, pair, tasks, *args)
             seconds += time.perf_counter() - begin
     finally:
         numba.set_parallel_chunksize(previous)
@@ -537,22 +547,24 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
         Also run every annealing in the other direction (A to B) for the reciprocal check.
     **settings
         ``burnin`` (int, default 100): Gibbs sweeps of the start model before each annealing
-        run.  ``threshold`` (float, default 1.0 nat): a |reciprocal gap| above it marks the
-        document ``suspect``.  ``split`` (int or one int per document, default floor(N / 2)):
-        N1 for ``completion``.  ``start`` (``"gibbs"``, default, or ``"exact"``): exact
-        posterior start states, which make the estimator exactly unbiased (tiny documents
-        only; ``max_work`` bounds the exact recursion, default 4e8 operations).
+        run.  ``threshold`` (float, default 1.0 nat): a reciprocal gap above it in absolute value
+        marks the document ``suspect``.  ``split`` (int or one int per document, default
+        floor(N / 2)): N1 for ``completion``.  ``start`` (``"gibbs"``, default, or
+        ``"exact"``): exact posterior start states, which make the estimator exactly unbiased
+        (tiny documents only; ``max_work`` bounds the exact recursion, default 4e8 operations).
         ``doc_keys`` (array of distinct non-negative ints, default 0..D-1): the keys of the
         documents' random streams.  ``return_cost`` (bool, default False): also return
-        ``Cost(site_updates, seconds)``.  ``work_limit`` (site updates per document and
-        annealing direction, default 1e10; ``None`` for no limit).
+        ``Cost(site_updates, seconds)``.  ``work_limit`` (the most site updates of the whole
+        call, every document and annealing run; default
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, about a minute of one core;
+        ``None`` for no limit).
 
     Returns
     -------
     Comparison or (Comparison, Cost)
         Per document (each (D,)): ``log_ratio`` (nats), ``reverse`` (the reversed runs'
         estimate of -log R; NaN without ``reciprocal``), ``reciprocal_gap`` = -reverse -
-        log_ratio (>= 0 in expectation), ``suspect`` (|gap| > threshold) and
+        log_ratio (>= 0 in expectation), ``suspect`` (``|gap| > threshold``) and
         ``site_updates``; ``seconds`` of the kernels.
 
     Raises
@@ -565,9 +577,8 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
                                            split=s["split"], doc_keys=s["doc_keys"])
     samples = check_integer("samples", samples, 1)
     seed = check_seed(seed)
-    n_temps = schedule(temperatures).shape[0] - 1  # validates
     streams = streams_of(bool(completion), bool(reciprocal))
-    _check_limits(docs, samples, s["burnin"] + n_temps, s["work_limit"])
+    _check_limits(docs, n1, streams, samples, temperatures, s, phi.shape[1])
     logw, sites, seconds = run_log_weights(
         docs, phi, am, keys, n1, streams, samples=samples, temperatures=temperatures,
         burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"])
@@ -583,19 +594,64 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
     return (result, result.cost) if s["return_cost"] else result
 
 
-def _check_limits(docs, samples: int, sweeps: int, limit) -> None:
-    """Refuse a comparison over its work limit (per document and annealing run: M samples of
-    B burn-in plus n tempered sweeps of the document's N tokens) or its memory (the (D, 4, M)
-    log weights and site counts), before anything runs."""
+def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topics: int) -> None:
+    """Refuse a comparison over its work limit or memory before anything is allocated or run.
+
+    Work: per document, every annealing run (``streams``) of M samples of B burn-in plus n
+    tempered sweeps of its N tokens (N1 for the observed part); the whole call is the sum over
+    documents.  Memory: the (D, 4, M) log weights and site counts, the exact start states
+    (D, 4, M, N), the schedule, and the chains and tempered tables of the tasks that run at once.
+    """
+    n_temps = check_temperatures(temperatures)
     lengths = np.array([d.shape[0] for d in docs], dtype=np.float64)
-    work = samples * sweeps * lengths
-    fits = int(limit // (sweeps * lengths.max())) if limit is not None else 0
-    limits.check_work(
-        work, limit, method="ratio-AIS", units="site updates", lengths=lengths,
-        fitting=lambda d: (f"use samples <= {fits:,} (now {samples:,})" if fits >= 1 else
-                           "even one sample is over it: use fewer temperatures or burn-in"))
-    limits.check_memory(np.array([16.0 * 4 * samples * len(docs)]), 1, method="ratio-AIS",
-                        setting="samples")
+    observed = lengths if n1 is None else np.asarray(n1, dtype=np.float64)
+    tokens = sum(lengths if stream < 2 else observed for stream in streams)
+
+    def work_at(m: int, n: int) -> np.ndarray:
+        return m * (s["burnin"] + n) * tokens
+
+    budgets = [limits.WorkSetting("samples", samples, lambda m: work_at(m, n_temps))]
+    if isinstance(temperatures, (int, np.integer)):
+        budgets.append(limits.WorkSetting("temperatures", n_temps,
+                                          lambda n: work_at(samples, n)))
+    limits.check_work(work_at(samples, n_temps), s["work_limit"], family="lda",
+                      method="ratio-AIS", lengths=lengths, budgets=budgets,
+                      task="for its annealing runs")
+    n_docs, longest = len(docs), int(lengths.max())
+    tasks = n_docs * len(streams)
+
+    def parts_at(values) -> dict:
+        m, threads = values["samples"], values["threads"]
+        return {"log weights and site counts": 16.0 * 4 * m * n_docs,
+                "exact start states": (8.0 * 4 * m * longest * n_docs
+                                       if s["start"] == "exact" else 0.0),
+                "temperature schedule": 8.0 * (values.get("temperatures", n_temps) + 1),
+                "working arrays": 8.0 * limits.working_threads(threads, tasks)
+                * (m * (longest + 2 * n_topics) + 5 * longest * n_topics)}
+
+    current = {"samples": samples, "threads": numba.get_num_threads()}
+    if isinstance(temperatures, (int, np.integer)):
+        current["temperatures"] = n_temps
+    limits.check_memory(parts_at, current, method="ratio-AIS", threads_argument=False)
+
+
+def _check_standard_work(docs, samples: int, temperatures, work_limit) -> None:
+    """Refuse a standard comparison over its work limit: the whole call is M AIS runs of S N
+    site updates per model and document."""
+    n_temps = check_temperatures(temperatures)
+    lengths = np.array([d.shape[0] for d in docs], dtype=np.float64)
+
+    def work_at(m: int, n: int) -> np.ndarray:
+        return 2.0 * m * n * lengths
+
+    budgets = [limits.WorkSetting("samples", samples, lambda m: work_at(m, n_temps))]
+    if isinstance(temperatures, (int, np.integer)):
+        budgets.append(limits.WorkSetting("temperatures", n_temps,
+                                          lambda n: work_at(samples, n)))
+    limits.check_work(work_at(samples, n_temps),
+                      limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"]),
+                      family="lda", method="standard comparison", lengths=lengths,
+                      budgets=budgets, task="for the AIS runs of both models")
 
 
 def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *,
@@ -628,7 +684,8 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     return_cost : bool, default False
         Also return ``Cost(site_updates, seconds)``.
     work_limit : float, None or "default"
-        Site updates allowed per (document, run), as in ``estimate_runs``.
+        The most site updates of the whole call (2 M AIS runs per document), as in
+        ``estimate_runs``.
 
     Returns
     -------
@@ -638,6 +695,7 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
     docs, phi, am, keys, _ = check_inputs(docs, model_a, model_b, doc_keys=doc_keys)
     samples = check_integer("samples", samples, 1)
     seed = check_seed(seed)
+    _check_standard_work(docs, samples, temperatures, work_limit)
     out = np.zeros(len(docs))
     sites = np.zeros(len(docs), np.int64)
     seconds = 0.0
@@ -648,7 +706,7 @@ def compare_standard(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParam
             runs = estimate_runs("ais", [docs[d] for d in idx], phi[j], am[j, idx[0]],
                                      runs=samples, seed=seed, first_run=j * samples,
                                      doc_keys=keys[idx], temperatures=temperatures,
-                                     work_limit=work_limit)
+                                     work_limit=None)  # priced above, as one call
             out[idx] += sign * (logsumexp(runs.logp, axis=1) - math.log(samples))
             sites[idx] += runs.site_updates.sum(axis=1)
             seconds += runs.seconds

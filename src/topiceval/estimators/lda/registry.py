@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from topiceval.estimators.lda.ais import AIS, schedule
+from topiceval.estimators.lda.ais import AIS, n_temperatures, schedule
 from topiceval.estimators.lda.chib import CHIB
 from topiceval.estimators.lda.completion import AIS_DC, ET, LR_DC, LR_WALLACH_DC
 from topiceval.estimators.lda.exact import EXACT
@@ -46,6 +46,12 @@ def task_memory(method: Method, n: int, n_topics: int, settings: dict) -> int:
     if method.memory is not None:
         out += method.memory(n, settings)
     return out
+
+
+def n_schedule(settings: dict) -> int:
+    """S, the temperatures of the schedule ``schedule_of`` builds (1 without one: its unused
+    placeholder has 2 entries, as a schedule of S has S + 1)."""
+    return n_temperatures(settings) if "temperatures" in settings else 1
 
 
 def schedule_of(settings: dict) -> np.ndarray:

@@ -54,6 +54,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import uniform
+from topiceval.interrupt import stopped
 
 # Documents with at most this many distinct rows use the cache (see "Cost" above)
 MAX_CACHED_ROWS = 320
@@ -98,11 +99,13 @@ def new_row_cache(pw, rows):
 
 
 @njit(cache=True)
-def particle(ch, rc, pw, cq, rows, am, values, rng):
+def particle(ch, rc, pw, cq, rows, am, values, rng, stop):
     """One particle from the empty state: values[n] = log Z_n for n = 0..N-1.
 
     Step i of position n is the site update of position i for i < n and the draw of z_n for
-    i = n; the draw has no old topic (``old`` = T, whose row of ``pwt`` is zero).
+    i = n; the draw has no old topic (``old`` = T, whose row of ``pwt`` is zero).  ``stop``
+    (``topiceval.interrupt``) is polled once per position; once it is set, the particle is
+    unfinished.
     """
     z = ch.z
     cnt = ch.cnt
@@ -117,6 +120,8 @@ def particle(ch, rc, pw, cq, rows, am, values, rng):
     seen = 0  # rows in the cache: local rows 0..seen-1
     width = np.uint64(0)  # seen, rounded up to a multiple of _PAD
     for n in range(rows.shape[0]):
+        if stopped(stop):
+            break
         for i in range(n + 1):
             ui = np.uint64(i)
             row = np.uint64(rows[ui])

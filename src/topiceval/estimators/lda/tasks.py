@@ -7,7 +7,9 @@ Wallach form (2.4) for the left-to-right estimators and equals the estimate othe
 AIS-DC instead run one ``prange`` over documents, the R runs of a document in lockstep (they
 share each tempered table; ``ais.ais_runs``), each run on the same stream as above.  Results
 are written to per-task slots, so they do not depend on the number of threads or on the
-schedule.  A single driver (rather than one parallel kernel per estimator) keeps the numba
+schedule.  Every estimator function also takes the stop flag of ``topiceval.interrupt`` and
+returns at once (NaN, NaN, 0) when it is set; ``api.py`` calls ``run_tasks`` through
+``interrupt.run``.  A single driver (rather than one parallel kernel per estimator) keeps the numba
 compile time of the whole family to one parallel region.
 
 numba's on-disk cache of ``run_tasks`` contains the compiled estimator functions, but numba
@@ -41,51 +43,59 @@ from topiceval.estimators.lda.is_token import (
 )
 from topiceval.estimators.lda.lr import LR_CODE, lr_document
 from topiceval.estimators.lda.settings import BURNIN, ITERATIONS, PARTICLES, RESAMPLE, SAMPLES
+from topiceval.interrupt import stopped
 
 
-@njit(parallel=True, cache=True)
-def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites):
+@njit(parallel=True, cache=True, nogil=True)
+def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
     """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring).
 
     ``code`` is a method's ``Method.code``, declared with it (``*_CODE``); ``ipar`` holds the
-    integer settings at the slots of ``settings.py`` (``settings.int_settings``)."""
+    integer settings at the slots of ``settings.py`` (``settings.int_settings``).  ``stop``:
+    the stop flag (``topiceval.interrupt``), polled before every task and inside the
+    estimators' loops; once it is set, the outputs are unfinished."""
     n_runs = run_keys.shape[0]
     n_docs = tab.doc_off.shape[0] - 1
     if n_runs == 0:
         return
     if code == AIS_CODE or code == AIS_DC_CODE:
         for d in prange(n_docs):
+            if stopped(stop):
+                continue
             rngs = np.empty((n_runs, 4), np.uint64)
             for r in range(n_runs):
                 seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
             if code == AIS_CODE:
-                s = ais_runs(tab, d, tau, rngs, out[d])
+                s = ais_runs(tab, d, tau, rngs, out[d], stop)
             else:
-                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d])
+                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stop)
             alt[d, :] = out[d]
             sites[d, :] = s
         return
     for task in prange(n_docs * n_runs):
+        if stopped(stop):
+            continue
         d = task // n_runs
         r = task - d * n_runs
         rng = np.empty(4, np.uint64)
         seed_into(rng, seed, key, tab.keys[d], run_keys[r])
         if code == IS_PT_CODE:
-            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng)
+            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng, stop)
         elif code == IS_PZW_CODE:
-            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng)
+            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng, stop)
         elif code == IS_IP_CODE:
-            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng)
+            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng, stop)
         elif code == HM_CODE:
-            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
+            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
         elif code == CHIB_CODE:
-            v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng)
+            v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng,
+                                    stop)
         elif code == LR_CODE:
-            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
+            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
         elif code == ET_CODE:
-            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng)
+            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
         elif code == LR_DC_CODE:
-            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng)
+            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
         else:
             v, w, s = np.nan, np.nan, -1
         out[d, r] = v

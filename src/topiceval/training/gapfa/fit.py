@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from topiceval._docs import page
 from topiceval.counts import as_count_matrix
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
@@ -65,8 +66,17 @@ def fit_gapfa(
         ``phi`` (T, V) and ``p`` (T,): averages over iterations ``burnin + 1 .. iterations``
         (rows of phi renormalised to 1); ``r`` (T,) the fixed shape; ``meta`` the settings and
         the number of active topics per iteration.
+
+    Raises
+    ------
+    ValueError
+        For counts that are not a non-negative integer matrix, counts without a single word (all
+        zero: nothing to train on) or invalid settings.
     """
     mat = as_count_matrix(counts)
+    if not np.any(mat.data):
+        raise ValueError(f"counts holds no words to train on (all {mat.shape[0]} x "
+                         f"{mat.shape[1]} counts are 0)")
     n_topics = check_integer("n_topics", n_topics, 1)
     iterations = check_integer("iterations", iterations, 1)
     burnin = check_integer("burnin", burnin, 0)
@@ -101,7 +111,7 @@ def fit_gapfa(
     phi /= phi.sum(axis=1, keepdims=True)
     meta = {
         "trainer": "gapfa_gibbs",
-        "model": "beta-gamma PFA (Zhou et al. 2012), docs/methods/gapfa.md#training",
+        "model": f"beta-gamma PFA (Zhou et al. 2012), {page('methods/gapfa.md#training')}",
         "n_topics": n_topics,
         "iterations": iterations,
         "burnin": burnin,

@@ -36,6 +36,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import (
     beta_variate,
     log_dirichlet_into,
@@ -43,6 +44,7 @@ from topiceval._numba import (
     multinomial_into,
     seed_into,
 )
+from topiceval.interrupt import stopped
 
 # stream keys (key0) of the sampler's steps
 KEY_INIT_P, KEY_INIT_PHI, KEY_INIT_THETA = 600, 601, 602
@@ -93,9 +95,10 @@ def _clamp_p(p):
     return min(max(p, P_MIN), 1.0 - P_MAX_GAP)
 
 
-@njit(cache=True)
-def init_state(state, hyper, seed):
-    """Draw p, phi and theta from their priors (§6.7, "Initialisation"); runs once, serially."""
+@njit(cache=True, nogil=True)
+def _init_state(state, hyper, seed, stop):
+    """Draw p, phi and theta from their priors (§6.7, "Initialisation"); runs once, serially
+    (unfinished once ``stop`` is set: polled once per topic and per document)."""
     log_theta, log_phi, p = state.log_theta, state.log_phi, state.p
     n_docs, n_topics = log_theta.shape
     rng = np.empty(4, dtype=np.uint64)
@@ -104,9 +107,13 @@ def init_state(state, hyper, seed):
         p[t] = _clamp_p(beta_variate(rng, hyper.c * hyper.epsilon, hyper.c * (1.0 - hyper.epsilon)))
     alpha = np.full(log_phi.shape[1], hyper.a_phi)
     for t in range(n_topics):
+        if stopped(stop):
+            return
         seed_into(rng, seed, KEY_INIT_PHI, 0, t)
         log_dirichlet_into(rng, alpha, log_phi[t])
     for d in range(n_docs):
+        if stopped(stop):
+            return
         seed_into(rng, seed, KEY_INIT_THETA, 0, d)
         for t in range(n_topics):
             log_theta[d, t] = log_gamma_variate(rng, hyper.r) + math.log(p[t] / (1.0 - p[t]))
@@ -145,9 +152,10 @@ def _sample_x_doc(rng, counts, d, phi_vt, log_phi, log_theta, x_doc, table, work
             table[v, t] += draw[t]
 
 
-@njit(cache=True, parallel=True)
-def _sample_x(counts, state, seed, iteration, n_chunks):
-    """Step 1 for all documents, in ``n_chunks`` contiguous chunks with private count tables."""
+@njit(cache=True, parallel=True, nogil=True)
+def _sample_x(counts, state, seed, iteration, n_chunks, stop):
+    """Step 1 for all documents, in ``n_chunks`` contiguous chunks with private count tables
+    (unfinished once ``stop`` is set: polled once per document)."""
     x_word, x_doc, log_phi, log_theta = state.x_word, state.x_doc, state.log_phi, state.log_theta
     n_docs, n_topics = x_doc.shape
     n_types = x_word.shape[0]
@@ -161,6 +169,8 @@ def _sample_x(counts, state, seed, iteration, n_chunks):
         work = np.empty((3, n_topics))
         draw = np.empty(n_topics, dtype=np.int64)
         for d in range((c * n_docs) // n_chunks, ((c + 1) * n_docs) // n_chunks):
+            if stopped(stop):
+                break
             seed_into(rng, seed, KEY_X, iteration, d)
             _sample_x_doc(rng, counts, d, phi_vt, log_phi, log_theta, x_doc, tables[c], work,
                           draw)
@@ -172,14 +182,17 @@ def _sample_x(counts, state, seed, iteration, n_chunks):
             x_word[v, t] = total
 
 
-@njit(cache=True, parallel=True)
-def _sample_globals(state, hyper, seed, iteration):
-    """Steps 2 (phi | x, per topic) and 3 (p | x, theta integrated out)."""
+@njit(cache=True, parallel=True, nogil=True)
+def _sample_globals(state, hyper, seed, iteration, stop):
+    """Steps 2 (phi | x, per topic) and 3 (p | x, theta integrated out); unfinished once
+    ``stop`` is set (polled once per topic)."""
     x_word, x_doc, log_phi, p = state.x_word, state.x_doc, state.log_phi, state.p
     n_docs, n_topics = x_doc.shape
     n_types = x_word.shape[0]
     a_phi = hyper.a_phi
     for t in prange(n_topics):
+        if stopped(stop):
+            continue
         rng = np.empty(4, dtype=np.uint64)
         seed_into(rng, seed, KEY_PHI, iteration, t)
         alpha = np.empty(n_types)
@@ -197,22 +210,32 @@ def _sample_globals(state, hyper, seed, iteration):
         p[t] = _clamp_p(beta_variate(rng, a, b))
 
 
-@njit(cache=True, parallel=True)
-def _sample_theta(state, hyper, seed, iteration):
-    """Step 4: theta_dt | x, p ~ Ga(r + x_d.t, scale p_t), in log space."""
+@njit(cache=True, parallel=True, nogil=True)
+def _sample_theta(state, hyper, seed, iteration, stop):
+    """Step 4: theta_dt | x, p ~ Ga(r + x_d.t, scale p_t), in log space (unfinished once
+    ``stop`` is set: polled once per document)."""
     log_theta, x_doc, p = state.log_theta, state.x_doc, state.p
     n_docs, n_topics = x_doc.shape
     r = hyper.r
     for d in prange(n_docs):
+        if stopped(stop):
+            continue
         rng = np.empty(4, dtype=np.uint64)
         seed_into(rng, seed, KEY_THETA, iteration, d)
         for t in range(n_topics):
             log_theta[d, t] = log_gamma_variate(rng, r + x_doc[d, t]) + math.log(p[t])
 
 
+def init_state(state: State, hyper: Hyper, seed: int) -> None:
+    """Draw the starting state from the priors, in place (``_init_state``); Ctrl-C stops it
+    (``interrupt.run``)."""
+    interrupt.run(_init_state, state, hyper, seed)
+
+
 def sweep(counts: Counts, state: State, hyper: Hyper, seed: int, iteration: int) -> None:
-    """One full Gibbs iteration (steps 1-4) on ``state``, in place."""
+    """One full Gibbs iteration (steps 1-4) on ``state``, in place; Ctrl-C stops it
+    (``interrupt.run``), leaving the state unfinished."""
     n_chunks = max(1, min(numba.get_num_threads(), state.x_doc.shape[0]))
-    _sample_x(counts, state, seed, iteration, n_chunks)
-    _sample_globals(state, hyper, seed, iteration)
-    _sample_theta(state, hyper, seed, iteration)
+    interrupt.run(_sample_x, counts, state, seed, iteration, n_chunks)
+    interrupt.run(_sample_globals, state, hyper, seed, iteration)
+    interrupt.run(_sample_theta, state, hyper, seed, iteration)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 
 from topiceval.corpus import Corpus
-from topiceval.validation import check_token_ids, pack_documents
+from topiceval.validation import check_token_ids, is_integer, pack_documents
 
 
-def prepare_documents(corpus_or_docs, n_types: int | None = None, *, allow_empty: bool = True):
+def prepare_documents(corpus_or_docs, n_types: int | None = None, *, allow_empty: bool = True,
+                      to_train: bool = False):
     """(offsets, tokens int32, V, vocab, checksum) from a Corpus or a list of token sequences.
 
     Parameters
@@ -20,6 +21,8 @@ def prepare_documents(corpus_or_docs, n_types: int | None = None, *, allow_empty
         V; default the corpus vocabulary's size, or the largest token id + 1.
     allow_empty : bool, default True
         Whether a document may have no tokens.
+    to_train : bool, default False
+        Whether the documents are a trainer's: then they must hold at least one token.
 
     Returns
     -------
@@ -37,11 +40,14 @@ def prepare_documents(corpus_or_docs, n_types: int | None = None, *, allow_empty
     else:
         offsets, tokens = pack_documents(corpus_or_docs)
         vocab, checksum = None, None
-        if n_types is None:
-            if tokens.size == 0:
-                raise ValueError("V must be given when the documents contain no tokens")
+        if n_types is None and tokens.size:
             n_types = int(tokens.max()) + 1
-    if isinstance(n_types, bool) or not isinstance(n_types, int | np.integer) or n_types < 1:
+    if to_train and tokens.size == 0:
+        raise ValueError(f"corpus_or_docs holds no tokens to train on (documents: "
+                         f"{offsets.shape[0] - 1}, all empty)")
+    if n_types is None:
+        raise ValueError("V must be given when the documents contain no tokens")
+    if not is_integer(n_types) or n_types < 1:
         raise ValueError(f"V must be a positive integer, got {n_types!r}")
     check_token_ids(offsets, tokens, int(n_types))
     lengths = np.diff(offsets)

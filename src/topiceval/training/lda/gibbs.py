@@ -211,7 +211,7 @@ def fit_gibbs(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *, sweeps:
         For a corpus without tokens, ids outside the vocabulary or invalid settings.
     """
     started = time.perf_counter()
-    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
+    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V, to_train=True)
     n_topics = check_integer("n_topics", n_topics, 1)
     if n_topics >= sampler.MAX_TOPICS:
         raise ValueError(f"n_topics must be below {sampler.MAX_TOPICS}")
@@ -223,8 +223,6 @@ def fit_gibbs(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *, sweeps:
     seed = check_seed(seed)
     record_every = check_integer("record_every", record_every, 1)
     saving = _check_save_states(save_states, sweeps)
-    if tokens.size == 0:
-        raise ValueError("the corpus has no tokens to train on")
 
     layout = sampler.build_layout(offsets, tokens, n_types, n_topics, blocks)
     z0 = sampler.random_assignments(seed, tokens.shape[0], n_topics)

@@ -50,7 +50,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import log_rising, randint, seed_into, uniform
+from topiceval.interrupt import stopped
 
 TOPIC_BITS = 20
 TOPIC_MASK = (1 << TOPIC_BITS) - 1
@@ -225,8 +227,9 @@ def _inverse_without_one(count, beta_sum):
 
 
 @njit(cache=True)
-def _sample_cell(rng, lay, st, j, d0, d1, nt, alpha_m, beta, inv, inv_minus, c, qcum):
-    """One pass over the tokens of cell (internal documents d0..d1-1, word block j)."""
+def _sample_cell(rng, lay, st, j, d0, d1, nt, alpha_m, beta, inv, inv_minus, c, qcum, stop):
+    """One pass over the tokens of cell (internal documents d0..d1-1, word block j); unfinished
+    once ``stop`` (``topiceval.interrupt``) is set, polled once per document."""
     # local names for the arrays: keeps their data pointers in registers in the hot loop
     tokens, seg, wstart = lay.tokens, lay.seg, lay.wstart
     z, ndt, wlist, wlen = st.z, st.ndt, st.wlist, st.wlen
@@ -236,6 +239,8 @@ def _sample_cell(rng, lay, st, j, d0, d1, nt, alpha_m, beta, inv, inv_minus, c, 
         inv[k] = 1.0 / (nt[k] + beta_sum)
         inv_minus[k] = _inverse_without_one(nt[k], beta_sum)
     for d in range(d0, d1):
+        if stopped(stop):
+            return
         i0 = seg[j, d]
         i1 = seg[j, d + 1]
         if i0 == i1:
@@ -322,13 +327,14 @@ def _sample_cell(rng, lay, st, j, d0, d1, nt, alpha_m, beta, inv, inv_minus, c, 
             z[i] = t
 
 
-@njit(cache=True, parallel=True)
-def _sweep(lay, st, alpha_m, beta, seed, sweep):
+@njit(cache=True, parallel=True, nogil=True)
+def _sweep(lay, st, alpha_m, beta, seed, sweep, stop):
     """One sweep: B sub-epochs of B independent cells each (module docstring).
 
     Each task allocates its own random state, copy of N_{·|t} and work vectors (private memory,
     so two threads never write to the same cache line in the hot loop) and writes its change of
-    N_{·|t} once, at the end, into ``delta``; the changes are merged in task order.
+    N_{·|t} once, at the end, into ``delta``; the changes are merged in task order.  Once
+    ``stop`` is set the state is unfinished (the caller discards it).
     """
     n_blocks = lay.seg.shape[0]
     n_topics = alpha_m.shape[0]
@@ -340,7 +346,7 @@ def _sweep(lay, st, alpha_m, beta, seed, sweep):
             nt = st.nt.copy()
             _sample_cell(rng, lay, st, (b + e) % n_blocks, lay.block_ptr[b],
                          lay.block_ptr[b + 1], nt, alpha_m, beta, np.empty(n_topics),
-                         np.empty(n_topics), np.empty(n_topics), np.empty(n_topics))
+                         np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), stop)
             for k in range(n_topics):
                 delta[b, k] = nt[k] - st.nt[k]
         for b in range(n_blocks):
@@ -350,8 +356,9 @@ def _sweep(lay, st, alpha_m, beta, seed, sweep):
 
 def sweep(layout: Layout, state: State, alpha_m: np.ndarray, beta: float, seed: int,
           sweep_index: int) -> None:
-    """Run sweep number ``sweep_index`` in place (inputs validated by the caller)."""
-    _sweep(layout, state, alpha_m, float(beta), seed, sweep_index)
+    """Run sweep number ``sweep_index`` in place (inputs validated by the caller); Ctrl-C stops
+    it (``interrupt.run``), leaving the state unfinished."""
+    interrupt.run(_sweep, layout, state, alpha_m, float(beta), seed, sweep_index)
 
 
 # --------------------------------------------------------------------------- log joint

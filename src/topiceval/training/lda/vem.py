@@ -50,7 +50,9 @@ import numpy as np
 import pandas as pd
 from numba import njit, prange
 
+from topiceval import interrupt
 from topiceval._numba import digamma, log_rising, seed_into, uniform
+from topiceval.interrupt import stopped
 from topiceval.models import LDAModel
 from topiceval.threads import numba_threads
 from topiceval.training.lda.documents import prepare_documents
@@ -147,14 +149,16 @@ def _gamma_update(words, counts, phi_t, alpha, e, dots, gamma):
 EVALUATE, UPDATE, ACCUMULATE = 0, 1, 2
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, nogil=True)
 def _e_step(doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner, mode, stats,
-            doc_elbo):
+            doc_elbo, stop):
     """One E pass over all documents, block by block.
 
     Every mode stores (V1) at the entering γ in ``doc_elbo``; UPDATE and ACCUMULATE then run up to
     ``inner`` (1.11)+(1.12) passes per document (stopping early at INNER_TOL when inner > 1), and
     ACCUMULATE adds Σ c_v ϕ_{v,t} of the last pass into stats[b] (V x T) of the document's block.
+    ``stop`` (``topiceval.interrupt``) is polled once per document; once it is set, the outputs
+    are unfinished.
     """
     n_topics = alpha.shape[0]
     for b in prange(block_ptr.shape[0] - 1):
@@ -166,6 +170,8 @@ def _e_step(doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner, mode,
         if mode == ACCUMULATE:
             stats[b, :, :] = 0.0
         for d in range(block_ptr[b], block_ptr[b + 1]):
+            if stopped(stop):
+                break
             w = words[doc_ptr[d]:doc_ptr[d + 1]]
             c = counts[doc_ptr[d]:doc_ptr[d + 1]]
             g = gamma[d]
@@ -253,7 +259,7 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     variant : {"seed001", "full"}, default "seed001"
         ``"seed001"``: one E pass (1.11)-(1.12) per document per iteration, as Béchard &
         Gervet's Algorithm 1; ``"full"``: each document's E-step iterated until
-        max_t |delta gamma_t| / gamma_t < 1e-5 or 100 passes, as Blei et al. (2003).
+        ``max_t |delta gamma_t| / gamma_t < 1e-5`` or 100 passes, as Blei et al. (2003).
     alpha : float or array_like of shape (T,), optional
         The fixed Dirichlet parameter alpha_t of the document-topic prior; default 1/T per
         topic (Béchard & Gervet's "alpha_k = 1/K").
@@ -276,7 +282,7 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
         ``converged`` and the wall-clock ``seconds``.
     """
     started = time.perf_counter()
-    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V)
+    offsets, tokens, n_types, vocab, checksum = prepare_documents(corpus_or_docs, V, to_train=True)
     n_topics = check_integer("n_topics", n_topics, 1)
     if variant not in VARIANTS:
         raise ValueError(f"unknown VEM variant {variant!r}; expected one of {VARIANTS}")
@@ -285,8 +291,6 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     tol = check_positive("tol", tol)
     seed = check_seed(seed)
     threads = check_threads(threads)
-    if tokens.size == 0:
-        raise ValueError("the corpus has no tokens to train on")
 
     doc_ptr, words, counts = _bag_of_words(offsets, tokens)
     n_docs = offsets.shape[0] - 1
@@ -303,16 +307,16 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     with numba_threads(min(threads, numba.config.NUMBA_NUM_THREADS)):
         for it in range(max_iter):
             phi_t = np.ascontiguousarray(phi.T)
-            _e_step(doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner, ACCUMULATE,
-                    stats, doc_elbo)
+            interrupt.run(_e_step, doc_ptr, words, counts, phi_t, alpha, gamma, block_ptr, inner,
+                          ACCUMULATE, stats, doc_elbo)
             trace.append((it, float(doc_elbo.sum())))
             if it > 0 and abs(trace[-1][1] - trace[-2][1]) < tol * abs(trace[-2][1]):
                 converged = True
             phi = _normalise_topics(stats.sum(axis=0))
             if converged:
                 break
-        _e_step(doc_ptr, words, counts, np.ascontiguousarray(phi.T), alpha, gamma, block_ptr,
-                inner, EVALUATE, stats, doc_elbo)
+        interrupt.run(_e_step, doc_ptr, words, counts, np.ascontiguousarray(phi.T), alpha, gamma,
+                      block_ptr, inner, EVALUATE, stats, doc_elbo)
     trace.append((len(trace), float(doc_elbo.sum())))
     meta = {
         "trainer": "vem",
@@ -350,8 +354,8 @@ def vem_fold_in(model: LDAModel, docs, *, alpha=None, threads: int | None = 1) -
     doc_elbo = np.zeros(n_docs)
     phi_t = np.ascontiguousarray(phi.T)
     with numba_threads(min(threads, numba.config.NUMBA_NUM_THREADS)):
-        _e_step(doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr, INNER_MAX_ITER, UPDATE,
-                no_stats, doc_elbo)
-        _e_step(doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr, 1, EVALUATE, no_stats,
-                doc_elbo)
+        interrupt.run(_e_step, doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr,
+                      INNER_MAX_ITER, UPDATE, no_stats, doc_elbo)
+        interrupt.run(_e_step, doc_ptr, words, counts, phi_t, alpha_m, gamma, block_ptr, 1,
+                      EVALUATE, no_stats, doc_elbo)
     return VemFoldIn(gamma, gamma / gamma.sum(axis=1, keepdims=True), doc_elbo)

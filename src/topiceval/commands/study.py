@@ -1,0 +1,92 @@
+"""``topiceval study CONFIG``: run a study (which of my models is best on my documents?).
+
+    topiceval study my-study.yaml --cores 4 --data-mirror ../shared/data
+    topiceval study my-study.yaml --dry-run                 # the jobs, without running them
+    topiceval study my-study.yaml --report report.html      # the Snakemake report afterwards
+
+A thin front end of the workflow: it runs ``snakemake --cores N --configfile CONFIG`` in the
+repository that holds the workflow (the ``Snakefile`` beside ``src/``), so a study run either
+way resumes the other's work.  Paths inside CONFIG are relative to that repository, like the
+workflow's own; outputs go to ``results/studies/<name>/`` there (``--results DIR`` elsewhere).
+The configuration's keys: ``config/README.md`` ("study"), example ``config/study-example.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from topiceval.commands import add_command
+
+ROOT = Path(__file__).resolve().parents[3]  # src/topiceval/commands/study.py -> the repository
+
+
+def register(subparsers) -> None:
+    parser = add_command(
+        subparsers, "study", columns=False,
+        help="run a study: your models compared on your held-out documents (Snakemake)",
+        description="Run the study of CONFIG (a YAML file with a study: block) with the "
+                    "workflow's Snakemake, as `snakemake --cores N --configfile CONFIG` would: "
+                    "train the candidates, estimate every held-out document under each, compare "
+                    "them in pairs, and write results/studies/NAME/ (candidates.csv, "
+                    "documents.csv, paired.csv, ratio_ais.csv, the figure and its verdict). It "
+                    "resumes where an earlier run stopped.")
+    parser.add_argument("config", help="the study's YAML file (config/study-example.yaml)")
+    parser.add_argument("--cores", type=int, default=1,
+                        help="cores Snakemake may use (default 1)")
+    parser.add_argument("--data-mirror", metavar="DIR",
+                        help="a local directory laid out like shared/data to read datasets and "
+                             "mirror: model files from (default: download)")
+    parser.add_argument("--results", metavar="DIR",
+                        help="results directory (default: results/ in the repository)")
+    parser.add_argument("--dry-run", action="store_true", help="list the jobs, run nothing")
+    parser.add_argument("--report", metavar="HTML",
+                        help="write the Snakemake report of the study (after a run) instead")
+    parser.add_argument("--workflow", metavar="DIR", default=str(ROOT),
+                        help="the repository holding the Snakefile (default: the one this "
+                             "package was installed from)")
+    parser.set_defaults(func=run)
+
+
+def snakemake_command(args: argparse.Namespace) -> tuple[list[str], Path]:
+    """(the Snakemake command line, the directory to run it in) for ``args``; ``ValueError``
+    for a CONFIG that is not a study or a workflow that is not there."""
+    config = Path(args.config).resolve()
+    if not config.is_file():
+        raise ValueError(f"{args.config}: no such file (the study's YAML file)")
+    try:
+        data = yaml.safe_load(config.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{args.config}: not YAML ({' '.join(str(exc).split())})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("study"), dict):
+        raise ValueError(f"{args.config}: no study: block (see config/study-example.yaml)")
+    root = Path(args.workflow).resolve()
+    if not (root / "Snakefile").is_file():
+        raise ValueError(f"--workflow {root}: no Snakefile there; the workflow comes with the "
+                         "repository (git clone), not with the installed package")
+    if args.cores < 1:
+        raise ValueError(f"--cores must be at least 1, got {args.cores}")
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
+           "--configfile", str(config)]
+    if args.report:
+        cmd += ["--report", str(Path(args.report).resolve())]
+    else:
+        cmd += ["--cores", str(args.cores), "--rerun-incomplete"]
+        if args.dry_run:
+            cmd.append("--dry-run")
+    extra = []
+    if args.data_mirror:
+        extra.append(f"data_mirror={Path(args.data_mirror).resolve()}")
+    if args.results:
+        extra.append(f"results_dir={Path(args.results).resolve()}")
+    return cmd + (["--config", *extra] if extra else []), root
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd, root = snakemake_command(args)
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, cwd=root).returncode

@@ -1,0 +1,1041 @@
+"""A study: which of *your* topic models is best on *your* documents, and by how much.
+
+One ``study:`` block of the workflow's configuration (``config/study-example.yaml``; reference
+``config/README.md``) names a corpus, how its held-out documents are chosen, a preprocessing
+recipe, the models the workflow trains (every trainer x number of topics x seed) and models
+trained elsewhere (files).  The workflow (``workflow/rules/study.smk``) then
+
+1. builds the study's corpus (:func:`corpus_job`): the held-out documents are never a model's
+   training documents, and every candidate is trained and scored over one vocabulary (the
+   training documents' words that every model file knows), so that all candidates score the
+   same tokens;
+2. trains each candidate (:func:`train_job`) or imports it (:func:`import_job`), and computes
+   the library's own number on the held-out documents (``topiceval.adapters.own_number``);
+3. estimates every scored held-out document under every candidate with topiceval's default
+   estimator (runs averaged in probability), in jobs cut at equal predicted work
+   (:func:`estimate_job`, ``experiments.tasks.work_blocks``);
+4. compares them (:func:`summary_job`): totals with their errors (``experiments.paired``),
+   per-document paired differences against the best, ties within two standard errors;
+5. runs ratio-AIS with the reciprocal check between the best and each tie with the same number
+   of topics, its topics relabelled to match the best's (:func:`ratio_ais_job`,
+   :func:`matched_topics`); and draws the figure with its verdict
+   (``topiceval.plots.study``).
+
+Outputs (``results/studies/<name>/``): ``candidates.csv``, ``documents.csv``, ``paired.csv``,
+``ratio_ais.csv``, ``perplexity.<fmt>`` and ``perplexity.caption.md``.  The columns are listed
+in :data:`CANDIDATE_COLUMNS` and the others below, and in docs/methods/experiments.md#study.
+
+Bad input is refused before any job starts (:func:`study_plan` for the configuration,
+:func:`check_data` for the files: the snakefile calls both while it builds the jobs).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import gzip
+import hashlib
+import importlib.util
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from topiceval.adapters._common import INSTALL_HINT
+from topiceval.corpus import Corpus
+from topiceval.estimators import lda
+from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, LONG_DOCUMENT, combine_runs
+from topiceval.experiments.paired import (
+    paired_difference,
+    sample_positions,
+    sampled_total,
+)
+from topiceval.experiments.tasks import work_blocks
+from topiceval.experiments.timings import write_split
+from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.models import LDAModel, load_model, save_model
+from topiceval.seeds import derive_seed, generator
+
+TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy")
+FILE_LIBRARIES = ("mallet", "tomotopy", "gensim", "topiceval")
+# the library whose model a trainer (or a model file) is, for tables and figures
+LIBRARY_NAME = {"gibbs": "topiceval", "vem": "topiceval", "sklearn": "scikit-learn",
+                "gensim": "gensim", "tomotopy": "tomotopy", "mallet": "MALLET",
+                "topiceval": "topiceval"}
+PEER_MODULES = {"sklearn": ("sklearn", "scikit-learn"), "gensim": ("gensim", "gensim"),
+                "tomotopy": ("tomotopy", "tomotopy")}  # trainer / library: (module, package)
+TRAIN_DEFAULTS = {  # each library's own priors; effort settings below
+    "gibbs": {"sweeps": 500},
+    "vem": {"max_iter": 100, "tol": 1e-5},
+    "sklearn": {"max_iter": 50},
+    "gensim": {"passes": 10, "iterations": 100},
+    "tomotopy": {"sweeps": 500},
+}
+ESTIMATE_DEFAULTS = {"method": "auto", "runs": None, "seed": 0, "parts": 1, "settings": {}}
+COMPARE_DEFAULTS = {"docs": 100, "samples": 1, "temperatures": 100, "seed": 0}
+MIN_OVERLAP = 0.5  # default: the share of the corpus's tokens a model file must know
+UNCONVERGED_SHARE = 0.1  # ratio-AIS says nothing when more of its documents are suspect
+MIN_FOUND = 0.5  # the share of a model file's training documents that must be in the corpus
+_KEY_HELDOUT = "study-heldout"  # stream purpose: the drawn held-out documents
+
+CANDIDATE_COLUMNS = {
+    "candidate": "the candidate's name (trainer-T<topics>-seed<seed>, or its key under models:)",
+    "library": "the library whose model it is",
+    "trainer": "the workflow's trainer, or 'file' for a model trained elsewhere",
+    "topics": "number of topics T",
+    "seed": "training seed (empty for a model file)",
+    "vocabulary": "words in the model's vocabulary",
+    "documents": "held-out documents scored (all of them, or the seeded sample)",
+    "heldout_documents": "held-out documents",
+    "tokens": "tokens of all the held-out documents",
+    "log_likelihood": "total log-likelihood of the held-out documents (nats; estimated from "
+                      "the sample in sampled mode)",
+    "log_likelihood_se": "its standard error: Monte Carlo, plus sampling in sampled mode",
+    "se_sampling": "the sampling part of the standard error (0 when every document is scored)",
+    "se_monte_carlo": "the Monte Carlo part",
+    "dominant_error": "which part is larger",
+    "nats_per_token": "log_likelihood / tokens",
+    "perplexity": "exp(-nats_per_token)",
+    "perplexity_low": "perplexity at log_likelihood + 2 se",
+    "perplexity_high": "perplexity at log_likelihood - 2 se",
+    "rank": "1 = the best total log-likelihood",
+    "verdict": "best, tie (within 2 paired standard errors of the best) or worse",
+    "difference_to_best": "sum over the scored documents of log P(best) - log P(this) (nats)",
+    "difference_se": "its paired standard error (paired.csv)",
+    "untrusted_documents": "scored documents whose estimate is not to be trusted; for now those "
+                           "over the long-document threshold (diagnostics will add others)",
+    "untrusted_reason": "why they are untrusted",
+    "method": "the estimator", "runs": "runs per document, averaged in probability",
+    "own_api": "the library's own number: the call",
+    "own_kind": "what it is (a variational bound, a plug-in, a joint, left-to-right as MALLET)",
+    "own_split": "held-out (on all the held-out documents) or training",
+    "own_value": "the value as the library reports it",
+    "own_value_name": "what that value is",
+    "own_nats_per_token": "the own number in nats per token",
+    "own_perplexity": "exp(-own_nats_per_token)",
+    "own_tokens": "the tokens it covers",
+    "own_note": "what to know when comparing it",
+}
+DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "long"]
+PAIRED_COLUMNS = ["candidate", "best", "documents", "difference", "difference_se",
+                  "se_sampling", "se_monte_carlo", "difference_per_token", "z", "tie"]
+RATIO_COLUMNS = ["best", "runner_up", "topics", "documents", "log_ratio", "log_ratio_se",
+                 "estimate_difference", "estimate_difference_se", "reciprocal_gap_mean",
+                 "suspect_documents", "agree", "verdict"]
+
+
+# --------------------------------------------------------------------------- the plan
+@dataclass(frozen=True)
+class Candidate:
+    """One model of the study: trained by the workflow (``trainer``, ``topics``, ``seed``) or
+    read from a file (``trainer == "file"``, ``path``, ``file_library``)."""
+
+    name: str
+    library: str
+    trainer: str
+    topics: int | None = None
+    seed: int | None = None
+    path: str | None = None
+    file_library: str | None = None
+
+
+@dataclass(frozen=True)
+class CorpusPlan:
+    """What the study's corpus depends on (and nothing else, so that changing the trainers
+    never rebuilds it): its source, held-out choice, recipe and the model files."""
+
+    name: str
+    corpus: dict
+    heldout: dict
+    preprocess: dict
+    files: tuple[Candidate, ...]
+    min_overlap: float
+
+    def input_files(self) -> list[str]:
+        """The user's files the corpus job reads (corpus, held-out documents, model files)."""
+        paths = [spec[key] for spec in (self.corpus, self.heldout)
+                 for key in ("texts", "csv", "jsonl", "uci", "vocab") if key in spec]
+        return paths + [c.path for c in self.files]
+
+    def as_params(self) -> dict:
+        """Plain data for a rule's ``params`` (:meth:`from_params` reads it back)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_params(cls, params: Mapping) -> CorpusPlan:
+        params = dict(params)
+        params["files"] = tuple(Candidate(**dict(c)) for c in params["files"])
+        return cls(**params)
+
+    def needs_nltk(self) -> bool:
+        """Whether the recipe needs NLTK data (its stop words or WordNet)."""
+        recipe = self.recipe()
+        return "nltk" in recipe.stopwords or recipe.normalize == "wordnet"
+
+    def recipe(self):
+        from topiceval.data.preprocess import make_recipe
+
+        settings = {k: v for k, v in self.preprocess.items() if k != "recipe"}
+        return make_recipe(self.preprocess.get("recipe", "default"), settings)
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """A ``study:`` configuration block, checked and with its defaults."""
+
+    data: CorpusPlan
+    candidates: tuple[Candidate, ...]
+    train: dict
+    estimate: dict
+    sample: dict | None
+    compare: dict
+
+    @property
+    def name(self) -> str:
+        return self.data.name
+
+    @property
+    def trained(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.trainer != "file"]
+
+    @property
+    def files(self) -> list[Candidate]:
+        return [c for c in self.candidates if c.trainer == "file"]
+
+    def candidate(self, name: str) -> Candidate:
+        for c in self.candidates:
+            if c.name == name:
+                return c
+        raise ValueError(f"study {self.name!r} has no candidate {name!r}")
+
+
+def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
+    """The checked plan of a ``study:`` block (one-line ``ValueError`` for bad input).
+
+    Checks what the configuration alone can tell: the name, one corpus source, the held-out
+    choice, known trainers and libraries, the peer libraries installed, the model files present,
+    no two candidates of one name, the estimator's method and settings, the recipe.
+    """
+    name = str(cfg["name"])
+    corpus = _source(cfg["corpus"], "study.corpus", dataset_ok=True)
+    heldout = _heldout(dict(cfg.get("heldout") or {"fraction": 0.1, "seed": 0}), corpus)
+    candidates, settings = _train_grid(dict(cfg.get("train") or {}))
+    candidates += [_file_candidate(str(key), dict(spec), mirror)
+                   for key, spec in (cfg.get("models") or {}).items()]
+    names = [c.name for c in candidates]
+    if dup := sorted({n for n in names if names.count(n) > 1}):
+        raise ValueError(f"study.models: {dup} is also the name of a trained candidate; "
+                         "rename the model file's key")
+    if len(candidates) < 2:
+        raise ValueError(f"study {name!r} has {len(candidates)} candidate(s); a study compares "
+                         "at least two (train: and models:)")
+    estimate = {**ESTIMATE_DEFAULTS, **dict(cfg.get("estimate") or {})}
+    method, est_settings, runs = estimate_method(estimate)
+    lda.check_limits(method, [np.zeros(1, np.int64)], np.ones((1, 1)), runs=runs,
+                     work_limit=None, **est_settings)  # unknown method or setting: refused now
+    data = CorpusPlan(name, corpus, heldout, dict(cfg.get("preprocess") or {"recipe": "default"}),
+                      tuple(c for c in candidates if c.trainer == "file"),
+                      float(cfg.get("min_overlap", MIN_OVERLAP)))
+    data.recipe()  # an unknown recipe or setting: refused now
+    return StudyPlan(data, tuple(candidates), settings, estimate,
+                     dict(cfg["sample"]) if cfg.get("sample") else None,
+                     {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})})
+
+
+def _heldout(heldout: dict, corpus: Mapping) -> dict:
+    """The held-out choice: fraction or size (with a seed), or files of their own."""
+    if "texts" in heldout or "csv" in heldout or "jsonl" in heldout:
+        _source(heldout, "study.heldout", dataset_ok=False)
+        if "dataset" in corpus:
+            raise ValueError("study.heldout: held-out files go with a corpus from files, not "
+                             f"with {{dataset: {corpus['dataset']}}}; use fraction or size")
+    elif not ({"fraction", "size"} & set(heldout)) or {"fraction", "size"} <= set(heldout):
+        raise ValueError("study.heldout: give one of fraction (with seed), size (with seed) or "
+                         "held-out files (texts, csv or jsonl)")
+    return heldout
+
+
+def _train_grid(train: dict) -> tuple[list[Candidate], dict]:
+    """(the trained candidates: every trainer x topics x seed, each trainer's settings)."""
+    trainers = list(dict.fromkeys(train.get("trainers", [])))
+    if unknown := [t for t in trainers if t not in TRAINERS]:
+        raise ValueError(f"study.train.trainers: unknown trainer(s) {unknown}; known: "
+                         f"{list(TRAINERS)}")
+    for trainer in trainers:
+        _installed(trainer, f"study.train.trainers: {trainer}")
+    topics = sorted({int(t) for t in train.get("topics", [])})
+    seeds = list(dict.fromkeys(int(s) for s in train.get("seeds", [0])))
+    if trainers and not topics:
+        raise ValueError("study.train.topics: give at least one number of topics")
+    given = dict(train.get("settings") or {})
+    for t, values in given.items():
+        if t not in TRAINERS:
+            raise ValueError(f"study.train.settings: unknown trainer {t!r}; known: "
+                             f"{list(TRAINERS)}")
+        if unknown := sorted(set(values or {}) - set(TRAIN_DEFAULTS[t])):
+            raise ValueError(f"study.train.settings.{t}: unknown setting(s) {unknown}; "
+                             f"known: {sorted(TRAIN_DEFAULTS[t])}")
+    settings = {t: {**TRAIN_DEFAULTS[t], **dict(given.get(t) or {})} for t in TRAINERS}
+    return [Candidate(f"{t}-T{k}-seed{s}", LIBRARY_NAME[t], t, k, s)
+            for t in trainers for k in topics for s in seeds], settings
+
+
+SOURCES = {"texts": (), "csv": ("column",), "jsonl": ("field",), "uci": ("vocab",),
+           "dataset": ()}
+SOURCE_OPTIONS = ("max_docs",)
+
+
+def _source(spec: Mapping, where: str, *, dataset_ok: bool) -> dict:
+    """A corpus source: exactly one of texts, csv (+ column), jsonl (+ field), uci (+ vocab),
+    dataset; its files must exist."""
+    spec = dict(spec)
+    if not dataset_ok and "max_docs" in spec:
+        raise ValueError(f"{where}: max_docs applies to the corpus only")
+    kinds = [k for k in SOURCES if k in spec and (dataset_ok or k != "dataset")]
+    if len(kinds) != 1:
+        allowed = [k for k in SOURCES if dataset_ok or k != "dataset"]
+        raise ValueError(f"{where}: give exactly one source of {allowed}, got "
+                         f"{sorted(set(spec) - set(SOURCE_OPTIONS))}")
+    kind = kinds[0]
+    for extra in SOURCES[kind]:
+        if extra not in spec:
+            raise ValueError(f"{where}: {kind} needs {extra}")
+    for key in (kind, *SOURCES[kind]):
+        if key in ("texts", "csv", "jsonl", "uci", "vocab"):
+            path = Path(spec[key])
+            if not (path.is_dir() if key == "texts" else path.is_file()):
+                raise ValueError(f"{where}.{key}: {path} is not a readable "
+                                 f"{'folder' if key == 'texts' else 'file'}")
+            if not os.access(path, os.R_OK):
+                raise ValueError(f"{where}.{key}: {path} cannot be read (permissions)")
+    return spec
+
+
+def _installed(what: str, where: str) -> None:
+    """Refuse a trainer or library whose peer package is not installed, naming the extra."""
+    if what in PEER_MODULES and importlib.util.find_spec(PEER_MODULES[what][0]) is None:
+        raise ValueError(f"{where} needs the {PEER_MODULES[what][1]!r} package, which is not "
+                         f"installed: {INSTALL_HINT}")
+
+
+def _file_candidate(key: str, spec: dict, mirror: str | None) -> Candidate:
+    where = f"study.models.{key}"
+    library = spec.get("library")
+    if library not in FILE_LIBRARIES:
+        raise ValueError(f"{where}.library: unknown library {library!r}; known: "
+                         f"{list(FILE_LIBRARIES)}")
+    _installed(library, where)
+    if ("path" in spec) == ("mirror" in spec):
+        raise ValueError(f"{where}: give path (a file) or mirror (a file of the data mirror)")
+    if "mirror" in spec:
+        if not mirror:
+            raise ValueError(f"{where}.mirror: no data_mirror is set (--config data_mirror=DIR)")
+        path = Path(mirror) / spec["mirror"]
+    else:
+        path = Path(spec["path"])
+    if not path.is_file():
+        raise ValueError(f"{where}: {path} is not a readable file")
+    return Candidate(key, LIBRARY_NAME[library], "file", path=str(path), file_library=library)
+
+
+def estimate_method(estimate: Mapping) -> tuple[str, dict, int]:
+    """(method, settings, runs) of the ``estimate:`` block: ``auto`` is topiceval's default
+    for LDA (``topiceval.evaluation.DEFAULTS``, chosen by cost) with its runs."""
+    method = estimate.get("method", "auto")
+    settings = dict(estimate.get("settings") or {})
+    if method == "auto":
+        method, defaults = DEFAULTS["lda"]
+        settings = {**defaults, **settings}
+    runs = int(estimate.get("runs") or DEFAULT_RUNS["lda"])
+    if runs < 2:
+        raise ValueError(f"study.estimate.runs: {runs}; a standard error needs at least 2 runs")
+    return method, settings, runs
+
+
+# --------------------------------------------------------------------------- the corpus
+@dataclass
+class ModelFile:
+    """A model trained elsewhere: the imported model, its library's own object (for its own
+    number), and its training documents as bags of words when the file holds them."""
+
+    model: LDAModel
+    native: object
+    training: list[Counter] | None
+
+
+def read_candidate_model(candidate: Candidate) -> ModelFile:
+    """Read a model file of the study (MALLET state, tomotopy or gensim save, topiceval .npz)."""
+    path, library = candidate.path, candidate.file_library
+    if library == "mallet":
+        from topiceval.adapters import from_mallet
+
+        return ModelFile(from_mallet(path), path, _mallet_documents(path))
+    if library == "tomotopy":
+        from topiceval.adapters import from_tomotopy
+        from topiceval.adapters.tomotopy_lda import load_tomotopy
+
+        native = load_tomotopy(path, "study")
+        used = int(native.num_vocabs)
+        words = list(native.vocabs)
+        training = [Counter(words[i] for i in d.words if i < used) for d in native.docs]
+        return ModelFile(from_tomotopy(native), native, training or None)
+    if library == "gensim":
+        from gensim.models import LdaModel
+
+        from topiceval.adapters import from_gensim
+
+        native = LdaModel.load(str(path))
+        return ModelFile(from_gensim(native), native, None)
+    model = load_model(path)
+    if not isinstance(model, LDAModel):
+        raise ValueError(f"{path}: a {model.family} model; a study compares LDA models")
+    return ModelFile(model, None, None)
+
+
+def _mallet_documents(path: str) -> list[Counter]:
+    """The training documents of a MALLET state file as bags of words: each token line is
+    ``doc source pos typeindex type topic``, the source possibly holding spaces, so ``doc`` is
+    the first field and ``type`` the last but one."""
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rt", encoding="utf-8") if gz else
+          open(path, encoding="utf-8")) as handle:
+        lines = pd.read_csv(handle, sep="\x01", header=None, names=["line"], skiprows=3,
+                            dtype=str, keep_default_na=False, quoting=3)["line"]
+    frame = pd.DataFrame({"doc": lines.str.split(" ", n=1).str[0],
+                          "type": lines.str.rsplit(" ", n=2).str[-2]})
+    return [Counter(group.tolist()) for _, group in frame.groupby("doc", sort=False)["type"]]
+
+
+def read_source(spec: Mapping, dataset_files: Sequence[str] = ()):
+    """The ``RawCorpus`` of one source of the study."""
+    from topiceval.data import readers
+    from topiceval.data.prepare import DATASETS
+
+    if "dataset" in spec:
+        if spec["dataset"] not in DATASETS:
+            raise ValueError(f"study.corpus.dataset: unknown dataset {spec['dataset']!r}; "
+                             f"known: {sorted(DATASETS)}")
+        return DATASETS[spec["dataset"]].read([Path(p) for p in dataset_files], {})
+    if "texts" in spec:
+        return readers.read_text_folder(spec["texts"])
+    if "csv" in spec:
+        return readers.read_csv_column(spec["csv"], spec["column"])
+    if "jsonl" in spec:
+        return readers.read_jsonl_field(spec["jsonl"], spec["field"])
+    return readers.read_uci_named(spec["uci"], spec["vocab"])
+
+
+def _bags(corpus: Corpus, words: set | None = None) -> list[tuple]:
+    """Every document as a hashable bag of words (restricted to ``words`` when given)."""
+    out = []
+    for doc in corpus:
+        found = Counter(corpus.vocab[doc].tolist())
+        if words is not None:
+            found = Counter({w: c for w, c in found.items() if w in words})
+        out.append(tuple(sorted(found.items())))
+    return out
+
+
+def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_data=None,
+                   log=print) -> Corpus:
+    """The study's corpus: split ``train`` (the candidates' training documents) and ``test``
+    (the held-out documents), over the study's vocabulary.
+
+    Raises ``ValueError`` (one line) for an empty or unreadable corpus, held-out documents that
+    are training documents, a model file whose vocabulary shares too few words with the corpus,
+    or one trained on another corpus.
+    """
+    from topiceval.data.preprocess import apply_recipe, load_resources
+    from topiceval.data.readers.base import RawCorpus
+
+    raw = read_source(plan.corpus, dataset_files)
+    if plan.corpus.get("max_docs"):
+        raw.docs = raw.docs[:int(plan.corpus["max_docs"])]
+    explicit = not ({"fraction", "size"} & set(plan.heldout))
+    if explicit:
+        held = read_source(plan.heldout)
+        for doc in held.docs:
+            doc.name = f"heldout/{doc.name}"
+        raw = RawCorpus(dataset=raw.dataset, kind=raw.kind, docs=raw.docs + held.docs,
+                        vocab=raw.vocab, ordered=raw.ordered, vocab_named=raw.vocab_named)
+    if not raw.docs:
+        raise ValueError(f"study.corpus: {_describe(plan.corpus)} holds no document")
+    recipe = plan.recipe()
+    resources = load_resources(recipe, nltk_data)
+    # pass 1: every document's words, no vocabulary filter (to recognise documents)
+    open_recipe = recipe if recipe.asis else dataclasses.replace(
+        recipe, vocab_from="all", min_count=1, min_df=1, max_df=1.0, top_k=0)
+    first = apply_recipe(raw, open_recipe, np.full(len(raw.docs), "train"), resources)
+    if first.n_docs == 0 or first.n_tokens == 0:
+        raise ValueError(f"study.corpus: {_describe(plan.corpus)} has no word left after the "
+                         f"{recipe.name!r} recipe")
+    names = first.names.tolist()
+    is_held = np.array([n.startswith("heldout/") for n in names])
+    if explicit and not is_held.any():
+        raise ValueError(f"study.heldout: {_describe(plan.heldout)} has no word left after the "
+                         f"{recipe.name!r} recipe")
+    models = {c.name: read_candidate_model(c) for c in plan.files}
+    trained_on = _check_models(plan, first, models, log)
+    if explicit:
+        _check_disjoint(first, is_held, trained_on)
+        test = set(np.array(names)[is_held].tolist())
+    else:
+        test = _draw_heldout(plan, names, set().union(*trained_on.values()), log)
+    splits = np.array(["test" if d.name in test else "train" for d in raw.docs])
+    corpus = apply_recipe(raw, recipe, splits, resources)
+    return _study_vocabulary(plan, corpus, models, trained_on, log)
+
+
+def _describe(spec: Mapping) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in spec.items())
+
+
+def _check_models(plan: CorpusPlan, first: Corpus, models: Mapping[str, ModelFile],
+                  log) -> dict[str, set]:
+    """The corpus documents each model file was trained on (by name); refuse a model whose
+    vocabulary covers too little of the corpus or whose training documents are not in it."""
+    counts = np.bincount(first.tokens, minlength=first.n_types)
+    found = {}
+    for name, mf in models.items():
+        known = set(mf.model.vocab.tolist())
+        shared = np.array([w in known for w in first.vocab.tolist()])
+        share = counts[shared].sum() / counts.sum()
+        if share < plan.min_overlap:
+            raise ValueError(
+                f"study.models.{name}: its vocabulary shares {int(shared.sum()):,} of the "
+                f"corpus's {first.n_types:,} words, {share:.1%} of its tokens; the study needs "
+                f"at least {plan.min_overlap:.0%} (min_overlap): was it trained on this corpus, "
+                "with this preprocessing?")
+        log(f"{name}: vocabulary shares {int(shared.sum()):,} of {first.n_types:,} words "
+            f"({share:.1%} of the tokens)")
+        found[name] = set()
+        if mf.training is None:
+            continue
+        words = known & set(first.vocab.tolist())
+        index: dict[tuple, list[str]] = {}
+        for doc_name, bag in zip(first.names.tolist(), _bags(first, words), strict=True):
+            index.setdefault(bag, []).append(doc_name)
+        bags = [tuple(sorted(Counter({w: c for w, c in b.items() if w in words}).items()))
+                for b in mf.training]
+        bags = [b for b in bags if b]
+        hits = [index[b] for b in bags if b in index]
+        if len(hits) < MIN_FOUND * len(bags):
+            raise ValueError(
+                f"study.models.{name}: only {len(hits):,} of its {len(bags):,} training "
+                f"documents are documents of the corpus: it was trained on another corpus "
+                f"(a study compares models trained on one corpus)")
+        found[name] = {n for names in hits for n in names}
+        log(f"{name}: {len(hits):,} of its {len(bags):,} training documents found in the corpus")
+    return found
+
+
+def _check_disjoint(first: Corpus, is_held: np.ndarray, trained_on: Mapping[str, set]) -> None:
+    """Explicit held-out documents: none may be a corpus document or a model's training one."""
+    bags = _bags(first)
+    train_bags = {b for b, h in zip(bags, is_held, strict=True) if not h}
+    names = first.names
+    same = [names[d] for d in np.flatnonzero(is_held) if bags[d] in train_bags]
+    if same:
+        raise ValueError(f"study.heldout: {len(same)} held-out document(s) are also training "
+                         f"documents of the corpus ({', '.join(same[:3])}); a held-out set "
+                         "must not overlap the training set")
+    for model, docs in trained_on.items():
+        if held := sorted(n for n in docs if n.startswith("heldout/")):
+            raise ValueError(f"study.models.{model} was trained on {len(held)} of the held-out "
+                             f"documents ({', '.join(held[:3])}); a held-out set must not "
+                             "overlap the training set")
+
+
+def _draw_heldout(plan: CorpusPlan, names: list[str], excluded: set, log) -> set:
+    """The held-out documents drawn (seeded) among those no model file was trained on."""
+    eligible = [n for n in names if n not in excluded]
+    wanted = (int(plan.heldout["size"]) if "size" in plan.heldout
+              else int(round(float(plan.heldout["fraction"]) * len(names))))
+    if wanted < 2 or wanted > len(eligible) - 1:
+        raise ValueError(
+            f"study.heldout: {wanted} held-out document(s) asked of {len(eligible):,} eligible "
+            f"({len(names):,} documents, {len(names) - len(eligible):,} of them a model file's "
+            "training documents); at least 2 held out and 1 left to train on")
+    pick = generator(int(plan.heldout.get("seed", 0)), _KEY_HELDOUT).choice(
+        len(eligible), size=wanted, replace=False)
+    if excluded:
+        log(f"held-out documents drawn among the {len(eligible):,} that no model file was "
+            f"trained on ({len(excluded):,} left out)")
+    return {eligible[i] for i in pick}
+
+
+def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, ModelFile],
+                      trained_on: Mapping[str, set], log) -> Corpus:
+    """The corpus over the words of its training documents that every model file knows, its
+    documents left empty dropped, and what was done recorded in ``meta["study"]``."""
+    train = corpus.split == "train"
+    seen = np.zeros(corpus.n_types, bool)
+    seen[np.unique(corpus.tokens[np.repeat(train, corpus.lengths)])] = True
+    keep = seen.copy()
+    for mf in models.values():
+        known = set(mf.model.vocab.tolist())
+        keep &= np.array([w in known for w in corpus.vocab.tolist()])
+    before = corpus
+    corpus = corpus.align(corpus.vocab[keep], oov="drop")
+    held_before = int(before.lengths[before.split == "test"].sum())
+    corpus = corpus.subset(np.flatnonzero(corpus.lengths > 0))
+    held = corpus.select_split("test") if "test" in corpus.split else None
+    if held is None or held.n_docs < 2:
+        raise ValueError("study.heldout: fewer than 2 held-out documents have a word of the "
+                         "study's vocabulary")
+    if not np.any(corpus.split == "train"):
+        raise ValueError("study.corpus: no training document is left")
+    dropped = held_before - held.n_tokens
+    log(f"study vocabulary: {int(keep.sum()):,} words (of {before.n_types:,}); "
+        f"{held.n_docs:,} held-out documents, {held.n_tokens:,} tokens ({dropped:,} held-out "
+        "tokens of other words dropped)")
+    corpus.meta["study"] = {
+        "name": plan.name,
+        "vocabulary": int(keep.sum()),
+        "words_dropped": int(before.n_types - keep.sum()),
+        "restricted_by": sorted(models),
+        "heldout_documents": held.n_docs,
+        "heldout_tokens": held.n_tokens,
+        "heldout_tokens_dropped": dropped,
+        "model_training_documents": {k: len(v) for k, v in trained_on.items()},
+    }
+    return corpus
+
+
+def corpus_job(params: Mapping, dataset_files: Sequence[str], nltk_data, out) -> Corpus:
+    """Rule ``study_corpus``: :func:`prepare_corpus` of the plan ``params``
+    (``CorpusPlan.as_params``), saved."""
+    corpus = prepare_corpus(CorpusPlan.from_params(params), dataset_files, nltk_data)
+    corpus.save(out)
+    return corpus
+
+
+def check_data(plan: CorpusPlan, dataset_files: Sequence[str], nltk_data, stamp: str | os.PathLike,
+               log=print) -> bool:
+    """The data-level checks before any job starts: :func:`prepare_corpus` in memory, when
+    every file it reads is there (``False`` otherwise: the corpus job runs them first).  A
+    successful check is remembered in ``stamp`` (a fingerprint of the plan and of the files'
+    sizes and times), so a later ``snakemake`` call on unchanged inputs skips it."""
+    paths = [*dataset_files, *plan.input_files()]
+    if nltk_data:
+        paths.append(str(nltk_data))
+    if not all(Path(p).exists() for p in paths):
+        return False
+    digest = hashlib.sha256(json.dumps([dataclasses.asdict(plan), _stat(paths)],
+                                       sort_keys=True, default=str).encode()).hexdigest()
+    stamp = Path(stamp)
+    if stamp.is_file() and stamp.read_text().strip() == digest:
+        return True
+    prepare_corpus(plan, dataset_files, nltk_data, log=log)
+    stamp.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(stamp, digest + "\n")
+    return True
+
+
+def _stat(paths) -> list:
+    out = []
+    for p in map(Path, paths):
+        files = sorted(p.rglob("*")) if p.is_dir() else [p]
+        out += [(str(f), f.stat().st_size, f.stat().st_mtime_ns) for f in files if f.is_file()]
+    return out
+
+
+# --------------------------------------------------------------------------- candidates
+def scored_heldout(corpus: Corpus, sample: Mapping | None) -> tuple[Corpus, np.ndarray]:
+    """(the held-out documents, the positions of those scored: all, or the seeded sample)."""
+    held = corpus.select_split("test")
+    n = None if not sample else int(sample["docs"])
+    return held, sample_positions(held.n_docs, n, int((sample or {}).get("seed", 0)))
+
+
+def train_candidate(train: Corpus, trainer: str, topics: int, seed: int,
+                    settings: Mapping) -> tuple[LDAModel, object]:
+    """(the model as an ``LDAModel``, the library's own object) of one trained candidate."""
+    train = train.subset(np.flatnonzero(train.lengths > 0))
+    if trainer == "gibbs":
+        from topiceval.training.lda import fit_gibbs
+
+        fit = fit_gibbs(train, topics, sweeps=int(settings["sweeps"]), seed=seed, threads=1)
+        return fit.model, fit
+    if trainer == "vem":
+        from topiceval.training.lda import fit_vem
+
+        fit = fit_vem(train, topics, max_iter=int(settings["max_iter"]),
+                      tol=float(settings["tol"]), seed=seed, threads=1)
+        return fit.model, fit
+    if trainer == "sklearn":
+        from sklearn.decomposition import LatentDirichletAllocation
+        from threadpoolctl import threadpool_limits
+
+        from topiceval.adapters import from_sklearn
+
+        with threadpool_limits(limits=1):
+            est = LatentDirichletAllocation(n_components=topics, learning_method="batch",
+                                            max_iter=int(settings["max_iter"]),
+                                            random_state=seed).fit(train.counts())
+        return from_sklearn(est, train.vocab), est
+    if trainer == "gensim":
+        from gensim.models import LdaModel
+
+        from topiceval.adapters import from_gensim
+
+        counts = train.counts()
+        bow = [list(zip(row.indices.tolist(), row.data.tolist(), strict=True)) for row in counts]
+        # one chunk: gensim never learns a word absent from its first chunk
+        # (benchmarks/peer_numbers.py, gensim_first_chunk_test)
+        g = LdaModel(bow, id2word=dict(enumerate(train.vocab.tolist())), num_topics=topics,
+                     passes=int(settings["passes"]), iterations=int(settings["iterations"]),
+                     chunksize=len(bow), random_state=seed, eval_every=None)
+        return from_gensim(g), g
+    from topiceval.adapters import from_tomotopy
+    from topiceval.adapters.tomotopy_lda import import_tomotopy
+
+    mdl = import_tomotopy("study").LDAModel(k=topics, seed=seed)
+    for doc in train:
+        mdl.add_doc(train.vocab[doc].tolist())
+    mdl.train(int(settings["sweeps"]), workers=1)
+    return from_tomotopy(mdl), mdl
+
+
+def _own_frame(native, words: list[list[str]], vocab, seed: int) -> pd.DataFrame:
+    """The library's own number on the held-out documents, as one row (empty values for a
+    model file without one: a topiceval .npz)."""
+    from topiceval.adapters import own_number
+
+    if native is None:
+        return pd.DataFrame([{"own_kind": "", "own_note": "a topiceval model file: no own number"}])
+    return pd.DataFrame([own_number(native, words, vocabulary=vocab, seed=seed).as_row()])
+
+
+def _words(corpus: Corpus) -> list[list[str]]:
+    return [corpus.vocab[d].tolist() for d in corpus]
+
+
+def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
+              own_path) -> LDAModel:
+    """Rule ``study_train``: train one candidate on the training documents, save it and its
+    library's own number on the held-out documents (all of them, also when only a sample is
+    scored: a changed sample never retrains)."""
+    candidate = Candidate(**dict(candidate))
+    corpus = Corpus.load(corpus_path)
+    train = corpus.select_split("train")
+    model, native = train_candidate(train, candidate.trainer, int(candidate.topics),
+                                    int(candidate.seed), settings)
+    if set(model.vocab.tolist()) != set(corpus.vocab.tolist()):
+        raise ValueError(f"{candidate.name}: the trained model's vocabulary is not the study's")
+    model.meta.update({"study_candidate": candidate.name, "corpus_checksum": train.checksum(),
+                       "source_checksum": corpus.checksum(), "split": "train"})
+    own = _own_frame(native, _words(corpus.select_split("test")), train.vocab,
+                     int(candidate.seed))
+    save_model(model_path, model)
+    write_csv_atomic(own_path, own)
+    return model
+
+
+def import_job(corpus_path, candidate: Mapping, model_path, own_path) -> LDAModel:
+    """Rule ``study_import``: a model file as an ``LDAModel`` and its own number on the
+    held-out documents."""
+    candidate = Candidate(**dict(candidate))
+    corpus = Corpus.load(corpus_path)
+    mf = read_candidate_model(candidate)
+    mf.model.meta.update({"study_candidate": candidate.name})
+    own = _own_frame(mf.native, _words(corpus.select_split("test")), None, 0)
+    save_model(model_path, mf.model)
+    write_csv_atomic(own_path, own)
+    return mf.model
+
+
+# --------------------------------------------------------------------------- prices
+# CPU nanoseconds per unit of predicted work, measured by benchmarks/study.py on the example
+# study (benchmarks/README.md, "Study"; Intel Xeon VM, 2 shared cores): the estimator per Gibbs
+# site update of its predicted work (topiceval.estimators.lda.check_limits), and each trainer
+# per training token x effort (sweeps, iterations or passes), the largest rates at T =
+# PRICED_TOPICS; beyond it a price scales with T / PRICED_TOPICS.  A SLURM job asks for twice
+# its predicted CPU time, at least MIN_MINUTES, times the attempt.
+PRICED_TOPICS = 50
+ESTIMATE_NS = 40.0
+TRAIN_NS = {"gibbs": 35.0, "vem": 175.0, "sklearn": 2330.0, "gensim": 4380.0,
+            "tomotopy": 74.0}
+TRAIN_EFFORT = {"gibbs": "sweeps", "vem": "max_iter", "sklearn": "max_iter", "gensim": "passes",
+                "tomotopy": "sweeps"}
+MIN_MINUTES = 10
+
+
+def priced_minutes(cpu_seconds: float, attempt: int = 1) -> int:
+    """A job's runtime request: twice its predicted CPU minutes, at least ``MIN_MINUTES``,
+    times the attempt."""
+    return int(max(MIN_MINUTES, np.ceil(2 * cpu_seconds / 60)) * attempt)
+
+
+def train_seconds(tokens: int, trainer: str, topics: int, settings: Mapping) -> float:
+    """Predicted CPU seconds of training one candidate on ``tokens`` training tokens."""
+    return (tokens * float(settings[TRAIN_EFFORT[trainer]]) * TRAIN_NS[trainer] * 1e-9
+            * max(1.0, topics / PRICED_TOPICS))
+
+
+def _present(*paths) -> None:
+    """``FileNotFoundError`` for a missing input: Snakemake then prices the job once its
+    inputs exist (a resource "to be determined")."""
+    for path in paths:
+        if not Path(path).exists():
+            raise FileNotFoundError(errno.ENOENT, "input not yet made", str(path))
+
+
+def train_minutes(corpus_path, trainer: str, topics: int, settings: Mapping,
+                  attempt: int = 1) -> int:
+    """Rule ``study_train``'s runtime request (minutes)."""
+    _present(corpus_path)
+    corpus = Corpus.load(corpus_path)
+    tokens = int(corpus.lengths[corpus.split == "train"].sum())
+    return priced_minutes(train_seconds(tokens, trainer, topics, settings), attempt)
+
+
+def _scored(corpus_path, model_path, sample: Mapping | None
+            ) -> tuple[Corpus, np.ndarray, LDAModel]:
+    """(the scored held-out documents over the model's words, their positions, the model)."""
+    corpus, model = Corpus.load(corpus_path), load_model(model_path)
+    held, scored = scored_heldout(corpus, sample)
+    return held.subset(scored).align(model, oov="error"), scored, model
+
+
+def estimate_work(docs: Corpus, model: LDAModel, estimate: Mapping) -> tuple[np.ndarray, int]:
+    """(predicted work of every document, one run; the runs)."""
+    method, settings, runs = estimate_method(estimate)
+    return lda.check_limits(method, docs, model.phi, runs=runs, work_limit=None,
+                            **settings), runs
+
+
+def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping | None,
+                     part: int, parts: int, attempt: int = 1) -> int:
+    """Rule ``study_estimate``'s runtime request (minutes): its part's predicted work."""
+    _present(corpus_path, model_path)
+    docs, _, model = _scored(corpus_path, model_path, sample)
+    work, runs = estimate_work(docs, model, estimate)
+    lo, hi = work_blocks(work, parts)[part]
+    return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9
+                          * max(1.0, model.n_topics / PRICED_TOPICS), attempt)
+
+
+# --------------------------------------------------------------------------- estimates
+def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
+                 estimate: Mapping, sample: Mapping | None, rows_path, timings_path) -> None:
+    """Rule ``study_estimate``: part ``part`` of ``parts`` (cut at equal predicted work) of the
+    scored held-out documents under one candidate.  Each document's random streams are keyed
+    by its position among the held-out documents, so the rows do not depend on ``parts``."""
+    docs, scored, model = _scored(corpus_path, model_path, sample)
+    method, settings, runs = estimate_method(estimate)
+    work, _ = estimate_work(docs, model, estimate)
+    lo, hi = work_blocks(work, int(parts))[int(part)]
+    block = np.arange(lo, hi)
+    logp = np.zeros((0, runs))
+    seconds = 0.0
+    if block.size:
+        res = lda.estimate_runs(method, [docs[int(d)] for d in block], model.phi, model.alpha_m,
+                                runs=runs, seed=derive_seed(int(estimate["seed"]), "study",
+                                                            candidate),
+                                doc_keys=scored[block], work_limit=None, **settings)
+        logp, seconds = res.logp, res.seconds
+    mean, se = combine_runs(logp, exact=method == "exact")
+    frame = pd.DataFrame({
+        "candidate": candidate, "doc": scored[block], "name": docs.names[block],
+        "tokens": docs.lengths[block], "logp": mean, "stderr": se,
+        "long": docs.lengths[block] > LONG_DOCUMENT,
+        "seconds": seconds / max(block.size, 1), "threads": _threads()})
+    write_split([frame], ["candidate", "doc"], rows_path, timings_path)
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+# --------------------------------------------------------------------------- comparison
+def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
+                       sample: Mapping | None, corpus: Corpus, documents: pd.DataFrame,
+                       own: Mapping[str, pd.DataFrame], models: Mapping[str, LDAModel]
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(candidates, paired) tables from every candidate's document rows (``DOCUMENT_COLUMNS``)
+    and own number; every candidate must have scored the same documents."""
+    held, scored = scored_heldout(corpus, sample)
+    method, _, runs = estimate_method(estimate)
+    by = {c.name: documents[documents["candidate"] == c.name].sort_values("doc")
+          for c in candidates}
+    for name, rows in by.items():
+        if not np.array_equal(rows["doc"].to_numpy(), scored):
+            raise ValueError(f"{name}: its estimates are not of the {scored.size} scored "
+                             "held-out documents (an incomplete or stale part)")
+    cands = pd.DataFrame([
+        {**_candidate_row(c, by[c.name], held, models[c.name]), "method": method, "runs": runs,
+         **own[c.name].iloc[0].to_dict()} for c in candidates])
+    order = np.argsort(-cands["log_likelihood"].to_numpy(), kind="stable")
+    cands["rank"] = np.argsort(order) + 1
+    best = cands.loc[order[0], "candidate"]
+    paired = pd.DataFrame([_paired_row(c.name, best, by) for c in candidates],
+                          columns=PAIRED_COLUMNS)
+    cands["difference_to_best"] = paired["difference"].to_numpy()
+    cands["difference_se"] = paired["difference_se"].to_numpy()
+    cands["verdict"] = np.where(cands["candidate"] == best, "best",
+                                np.where(paired["tie"], "tie", "worse"))
+    columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
+    return cands[columns + [c for c in cands.columns if c not in columns]], paired
+
+
+def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAModel) -> dict:
+    """One candidate's totals over all held-out documents (estimated from the scored ones)."""
+    tokens = int(held.n_tokens)
+    total = sampled_total(rows["logp"].to_numpy(), rows["stderr"].to_numpy(), held.n_docs,
+                          tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
+    long = int(rows["long"].sum())
+    return {
+        "candidate": c.name, "library": c.library, "trainer": c.trainer,
+        "topics": model.n_topics, "seed": c.seed, "vocabulary": model.n_types,
+        "documents": len(rows), "heldout_documents": held.n_docs, "tokens": tokens,
+        "log_likelihood": total.total, "log_likelihood_se": total.se,
+        "se_sampling": total.se_sampling, "se_monte_carlo": total.se_monte_carlo,
+        "dominant_error": total.dominant, "nats_per_token": total.total / tokens,
+        "perplexity": float(np.exp(-total.total / tokens)),
+        "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
+        "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
+        "untrusted_documents": long,
+        "untrusted_reason": f"longer than {LONG_DOCUMENT} tokens" if long else ""}
+
+
+def _paired_row(name: str, best: str, by: Mapping[str, pd.DataFrame]) -> dict:
+    """Candidate ``name`` against the best, document by document (``PAIRED_COLUMNS``)."""
+    b, o = by[best], by[name]
+    diff = paired_difference(b["logp"].to_numpy(), o["logp"].to_numpy(),
+                             b["stderr"].to_numpy(), o["stderr"].to_numpy())
+    return {"candidate": name, "best": best, "documents": diff.documents,
+            "difference": diff.difference, "difference_se": diff.se,
+            "se_sampling": diff.se_sampling, "se_monte_carlo": diff.se_monte_carlo,
+            "difference_per_token": diff.difference / float(b["tokens"].sum()),
+            "z": diff.difference / diff.se if diff.se > 0 else 0.0,
+            "tie": name != best and diff.tie}
+
+
+def own_picks(candidates: pd.DataFrame) -> pd.DataFrame:
+    """Per library with held-out own numbers on several candidates: the candidate its own
+    number ranks first against the one topiceval's estimate ranks first."""
+    rows = []
+    held = candidates[candidates["own_split"] == "held-out"]
+    for library, part in held.groupby("library", sort=False):
+        for kind, same in part.groupby("own_kind", sort=False):
+            if len(same) < 2:
+                continue
+            own = same.loc[same["own_nats_per_token"].idxmax()]
+            honest = same.loc[same["log_likelihood"].idxmax()]
+            rows.append({"library": library, "own_kind": kind, "own_api": own["own_api"],
+                         "own_pick": own["candidate"], "own_pick_topics": int(own["topics"]),
+                         "honest_pick": honest["candidate"],
+                         "honest_pick_topics": int(honest["topics"]),
+                         "agree": own["candidate"] == honest["candidate"]})
+    return pd.DataFrame(rows, columns=["library", "own_kind", "own_api", "own_pick",
+                                       "own_pick_topics", "honest_pick", "honest_pick_topics",
+                                       "agree"])
+
+
+def summary_job(candidates: Sequence[Mapping], estimate: Mapping, sample: Mapping | None,
+                corpus_path, part_paths: Sequence[str], own_paths: Mapping[str, str],
+                model_paths: Mapping[str, str], candidates_path, documents_path,
+                paired_path) -> None:
+    """Rule ``study_summary``: candidates.csv, documents.csv and paired.csv (``candidates``:
+    the plan's candidates as plain data, ``dataclasses.asdict``)."""
+    documents = pd.concat([pd.read_csv(p, dtype={"name": str}) for p in part_paths],
+                          ignore_index=True)
+    own = {k: pd.read_csv(p, keep_default_na=False, na_values=[""]) for k, p in
+           own_paths.items()}
+    models = {k: load_model(p) for k, p in model_paths.items()}
+    cands, paired = compare_candidates([Candidate(**dict(c)) for c in candidates], estimate, sample,
+                              Corpus.load(corpus_path), documents, own, models)
+    write_csv_atomic(candidates_path, cands)
+    write_csv_atomic(documents_path, documents[DOCUMENT_COLUMNS])
+    write_csv_atomic(paired_path, paired)
+
+
+def ratio_ais_pairs(candidates: pd.DataFrame, paired: pd.DataFrame,
+                    models: Mapping[str, LDAModel]) -> list[tuple[str, str]]:
+    """(best, runner-up) for every tie with the best's number of topics and vocabulary."""
+    best = candidates.loc[candidates["verdict"] == "best", "candidate"].iloc[0]
+    ties = paired.loc[paired["tie"], "candidate"].tolist()
+    a = models[best]
+    return [(best, c) for c in ties if models[c].n_topics == a.n_topics
+            and set(models[c].vocab.tolist()) == set(a.vocab.tolist())]
+
+
+def matched_topics(model: LDAModel, reference: LDAModel) -> LDAModel:
+    """``model`` with its topics relabelled to match ``reference``'s (the permutation
+    maximising the summed Bhattacharyya coefficients sum_v sqrt(phi_tv phi'_tv)).  The
+    likelihood does not depend on the labels, but ratio-AIS anneals over one topic assignment
+    z shared by both models: two separately trained models whose topic t means different
+    things have posteriors in different places, and the bridge between them does not
+    converge (reciprocal gaps of several nats a document, where the matched pair has none)."""
+    from scipy.optimize import linear_sum_assignment
+
+    _, order = linear_sum_assignment(-(np.sqrt(reference.phi) @ np.sqrt(model.phi).T))
+    return dataclasses.replace(model, phi=model.phi[order], alpha_m=model.alpha_m[order],
+                               meta={**model.meta, "topics_matched_to": "reference"})
+
+
+def _ratio_verdict(total: float, se: float, suspect: np.ndarray) -> str:
+    """What a ratio-AIS comparison says: nothing when more than ``UNCONVERGED_SHARE`` of its
+    documents failed the reciprocal check (the annealing did not converge: more temperatures
+    or samples are needed), else which model it favours beyond two standard errors."""
+    if suspect.mean() > UNCONVERGED_SHARE:
+        return (f"not converged ({int(suspect.sum())} of {suspect.size} documents fail the "
+                "reciprocal check: raise compare.temperatures)")
+    if abs(total) <= 2 * se:
+        return "indistinguishable"
+    return "best is better" if total > 0 else "runner-up is better"
+
+
+def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candidates_path,
+                  paired_path, documents_path, model_paths: Mapping[str, str],
+                  out) -> pd.DataFrame:
+    """Rule ``study_ratio_ais``: ratio-AIS with the reciprocal check (Foulds & Smyth) between
+    the best candidate and each close runner-up (:func:`ratio_ais_pairs`), on a seeded sample
+    of ``compare.docs`` scored documents; set beside the difference of the two estimates on
+    the same documents."""
+    from topiceval.vocabulary import reorder_columns
+
+    cands = pd.read_csv(candidates_path)
+    paired = pd.read_csv(paired_path)
+    documents = pd.read_csv(documents_path, dtype={"name": str})
+    models = {k: load_model(p) for k, p in model_paths.items()}
+    corpus = Corpus.load(corpus_path)
+    held, scored = scored_heldout(corpus, sample)
+    cmp = compare
+    pick = scored[sample_positions(scored.size, int(cmp["docs"]), int(cmp["seed"]))]
+    rows = []
+    for best, other in ratio_ais_pairs(cands, paired, models):
+        a = models[best]
+        b = matched_topics(reorder_columns(models[other], a), a)
+        docs = held.subset(pick).align(a, oov="error")
+        res = lda.compare(docs, a, b, samples=int(cmp["samples"]),
+                          temperatures=int(cmp["temperatures"]),
+                          seed=derive_seed(int(cmp["seed"]), "study-ratio-ais", best, other),
+                          doc_keys=pick, work_limit=None)
+        la = documents[documents["candidate"] == best].set_index("doc").loc[pick]
+        lb = documents[documents["candidate"] == other].set_index("doc").loc[pick]
+        est = paired_difference(la["logp"].to_numpy(), lb["logp"].to_numpy(),
+                                la["stderr"].to_numpy(), lb["stderr"].to_numpy())
+        n = pick.size
+        se = float(np.sqrt(n * np.var(res.log_ratio, ddof=1))) if n > 1 else float("nan")
+        total = float(res.log_ratio.sum())
+        rows.append({
+            "best": best, "runner_up": other, "topics": a.n_topics, "documents": n,
+            "log_ratio": total, "log_ratio_se": se, "estimate_difference": est.difference,
+            "estimate_difference_se": est.se,
+            "reciprocal_gap_mean": float(np.mean(res.reciprocal_gap)),
+            "suspect_documents": int(res.suspect.sum()),
+            "agree": bool(abs(total - est.difference) <= 2 * np.hypot(se, est.se)),
+            "verdict": _ratio_verdict(total, se, res.suspect)})
+    frame = pd.DataFrame(rows, columns=RATIO_COLUMNS)
+    write_csv_atomic(out, frame)
+    return frame

@@ -1,0 +1,165 @@
+"""A study's figure and, beside it, its caption: the verdict in words.
+
+:func:`plot_study` draws the held-out perplexity of every candidate against its number of topics,
+one colour per library (trainer), with +/- 2 standard-error bars (topiceval's estimate), and each
+library's own number as a dashed line of the same colour (converted to a per-token perplexity,
+exp(-own nats per token)); models trained elsewhere are single marked points.  Log scale: the
+own numbers may lie far from the honest ones.  :func:`study_caption` says which candidate wins,
+which are indistinguishable from it, whether ratio-AIS agrees, and whether each library's own
+number would have picked another model.  :func:`figure_job` (rule ``study_figure``) writes both.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from topiceval.experiments.study import own_picks
+from topiceval.io import write_text_atomic
+from topiceval.plots.save import save_figure
+
+COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
+          "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
+WHAT_STUDY_DOES = (
+    "Every candidate is scored on the same held-out documents and tokens by one unbiased "
+    "estimator with Monte Carlo error bars, and the comparison is paired document by document, "
+    "so differences that no library's own number can show (its bound, plug-in or joint moves "
+    "with the number of topics for reasons of its own) are measured and stated with their "
+    "uncertainty.")
+
+
+def _series(candidates: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """(label, rows) per line of the figure: each trainer's candidates, then each model file."""
+    out = []
+    for trainer, part in candidates[candidates["trainer"] != "file"].groupby("trainer",
+                                                                               sort=False):
+        out.append((f"{part['library'].iloc[0]} ({trainer})", part))
+    for _, row in candidates[candidates["trainer"] == "file"].iterrows():
+        out.append((f"{row['candidate']} ({row['library']} file)", row.to_frame().T))
+    return out
+
+
+def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "") -> None:
+    """Two panels over the number of topics: the held-out perplexity per library with +/- 2
+    s.e. bars and the best candidate ringed (linear scale), and the same beside each library's
+    own number as a perplexity, dashed (log scale: own numbers may be orders of magnitude
+    away)."""
+    fig = Figure(figsize=(11.5, 4.6))
+    FigureCanvasAgg(fig)
+    honest, own_ax = fig.subplots(1, 2)
+    for i, (label, part) in enumerate(_series(candidates)):
+        color = COLORS[i % len(COLORS)]
+        by_t = part.astype({"topics": int}).groupby("topics", sort=True)
+        t = np.array(sorted(by_t.groups))
+        ppl = by_t["perplexity"].mean().to_numpy(float)
+        low = by_t["perplexity_low"].min().to_numpy(float)
+        high = by_t["perplexity_high"].max().to_numpy(float)
+        marker = "D" if part["trainer"].iloc[0] == "file" else "o"
+        honest.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
+                        capsize=3, label=label)
+        own_ax.plot(t, ppl, color=color, marker=marker, linewidth=1)
+        own = by_t["own_perplexity"].mean().to_numpy(float)
+        if np.isfinite(own).any():
+            kind = part["own_kind"].iloc[0]
+            split = "" if (part["own_split"] == "held-out").all() else ", training"
+            own_ax.plot(t, own, color=color, linestyle="--", marker=marker,
+                        markerfacecolor="none", label=f"{label}: {kind}{split}")
+    best = candidates[candidates["verdict"] == "best"].iloc[0]
+    honest.plot([best["topics"]], [best["perplexity"]], marker="o", markersize=16,
+                markerfacecolor="none", markeredgecolor="black", linestyle="none",
+                label="best")
+    ticks = sorted({int(t) for t in candidates["topics"]})
+    for ax in (honest, own_ax):
+        ax.set_xticks(ticks)
+        ax.set_xlabel("number of topics T")
+        ax.grid(True, which="major", alpha=0.3)
+    honest.set_ylabel("held-out perplexity per token (lower is better)")
+    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. (Monte Carlo)", fontsize=9)
+    honest.legend(fontsize=7, loc="best")
+    own_ax.set_yscale("log")
+    own_ax.set_ylabel("perplexity, exp(-nats per token)")
+    own_ax.set_title("solid: topiceval; dashed: each library's own number", fontsize=9)
+    own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
+def _names(frame: pd.DataFrame) -> str:
+    names = frame["candidate"].tolist()
+    return ", ".join(names) if names else "none"
+
+
+def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.DataFrame,
+                  name: str) -> str:
+    """The verdict in Markdown: the winner, the ties, the rest, ratio-AIS, the own numbers."""
+    best = candidates[candidates["verdict"] == "best"].iloc[0]
+    ties = candidates[candidates["verdict"] == "tie"]
+    worse = candidates[candidates["verdict"] == "worse"]
+    docs = int(best["documents"])
+    scored = (f"all {docs:,} held-out documents" if docs == best["heldout_documents"] else
+              f"a seeded sample of {docs:,} of the {int(best['heldout_documents']):,} held-out "
+              f"documents (the total estimated with a standard error that is mostly "
+              f"{best['dominant_error']} error)")
+    lines = [
+        f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates** "
+        f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. "
+        f"[{best['perplexity_low']:,.1f}, {best['perplexity_high']:,.1f}]; "
+        f"{best['nats_per_token']:.4f} nats per token on {int(best['tokens']):,} tokens of "
+        f"{scored}; {best['method']}, {int(best['runs'])} runs per document).",
+        "",
+        f"Indistinguishable from it (within 2 paired standard errors): {_names(ties)}. "
+        f"Clearly worse: {_names(worse)}.",
+    ]
+    if len(ratio):
+        parts = []
+        for r in ratio.itertuples():
+            parts.append(f"{r.best} - {r.runner_up}: {r.log_ratio:+,.1f} +/- "
+                         f"{r.log_ratio_se:,.1f} nats on {r.documents} documents "
+                         f"({r.verdict}; the estimates' difference on them "
+                         f"{r.estimate_difference:+,.1f} +/- {r.estimate_difference_se:,.1f}, "
+                         f"{'consistent' if r.agree else 'NOT consistent'}; mean reciprocal "
+                         f"gap {r.reciprocal_gap_mean:.2f} nats, {r.suspect_documents} "
+                         "suspect documents)")
+        lines += ["", "Ratio-AIS (Foulds & Smyth) between the best and each close runner-up "
+                      "with its number of topics: " + "; ".join(parts) + "."]
+    else:
+        lines += ["", "No close runner-up has the best's number of topics and vocabulary, so "
+                      "no ratio-AIS comparison was run."]
+    picks = own_picks(candidates)
+    if len(picks):
+        said = []
+        for p in picks.itertuples():
+            verdict = (f"{p.own_pick}, as the honest estimate does" if p.agree else
+                       f"{p.own_pick} where the honest estimate picks {p.honest_pick}")
+            said.append(f"{p.library}'s own number ({p.own_kind}, `{p.own_api}`) picks "
+                        f"{verdict}")
+        lines += ["", "Would each library's own number have chosen differently (among that "
+                      "library's candidates)? " + "; ".join(said) + "."]
+    untrusted = int(candidates["untrusted_documents"].max())
+    if untrusted:
+        lines += ["", f"Up to {untrusted} scored document(s) per candidate are longer than the "
+                      "estimators were shown to converge on: their estimates may read low "
+                      "(candidates.csv, untrusted_documents)."]
+    if candidates["vocabulary"].nunique() > 1:
+        lines += ["", "The candidates' vocabularies differ in size: every candidate scores the "
+                      "same tokens, but a model spreading its probability over more words is "
+                      "at a disadvantage."]
+    lines += ["", WHAT_STUDY_DOES]
+    return "\n".join(lines)
+
+
+def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
+               caption_path) -> None:
+    """Rule ``study_figure``: the figure and its caption."""
+    candidates = pd.read_csv(candidates_path, keep_default_na=False,
+                             na_values={"seed": [""], "own_perplexity": [""],
+                                        "own_nats_per_token": [""]})
+    paired = pd.read_csv(paired_path)
+    ratio = pd.read_csv(ratio_path)
+    plot_study(candidates, figure_path,
+               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. (Monte Carlo)")
+    write_text_atomic(caption_path, study_caption(candidates, paired, ratio, name) + "\n")

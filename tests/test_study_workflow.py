@@ -1,0 +1,244 @@
+"""A study end to end through the workflow, on a tiny corpus made here: three libraries (our
+Gibbs, scikit-learn, tomotopy) at two numbers of topics and a MALLET model file, then what a
+changed configuration reruns, and the ``topiceval study`` front end.
+
+The bad inputs of a study (issue 30, item 6) are the table of tests/test_bad_inputs_study.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from data_fixtures import three_topic_texts
+from topiceval.commands.study import snakemake_command
+from topiceval.experiments.study import CANDIDATE_COLUMNS, DOCUMENT_COLUMNS, PAIRED_COLUMNS
+from workflow_config import ROOT, SNAKEMAKE
+
+pytestmark = [pytest.mark.slow, pytest.mark.workflow]
+TOMOTOPY_IMPORT = pytest.mark.filterwarnings(
+    "ignore:builtin type _VocabDict has no __module__ attribute:DeprecationWarning")
+STEMS = {"sun": "solar", "rock": "stone", "wave": "ocean"}
+
+
+def letter_texts(seed: int, n_docs: int) -> list[list[str]]:
+    """three_topic_texts with words of letters only ("solarbb"), which the default recipe
+    keeps."""
+    return [[STEMS[w[:-1]] + "abcdefgh"[int(w[-1])] * 2 for w in doc]
+            for doc in three_topic_texts(seed, n_docs)]
+
+
+def write_texts(folder: Path, docs: list[list[str]]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, doc in enumerate(docs):
+        (folder / f"doc{i:03d}.txt").write_text(" ".join(doc) + "\n", encoding="utf-8")
+    return folder
+
+
+def write_mallet_state(path: Path, docs: list[list[str]], topics: int = 2,
+                       seed: int = 0) -> Path:
+    """A MALLET --output-state file of ``docs`` with random topics (sources hold a space)."""
+    rng = np.random.default_rng(seed)
+    types: dict[str, int] = {}
+    lines = ["#doc source pos typeindex type topic",
+             "#alpha : " + " ".join(["0.5"] * topics), "#beta : 0.1"]
+    for d, doc in enumerate(docs):
+        for pos, word in enumerate(doc):
+            t = types.setdefault(word, len(types))
+            lines.append(f"{d} a file {pos} {t} {word} {rng.integers(topics)}")
+    path.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    return path
+
+
+def study_config(tmp: Path, **changes) -> dict:
+    """A study of 120 tiny documents: gibbs, sklearn and tomotopy at T = 2 and 3, and a MALLET
+    file trained on the first 40 documents."""
+    docs = letter_texts(3, 120)
+    if not (tmp / "texts").is_dir():  # written once: a new file would rebuild the corpus
+        write_texts(tmp / "texts", docs)
+        write_mallet_state(tmp / "state.gz", docs[:40])
+    study = {
+        "name": "tiny",
+        "corpus": {"texts": str(tmp / "texts")},
+        "heldout": {"fraction": 0.2, "seed": 0},
+        "preprocess": {"recipe": "default", "min_df": 1},
+        "train": {"trainers": ["gibbs", "sklearn", "tomotopy"], "topics": [2, 3],
+                  "seeds": [0],
+                  "settings": {"gibbs": {"sweeps": 30}, "sklearn": {"max_iter": 10},
+                               "tomotopy": {"sweeps": 30}}},
+        "models": {"mallet-2": {"library": "mallet", "path": str(tmp / "state.gz")}},
+        "estimate": {"runs": 3, "parts": 2, "settings": {"samples": 50}},
+        "compare": {"docs": 8, "temperatures": 20},
+    }
+    study.update(changes)
+    return {"study": study}
+
+
+def run_study(tmp: Path, config: dict, *args: str) -> subprocess.CompletedProcess:
+    path = tmp / "study.yaml"
+    path.write_text(yaml.safe_dump(config))
+    cmd = [*SNAKEMAKE, *args, "--cores", "2", "--configfile", str(path), "--config",
+           f"results_dir={tmp / 'results'}", f"resources_dir={tmp / 'resources'}"]
+    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+
+
+def job_counts(stdout: str) -> dict[str, int]:
+    """Rule -> jobs of a dry run's job table."""
+    counts = {}
+    for line in stdout.split("Job stats:")[-1].splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].isdigit() and parts[0] not in ("total", "job"):
+            counts[parts[0]] = int(parts[1])
+    return counts
+
+
+@pytest.fixture(scope="module")
+def study_run(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("study")
+    config = study_config(tmp)
+    done = run_study(tmp, config)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return tmp, config
+
+
+@TOMOTOPY_IMPORT
+def test_a_study_over_three_libraries_names_a_winner(study_run):
+    tmp, _ = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    cands = pd.read_csv(out / "candidates.csv", keep_default_na=False, na_values=[""])
+    assert list(cands.columns[:len(CANDIDATE_COLUMNS)]) == list(CANDIDATE_COLUMNS)
+    assert len(cands) == 7 and set(cands["library"]) == {"topiceval", "scikit-learn",
+                                                         "tomotopy", "MALLET"}
+    assert (cands["verdict"] == "best").sum() == 1 and set(cands["verdict"]) <= {
+        "best", "tie", "worse"}
+    assert cands["documents"].nunique() == 1 and cands["tokens"].nunique() == 1
+    assert (cands["perplexity_low"] <= cands["perplexity"]).all()
+    assert (cands["perplexity"] <= cands["perplexity_high"]).all()
+    assert set(cands["own_kind"]) == {"plug-in", "variational bound", "one-sample joint",
+                                      "left-to-right as MALLET"}
+    assert (cands["own_split"] == "held-out").all()
+    docs = pd.read_csv(out / "documents.csv")
+    assert list(docs.columns) == DOCUMENT_COLUMNS
+    assert len(docs) == 7 * cands["documents"].iloc[0]
+    paired = pd.read_csv(out / "paired.csv")
+    assert list(paired.columns) == PAIRED_COLUMNS
+    best = cands.loc[cands["verdict"] == "best", "candidate"].iloc[0]
+    assert (paired["best"] == best).all() and (paired["difference"] >= -1e-9).all()
+    # the paired difference is the sum of the per-document differences
+    wide = docs.pivot(index="doc", columns="candidate", values="logp")
+    np.testing.assert_allclose(paired.set_index("candidate")["difference"],
+                               (wide[best].to_numpy()[:, None] - wide).sum()[paired["candidate"]])
+    ratio = pd.read_csv(out / "ratio_ais.csv")
+    assert set(ratio["best"]) <= {best}
+    caption = (out / "perplexity.caption.md").read_text()
+    assert f"{best} is the best of 7 candidates" in caption
+    assert (out / "perplexity.caption.rst").is_file() and (out / "perplexity.png").is_file()
+
+
+def test_the_estimates_do_not_depend_on_the_parts(study_run, tmp_path):
+    """The same candidate estimated in one job gives the rows the two parts gave."""
+    from topiceval.experiments.study import estimate_job
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    name = "gibbs-T3-seed0"
+    estimate_job(out / "corpus.npz", out / "candidates" / name / "model.npz", name, 0, 1,
+                 {**config["study"]["estimate"], "seed": 0, "method": "auto"}, None,
+                 tmp_path / "rows.csv", tmp_path / "timings.csv")
+    whole = pd.read_csv(tmp_path / "rows.csv")
+    parts = pd.concat([pd.read_csv(out / "candidates" / name / f"part{i}of2.csv")
+                       for i in range(2)], ignore_index=True)
+    pd.testing.assert_frame_equal(whole, parts)
+
+
+def test_a_changed_configuration_reruns_only_the_affected_candidates(study_run):
+    tmp, config = study_run
+    assert job_counts(run_study(tmp, config, "-n").stdout) == {}  # nothing to do
+    more = study_config(tmp)
+    more["study"]["train"]["topics"] = [2, 3, 4]
+    counts = job_counts(run_study(tmp, more, "-n").stdout)
+    assert counts["study_train"] == 3 and counts["study_estimate"] == 3 * 2
+    assert "study_corpus" not in counts and "study_import" not in counts
+    slower = study_config(tmp)
+    slower["study"]["train"]["settings"]["gibbs"] = {"sweeps": 40}
+    counts = job_counts(run_study(tmp, slower, "-n").stdout)
+    assert counts["study_train"] == 2 and counts["study_estimate"] == 2 * 2
+
+
+def test_the_front_end_runs_the_same_snakemake(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(study_config(tmp_path)))
+    args = argparse.Namespace(config=str(path), cores=2, data_mirror=str(tmp_path),
+                              results=str(tmp_path / "r"), dry_run=True, report=None,
+                              workflow=str(ROOT))
+    cmd, where = snakemake_command(args)
+    assert where == ROOT and cmd[1:3] == ["-m", "snakemake"]
+    assert ["--configfile", str(path.resolve())] == cmd[5:7] and "--dry-run" in cmd
+    assert cmd[-2:] == [f"data_mirror={tmp_path.resolve()}",
+                        f"results_dir={(tmp_path / 'r').resolve()}"]
+    done = subprocess.run(["topiceval", "study", str(path), "--dry-run", "--results",
+                           str(tmp_path / "r")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "study_train" in done.stdout
+    path.write_text("corpora: {}\n")
+    bad = subprocess.run(["topiceval", "study", str(path)], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr.strip().splitlines()[-1] == (
+        f"topiceval study: error: {path}: no study: block (see config/study-example.yaml)")
+
+
+def test_jobs_are_priced_from_their_predicted_work(study_run):
+    from topiceval.experiments import study as S
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    estimate = {**S.ESTIMATE_DEFAULTS, **config["study"]["estimate"]}
+    # a tiny study: every job at the floor, the floor times the attempt
+    assert S.estimate_minutes(out / "corpus.npz", out / "candidates" / "gibbs-T3-seed0" /
+                              "model.npz", estimate, None, 0, 2, attempt=2) == 2 * S.MIN_MINUTES
+    assert S.train_minutes(out / "corpus.npz", "sklearn", 3, {"max_iter": 10}) == S.MIN_MINUTES
+    assert S.priced_minutes(3600.0) == 120 and S.priced_minutes(3600.0, 2) == 240
+    # beyond PRICED_TOPICS the price grows with T
+    base = S.train_seconds(10**6, "gibbs", S.PRICED_TOPICS, {"sweeps": 100})
+    assert S.train_seconds(10**6, "gibbs", 2 * S.PRICED_TOPICS, {"sweeps": 100}) == 2 * base
+    assert S.train_seconds(10**6, "gibbs", 5, {"sweeps": 100}) == base
+    with pytest.raises(FileNotFoundError):  # Snakemake then waits for the input ("<TBD>")
+        S.train_minutes(out / "missing.npz", "gibbs", 3, {"sweeps": 1})
+
+
+def test_a_sampled_study_estimates_the_full_totals(study_run):
+    """Scoring a seeded sample of the held-out documents: the rows of the sampled documents are
+    those of the full run (streams keyed by position), and each candidate's estimated total
+    lies near its full total, with a sampling error beside the Monte Carlo one."""
+    from topiceval.corpus import Corpus
+    from topiceval.experiments import study as S
+    from topiceval.models import load_model
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    plan = S.study_plan(config["study"])
+    corpus = Corpus.load(out / "corpus.npz")
+    docs = pd.read_csv(out / "documents.csv", dtype={"name": str})
+    sample = {"docs": 12, "seed": 1}
+    _, scored = S.scored_heldout(corpus, sample)
+    own = {c.name: pd.read_csv(out / "candidates" / c.name / "own.csv") for c in plan.candidates}
+    models = {c.name: load_model(out / "candidates" / c.name / "model.npz")
+              for c in plan.candidates}
+    sampled, paired = S.compare_candidates(plan.candidates, plan.estimate, sample, corpus,
+                                           docs[docs["doc"].isin(scored)], own, models)
+    full = pd.read_csv(out / "candidates.csv").set_index("candidate")
+    sampled = sampled.set_index("candidate")
+    assert (sampled["documents"] == 12).all() and (sampled["heldout_documents"] == 24).all()
+    assert (sampled["tokens"] == full["tokens"]).all()  # the held-out tokens, all known
+    assert (sampled["se_sampling"] > 0).all() and (paired["documents"] == 12).all()
+    assert (sampled["log_likelihood_se"] > full.loc[sampled.index, "log_likelihood_se"]).all()
+    gap = (sampled["log_likelihood"] - full.loc[sampled.index, "log_likelihood"]).abs()
+    assert (gap < 4 * sampled["log_likelihood_se"]).all()
+
