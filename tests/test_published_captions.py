@@ -1,7 +1,7 @@
 """Every published caption is the one the current code writes from the published table
 (topiceval.plots.recaption; issue 33 item 3): a caption function that changes without the
 publications being written again (``python workflow/scripts/recaption.py docs/results/...``)
-fails here, so a published caption can never contradict the README's verdict."""
+fails here, so a published caption can never contradict the verdict of docs/results.md."""
 
 import json
 import shutil

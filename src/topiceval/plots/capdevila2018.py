@@ -25,6 +25,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from topiceval._docs import page
+from topiceval.captions import counted_names
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import (
     COLLECTIONS,
@@ -316,7 +318,7 @@ def caption_f2(summary: pd.DataFrame) -> str:
                 ", so the paper's finding depends on the proposal")
     ranking = "; ".join(
         f"with {what} on {len(ordered)} of {n} panels (every neighbouring pair separated by "
-        f"more than twice its standard error on {_listed(separated)})"
+        f"more than twice its standard error on {counted_names(separated)})"
         for method, what in (("l2r", "the paper's proposal (6.16)"),
                              ("l2r_code", "the code's proposal"))
         for ordered, separated in [whole[method]] if (final["method"] == method).any())
@@ -326,7 +328,7 @@ def caption_f2(summary: pd.DataFrame) -> str:
     if inner:
         sweep = (" More inner samples S' (the paper's untabulated claim that they bring L2R to "
                  "L2R-E), L2R against L2R-E separated by more than twice the standard error "
-                 "of the difference on: " + "; ".join(f"{label(m)} {_listed(inner_sep[m])}"
+                 "of the difference on: " + "; ".join(f"{label(m)} {counted_names(inner_sep[m])}"
                                                      for m in inner_sep) + ".")
     return (f"{DESCRIBE_F2}\nPaper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
             f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
@@ -336,8 +338,9 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) worse "
             f"than DS on {', '.join(worse['l2r']) or 'none'}{code}. "
             f"L2R-E against L2R, separated when their difference exceeds twice its standard "
-            f"error over repeats: L2R-E lower on {_listed(separation['l2r_exact'])}, L2R lower "
-            f"on {_listed(separation['l2r'])}, not separated on {_listed(separation[None])}. "
+            f"error over repeats: L2R-E lower on {counted_names(separation['l2r_exact'])}, "
+            f"L2R lower on {counted_names(separation['l2r'])}, not separated on "
+            f"{counted_names(separation[None])}. "
             f"{ranking}{sweep} Ranking: {'; '.join(lines)}.")
 
 
@@ -363,10 +366,6 @@ def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str 
     if not np.isfinite(se_diff) or abs(diff) <= 2.0 * se_diff:
         return None
     return a if diff < 0 else b
-
-
-def _listed(names: list[str]) -> str:
-    return f"{len(names)} ({', '.join(names)})" if names else "0"
 
 
 def caption_f1(table: pd.DataFrame) -> str:
@@ -415,7 +414,8 @@ def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
     sums = f"Final sums (S = {int(mean['samples'].max()):,}): {'; '.join(finals)}."
     if convergence is None or settings is None:
         return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: the per-document estimates of this run "
-                "were not published, so the convergence measure of docs/methods/experiments.md "
+                "were not published, so the convergence measure of "
+                f"{page('methods/experiments.md#capdevila2018')} "
                 "(each method's distance from its own final value per document, ties within 2 "
                 f"standard errors) cannot be applied to it; the sums alone show no Monte Carlo "
                 f"error. {sums}")
@@ -424,8 +424,9 @@ def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
     n = len(verdicts)
 
     def tally(key: str, outcomes: tuple[str, ...]) -> str:
-        return "; ".join(f"{word} on {_listed([v['name'] for v in verdicts if v[key] == word])}"
-                         for word in outcomes)
+        return "; ".join(
+            f"{word} on {counted_names([v['name'] for v in verdicts if v[key] == word])}"
+            for word in outcomes)
 
     return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours, judged per document ({n} collections; "
             f"distance = |log p-hat_d(S) - log p-hat_d(S_max)|, mean over the documents +/- "

@@ -5,7 +5,7 @@ A publication (``docs/results/<name>/``, rule ``publish``) holds each figure's a
 caption beside the table it was written from.  A caption states a verdict ("agrees",
 "DISAGREES"), so it must be the one the current caption code writes from that table: a run
 computed at an older commit and published later, or a caption function changed after a run was
-published, would otherwise leave a caption that contradicts the README.  :func:`recaption`
+published, would otherwise leave a caption that contradicts the results page.  :func:`recaption`
 writes every caption of a publication again from its tables and the run's configuration
 (``provenance.json``), without running an estimator; the rule ``publish`` calls it, and
 ``tests/test_published_captions.py`` checks that every published caption equals what this

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from topiceval.captions import counted_names
 from topiceval.experiments import wallach2009 as experiment
 from topiceval.experiments.wallach2009 import (
     AIS_DC_BURNIN,
@@ -487,18 +488,14 @@ def caption_x1(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> st
             "- The unbiased estimators at their largest budgets (AIS, CS, LR: their logs are "
             "stochastic lower bounds, so a settled value above LR-W shows that LR-W is low) "
             "all lie below LR-W at the paper's budget by more than 2 sd (LR-W over-estimates "
-            f"or they have not reached the truth) on {_count(verdicts['below'])}; all above it "
-            f"(LR-W under-estimates) on {_count(verdicts['above'])}; neither on "
-            f"{_count(verdicts['undecided'])}.")
+            f"or they have not reached the truth) on {counted_names(verdicts['below'])}; all "
+            f"above it (LR-W under-estimates) on {counted_names(verdicts['above'])}; neither on "
+            f"{counted_names(verdicts['undecided'])}.")
     return "\n".join(lines)
 
 
 def _x1_label(method: str) -> str:
     return "LR-W" if method == "lr_wallach" else METHOD_NAMES[method].split(":")[0]
-
-
-def _count(names: list[str]) -> str:
-    return f"{len(names)} ({', '.join(names)})" if names else "0"
 
 
 def _settling(ladder: pd.DataFrame, reference) -> tuple[str, str | None]:
