@@ -82,6 +82,7 @@ def test_recaption_rewrites_a_stale_caption_and_provenance_says_so(tmp_path):
     assert recaption(out) == []  # written again: nothing left to change
 
 
+@pytest.mark.slow
 def test_figures_drawn_again_from_the_published_tables_are_the_published_ones(tmp_path):
     """The figures of a publication that its tables alone determine come out byte for byte
     as published (the drawing is deterministic), so publishing can draw them again."""
