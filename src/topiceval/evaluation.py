@@ -54,6 +54,7 @@ import scipy.sparse as sp
 from scipy.special import logsumexp
 
 from topiceval.corpus import Corpus
+from topiceval.diagnostics import COLUMNS, reason_counts
 from topiceval.documents import (
     OutOfVocabularyWarning,
     as_model_corpus,
@@ -82,6 +83,15 @@ EMPTY_POLICIES = ("error", "skip")
 PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
+                    "trusted": bool, "reason": str}
+# what to do about untrusted estimates, per family: a larger budget, then another method
+ADVICE = {
+    "lda": "rerun them with a larger budget (more samples or runs), or with another method "
+           "(ais or is_ip for short documents, lr for long ones); docs/trust.md",
+    "gapfa": "rerun them with a larger budget (more samples or runs), or with another method "
+             "(l2r with proposal='code', l2r_seq, or exact for small documents); docs/trust.md",
+}
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
 # work of every (document, run), and about three temporaries of combine_runs
 EVALUATE_ARRAYS = 5
@@ -121,6 +131,14 @@ class Evaluation:
         Wall-clock seconds spent in the estimator kernels (compilation excluded).
     notes : tuple of str
         Things the reader must know (training documents, skipped documents, biased method).
+    diagnostics : pandas.DataFrame
+        One row per document (``topiceval.diagnostics``, docs/trust.md): ``khat`` (Pareto shape
+        of the largest importance weights), ``ess`` (effective sample size), ``rhat`` (split
+        R-hat of Chib-style chains over the runs), ``runs_spread`` (the largest run's share of
+        the probability average), ``trusted`` and ``reason`` (why not).
+    trusted : (D,) bool
+        Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a
+        skipped document.
     """
 
     family: str
@@ -136,6 +154,7 @@ class Evaluation:
     predicted_work: int
     seconds: float
     notes: tuple = ()
+    diagnostics: pd.DataFrame | None = None
     logp: np.ndarray = field(init=False)
     stderr: np.ndarray = field(init=False)
 
@@ -143,6 +162,19 @@ class Evaluation:
         logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
+        if self.diagnostics is None:  # not diagnosed: nothing is known to be trustworthy
+            object.__setattr__(self, "diagnostics", not_scored(logp.shape[0]).astype(
+                DIAGNOSTIC_TYPES).assign(reason="not diagnosed"))
+
+    @property
+    def trusted(self) -> np.ndarray:
+        """(D,) bool: the estimates that passed the diagnostics (docs/trust.md)."""
+        return self.diagnostics["trusted"].to_numpy(dtype=bool)
+
+    @property
+    def untrusted(self) -> int:
+        """Scored documents whose estimate did not pass the diagnostics."""
+        return int(np.count_nonzero(self.scored & ~self.trusted))
 
     # ------------------------------------------------------------------ totals
     @property
@@ -204,6 +236,7 @@ class Evaluation:
             "runs": self.runs,
             "method": self.method,
             "work": self.work.sum(axis=1),
+            **{c: self.diagnostics[c].to_numpy() for c in COLUMNS},
         })
 
     def summary(self) -> str:
@@ -225,8 +258,19 @@ class Evaluation:
             f"  cost: {int(self.work.sum()):,} {self.work_units} (predicted "
             f"{self.predicted_work:,}), {self.seconds:.2f} s in the kernels",
         ]
-        lines += [f"  note: {note}" for note in self.notes]
+        lines += [f"  note: {note}" for note in self.notes + self._trust_notes()]
         return "\n".join(lines)
+
+    def _trust_notes(self) -> tuple[str, ...]:
+        """What the diagnostics say: how many scored documents are untrusted, the commonest
+        reasons and what to do (``ADVICE``)."""
+        if not self.untrusted:
+            return ()
+        bad = self.scored & ~self.trusted
+        common = ", ".join(f"{label} {count}" for label, count in
+                           reason_counts(self.diagnostics["reason"][bad]).items())
+        return (f"{self.untrusted:,} of {int(self.scored.sum()):,} estimates are untrusted "
+                f"(the diagnostics: {common}; to_frame() lists them): {ADVICE[self.family]}",)
 
 
 def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -381,12 +425,14 @@ def evaluate(model: LDAModel | GaPModel,
                            warmup=warmup, work_limit=work_limit)
 
     with numba_threads(threads):
-        logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
-                                                 runs=runs, progress=progress, family=family)
+        logp_runs, work, seconds, diagnostics = run_in_blocks(
+            call, todo, predicted, n_docs=len(corpus), runs=runs, progress=progress,
+            family=family)
     return Evaluation(
         family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
         names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
         predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
+        diagnostics=diagnostics,
     )
 
 
@@ -435,7 +481,8 @@ def _scorable(family: str, lengths: np.ndarray, names: np.ndarray, dropped: np.n
 
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
                   progress: bool, family: str):
-    """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
+    """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds, diagnostics (b rows)) over
+    the documents ``todo``.
 
     The documents go in consecutive blocks of equal predicted work (``predicted``: per
     document, all runs), each about ``BLOCK_SECONDS`` of work per numba thread at
@@ -446,24 +493,36 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
     Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
     themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
     the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
-    NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    NaN / 0 for documents not in ``todo``, the kernel seconds and the diagnostics
+    (``topiceval.diagnostics``, n_docs rows; a document not in ``todo`` is untrusted, "not
+    scored").
     """
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
     seconds = 0.0
+    diagnostics = not_scored(n_docs)
     if not todo.size:
-        return logp, work, seconds
+        return logp, work, seconds, diagnostics
     with _compile_note(progress):
         call(todo[:1], warmup=True)
     n_blocks = block_count(float(predicted.sum()), family)
     blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
     with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
         for block in blocks:
-            out, sites, secs = call(block)
+            out, sites, secs, diag = call(block)
             logp[block], work[block] = out, sites
+            diagnostics.iloc[block] = diag.to_numpy()
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
-    return logp, work, seconds
+    return logp, work, seconds, diagnostics.astype(DIAGNOSTIC_TYPES)
+
+
+def not_scored(n_docs: int) -> pd.DataFrame:
+    """Diagnostics of ``n_docs`` documents that were not scored: NaN, untrusted, "not scored"."""
+    frame = pd.DataFrame({c: np.full(n_docs, np.nan) for c in COLUMNS}).astype(object)
+    frame["trusted"] = False
+    frame["reason"] = "not scored"
+    return frame
 
 
 def block_count(total: float, family: str) -> int:
@@ -594,7 +653,7 @@ class _LDA:
         docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
         res = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=runs, seed=seed,
                                 doc_keys=block, work_limit=work_limit, **settings)
-        return res.logp, res.site_updates, res.seconds
+        return res.logp, res.site_updates, res.seconds, res.diagnostics
 
 
 class _GAPFA:
@@ -625,7 +684,7 @@ class _GAPFA:
             counts = sp.csr_matrix(counts.shape, dtype=np.int64)
         res = gapfa.estimate_runs(method, counts, model.phi, model.p, model.r, runs=runs,
                                   seed=seed, doc_keys=block, work_limit=work_limit, **settings)
-        return res.logp, res.work, res.seconds
+        return res.logp, res.work, res.seconds, res.diagnostics
 
 
 _BACKENDS = {"lda": _LDA, "gapfa": _GAPFA}

@@ -107,9 +107,10 @@ def lse_mean(values):
 
 
 # --------------------------------------------------------------------------- §2 estimators
-def is_pt(doc, phi, am, samples, rng):
-    """§2.1: theta ~ Dir(alpha m) (log space); l = sum_n log sum_t theta_t phi_{w_n|t}."""
-    ells = []
+def is_pt(doc, phi, am, samples, rng, weights=None):
+    """§2.1: theta ~ Dir(alpha m) (log space); l = sum_n log sum_t theta_t phi_{w_n|t}; the
+    log weights l_s are appended to the list ``weights`` if one is given."""
+    ells = [] if weights is None else weights
     lt = np.empty(am.size)
     for _ in range(samples):
         nb.log_dirichlet_into(rng, am, lt)
@@ -205,8 +206,9 @@ def log_transition(z, zstar, doc, phi, am):
     return out
 
 
-def chib(doc, phi, am, samples, burnin, iterations, rng):
-    """§2.6 Algorithm 2 with z* from G0 sweeps and ICM."""
+def chib(doc, phi, am, samples, burnin, iterations, rng, chain=None):
+    """§2.6 Algorithm 2 with z* from G0 sweeps and ICM; the chain's log-likelihoods
+    log P(w | z^(s), Phi), s = 1..S, are appended to the list ``chain`` if one is given."""
     n = len(doc)
     z, cnt = uniform_init(n, am.size, rng)
 
@@ -239,6 +241,8 @@ def chib(doc, phi, am, samples, burnin, iterations, rng):
         gibbs_sweep(z, cnt, range(n - 1, -1, -1), pw_of, am, rng)
         states[s] = z.copy()
     log_t = [log_transition(states[s], zstar, doc, phi, am) for s in range(samples)]
+    if chain is not None:
+        chain.extend(np.log(phi[states[s], doc]).sum() for s in range(samples))
     return log_joint(doc, zstar, phi, am) - lse_mean(log_t)
 
 

@@ -52,6 +52,17 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("runs", "independent runs per document (--runs)"),
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
+        ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "
+                 "(above 0.7 the mean and its standard error cannot be trusted; empty where "
+                 "the method has no weights or too few); L2R: the mean over runs of its "
+                 "largest factor's (docs/trust.md)"),
+        ("ess", "effective sample size of the pooled weights (Chib-style: of the chains)"),
+        ("rhat", "Chib-style: split R-hat of the chains' log-likelihoods over the runs (near "
+                 "1 when the runs agree; empty for other methods)"),
+        ("runs_spread", "the share of the runs' probability average carried by the largest "
+                        "run (1/runs when they agree, near 1 when one run dominates)"),
+        ("trusted", "True when the estimate passed the diagnostics (docs/trust.md#the-rule)"),
+        ("reason", "why it is not trusted (empty when trusted)"),
         ("seconds", SECONDS + "; 0 for a skipped document"),
         ("seed", "--seed"),
         ("settings", SETTINGS),

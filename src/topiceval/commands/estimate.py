@@ -135,9 +135,9 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
         res = runner(args.method, docs, model.phi, model.alpha_m, runs=1 if warmup else args.runs,
                      seed=args.seed, doc_keys=block, work_limit=args.work_limit,
                      **({} if warmup else split), **settings)
-        return res.logp, res.site_updates, res.seconds
+        return res.logp, res.site_updates, res.seconds, res.diagnostics
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "lda")
+    logp, work, seconds, _ = _blocks(call, corpus, predicted, args, "lda")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = table[args.method].resolve(settings)
     return _rows("lda", args, corpus, logp, work, seconds), resolved
@@ -157,9 +157,9 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
         res = gapfa.estimate_runs(args.method, counts[block], model.phi, model.p, model.r,
                                   runs=1 if warmup else args.runs, seed=args.seed,
                                   doc_keys=block, work_limit=args.work_limit, **settings)
-        return res.logp, res.work, res.seconds
+        return res.logp, res.work, res.seconds, res.diagnostics
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "gapfa")
+    logp, work, seconds, _ = _blocks(call, corpus, predicted, args, "gapfa")
     resolved = registry.get(args.method).resolve(settings)
     return _rows("gapfa", args, corpus, logp, work, seconds), resolved
 

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
+import pandas as pd
 
 from topiceval import limits
 from topiceval.counts import as_count_matrix
@@ -95,6 +96,9 @@ class Runs:
         Wall-clock seconds of the kernel call (compilation and cache loading excluded).
     settings : dict
         The settings used, defaults included.
+    diagnostics : pandas.DataFrame
+        One row per document of ``topiceval.diagnostics`` (``khat``, ``ess``, ``rhat``,
+        ``runs_spread``, ``trusted``, ``reason``), over the R runs of this call.
     """
 
     method: str
@@ -102,6 +106,7 @@ class Runs:
     work: np.ndarray
     seconds: float
     settings: dict
+    diagnostics: pd.DataFrame
 
     @property
     def cost(self) -> Cost:
@@ -218,13 +223,13 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
     spec = registry.get(method)
     resolved = spec.resolve(settings)
     checks = np.array([resolved["samples"]], dtype=np.int64) if spec.sampled else None
-    values, work, seconds = _execute(spec, counts, phi, p, r, resolved, checks,
-                                     work_limit=work_limit, runs=runs,
-                                     seed=seed, first_run=first_run, doc_keys=doc_keys,
-                                     threads=threads)
+    values, work, seconds, stats = _execute(spec, counts, phi, p, r, resolved, checks,
+                                            work_limit=work_limit, runs=runs, seed=seed,
+                                            first_run=first_run, doc_keys=doc_keys,
+                                            threads=threads)
     logp = np.ascontiguousarray(values[:, :, 0])
     return Runs(method, logp, np.repeat(work[:, None], logp.shape[1], axis=1), seconds,
-                resolved)
+                resolved, spec.diagnose(logp, stats))
 
 
 def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
@@ -289,9 +294,9 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = spec.resolve({**settings, "samples": int(checks[-1])})
-    values, _, _ = _execute(spec, counts, phi, p, r, resolved, checks, work_limit=work_limit,
-                            runs=1, seed=seed,
-                            first_run=0, doc_keys=doc_keys, threads=threads)
+    values, _, _, _ = _execute(spec, counts, phi, p, r, resolved, checks,
+                               work_limit=work_limit, runs=1, seed=seed, first_run=0,
+                               doc_keys=doc_keys, threads=threads)
     return values[:, 0, :]
 
 
@@ -366,8 +371,9 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 
     def parts_at(values) -> dict:
         tasks = n_docs * values["runs"]
+        records = spec.record_width(resolved, values["runs"])  # diagnostics, per (d, r)
         return {"results": 8.0 * n_docs * values["runs"] * (checkpoints + RESULT_ARRAYS
-                                                            + extra_arrays),
+                                                            + extra_arrays + records),
                 "working arrays": per_task * limits.working_threads(values["threads"], tasks)}
 
     limits.check_memory(parts_at, {"runs": runs, "threads": threads}, method=spec.name,
@@ -378,7 +384,8 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 
 def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
              doc_keys, threads):
-    """Validate, then run ``runs`` runs; return values (D, R, K), work (D,) and seconds.
+    """Validate, then run ``runs`` runs; return values (D, R, K), work (D,), seconds and the
+    records of ``topiceval.diagnostics`` (D, R, W).
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
@@ -404,6 +411,7 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
     work = registry.document_work(spec, docs, n_topics, resolved)
     _check_call(spec, docs, n_topics, resolved, work, work_limit, runs=runs,
                 checkpoints=1 if checks is None else checks.shape[0], threads=threads)
+    stats = np.zeros((n_docs, runs, spec.record_width(resolved, runs)))
     with numba_threads(threads), _one_task_per_chunk():
         if spec.sampled:
             kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}
@@ -411,9 +419,9 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             run_keys = np.arange(first_run, first_run + runs, dtype=np.int64)
             common = {"seed": seed, "keys": keys, "checkpoints": checks, **kernel_settings}
             spec.run(docs, params, run_keys=run_keys[:0], out=np.empty((n_docs, 0, checks.size)),
-                     **common)  # same argument types (C-contiguous), no tasks
+                     stats=stats[:, :0], **common)  # same argument types, no tasks
             start = time.perf_counter()
-            spec.run(docs, params, run_keys=run_keys, out=values, **common)
+            spec.run(docs, params, run_keys=run_keys, out=values, stats=stats, **common)
             seconds = time.perf_counter() - start
         else:
             out = np.empty(n_docs)
@@ -423,4 +431,4 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, codes, out)
             seconds = time.perf_counter() - start
             values = np.repeat(out[:, None, None], runs, axis=1)
-    return values, work, seconds
+    return values, work, seconds, stats

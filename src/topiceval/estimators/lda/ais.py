@@ -120,5 +120,5 @@ def temperatures(default: int) -> Setting:
 AIS_CODE = 5
 AIS = Method(
     "ais", (temperatures(1000),), cost=lambda n, n1, s: n_temperatures(s) * n, formula="S N",
-    budget="temperatures", key=5, code=AIS_CODE,
+    budget="temperatures", key=5, code=AIS_CODE, diagnostics="runs",
     nature="unbiased for P(w) (annealed importance sampling)")

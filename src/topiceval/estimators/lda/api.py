@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
+import pandas as pd
 
 from topiceval import interrupt, limits
 from topiceval.estimators.lda import exact as _exact
@@ -52,7 +53,9 @@ class Runs:
 
     ``forms`` maps method names to (D, R) estimates computed from the same random numbers: for
     the left-to-right methods both ``lr`` (2.5) and ``lr_wallach`` (2.4); otherwise just the
-    method itself.
+    method itself.  ``diagnostics``: one row per document of ``topiceval.diagnostics``
+    (``khat``, ``ess``, ``rhat``, ``runs_spread``, ``trusted``, ``reason``), over the R runs of
+    this call.
     """
 
     method: str
@@ -60,6 +63,7 @@ class Runs:
     site_updates: np.ndarray
     seconds: float
     forms: dict
+    diagnostics: pd.DataFrame
 
     @property
     def cost(self) -> Cost:
@@ -284,6 +288,7 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     shape = (len(docs), runs)
     out, alt = np.empty(shape), np.empty(shape)
     sites = np.zeros(shape, np.int64)
+    stats = np.zeros((*shape, m.record_width(settings, runs)))
     if not m.sampled:
         start = time.perf_counter()
         _run_exact(docs, phi, alpha_m, n1, settings["max_work"], out, sites)
@@ -291,14 +296,14 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
         alt[:] = out
     else:
         seconds = _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run,
-                               out, alt, sites)
+                               out, alt, sites, stats)
     if m.alternative:
         out, alt = alt, out
     forms = {method: out}
     if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
-    return Runs(method, out, sites, seconds, forms)
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats))
 
 
 def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
@@ -372,7 +377,8 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
         per_task = registry.task_memory(m, longest, n_topics, resolved) if m.sampled else 0
         tasks = n_docs if shared else n_docs * values["runs"]
         at_once = limits.working_threads(values["threads"], tasks)
-        return {"results": 8.0 * arrays * n_docs * values["runs"],
+        records = m.record_width(resolved, values["runs"])  # diagnostics, per (d, r)
+        return {"results": 8.0 * (arrays + records) * n_docs * values["runs"],
                 "temperature schedule": 8.0 * (registry.n_schedule(resolved) + 1),
                 "working arrays": float(per_task) * (values["runs"] if shared else 1) * at_once}
 
@@ -382,7 +388,8 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
                               f"{per_task / limits.GIB:,.3g} GiB of working arrays per run")
 
 
-def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
+def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites,
+                 stats):
     """Run the tasks block by block; return the seconds spent in the kernel.
 
     The kernel is first called with no runs, so that loading (or compiling) it is not timed;
@@ -400,10 +407,11 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
                                None if n1 is None else n1[block])
             args = (seed, m.key)
             tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
-                            alt[block, :0], sites[block, :0], interrupt.new_flag())
+                            alt[block, :0], sites[block, :0], stats[block, :0],
+                            interrupt.new_flag())
             start = time.perf_counter()
             interrupt.run(tasks.run_tasks, m.code, tab, ipar, tau, *args, run_keys, out[block],
-                          alt[block], sites[block])
+                          alt[block], sites[block], stats[block])
             seconds += time.perf_counter() - start
     finally:
         numba.set_parallel_chunksize(previous)

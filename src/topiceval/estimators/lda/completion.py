@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.lda.ais import chain_views, n_temperatures, new_chains, temperatures
 from topiceval.estimators.lda.chains import (
     init_uniform,
@@ -47,6 +48,7 @@ from topiceval.estimators.lda.lr import (
     lr_formula,
     particle_log_weights,
     particle_memory,
+    record_particles,
     sequential,
     wallach,
 )
@@ -63,9 +65,9 @@ def _w2_rows(tab, d):
 
 
 @njit(cache=True)
-def et_document(tab, d, burnin, samples, rng, stop):
-    """(log P-hat, log P-hat, site updates): the estimated-theta method; (NaN, NaN, 0) once
-    ``stop`` is set (polled once per sweep)."""
+def et_document(tab, d, burnin, samples, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates): the estimated-theta method, its terms in the
+    weights record ``rec``; (NaN, NaN, 0) once ``stop`` is set (polled once per sweep)."""
     n_topics = tab.am.shape[0]
     n1 = tab.split[d]
     n2 = tab.doc_off[d + 1] - tab.doc_off[d] - n1
@@ -80,12 +82,14 @@ def et_document(tab, d, burnin, samples, rng, stop):
     norm = n2 * math.log(n1 + tab.alpha)
     acc_m = -np.inf
     acc_s = 0.0
+    record_reset(rec)
     for _ in range(samples):
         if stopped(stop):
             return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rng)
         ell = sum_log_normalisers(ch, pw, cq, rows, am, n1, n1 + n2, rng) - norm
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
+        record_weight(rec, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, (burnin + samples) * n1 + samples * n2
 
@@ -128,9 +132,10 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
 
 
 @njit(cache=True)
-def lr_dc_document(tab, d, particles, resample, rng, stop):
-    """(sequential ratio, Wallach form, site updates): left-to-right document completion;
-    (NaN, NaN, 0) once ``stop`` is set."""
+def lr_dc_document(tab, d, particles, resample, rng, rec, stop):
+    """(sequential ratio, Wallach form, site updates): left-to-right document completion, the
+    particles' weights of the whole document in the record ``rec``; (NaN, NaN, 0) once
+    ``stop`` is set."""
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     n1 = tab.split[d]
     a = np.empty((particles, n_tokens))
@@ -138,6 +143,7 @@ def lr_dc_document(tab, d, particles, resample, rng, stop):
     if stopped(stop):
         return np.nan, np.nan, 0
     seq = sequential(a, 0, n_tokens) - sequential(a, 0, n1)
+    record_particles(a, rec)
     return seq, wallach(a, n1, n_tokens), sites
 
 
@@ -148,20 +154,23 @@ ET = Method(
     "et", (setting("burnin", 500, "Gibbs sweeps B on the first part"),
            setting("samples", 2000, "samples S of theta")),
     cost=lambda n, n1, s: (s["burnin"] + s["samples"]) * n1 + s["samples"] * (n - n1),
-    formula="(B + S) N1 + S N2", budget="samples", key=11, code=ET_CODE,
+    formula="(B + S) N1 + S N2", budget="samples", key=11, code=ET_CODE, diagnostics="weights",
+    consistent=False,
     nature="neither unbiased nor consistent (estimated theta, clamped over w2)")
 AIS_DC_CODE = 9
 AIS_DC = Method(
     "ais", (setting("burnin", 500, "Gibbs sweeps B on the first part"), temperatures(1500)),
     cost=lambda n, n1, s: s["burnin"] * n1 + n_temperatures(s) * n - n1,
     formula="B N1 + N2 + (S - 1) N", budget="temperatures", key=12, code=AIS_DC_CODE,
+    diagnostics="runs",
     nature="unbiased for P(w2 | w1) up to the imperfect burn-in (annealed importance sampling)")
 LR_DC_CODE = 10
 LR_DC = Method(
     "lr", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
-    memory=particle_memory, key=LR_KEY, code=LR_DC_CODE,
+    memory=particle_memory, key=LR_KEY, code=LR_DC_CODE, diagnostics="weights",
     nature="consistent, not unbiased (a ratio of sequential left-to-right estimates)")
 LR_WALLACH_DC = Method(
     "lr_wallach", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
     memory=particle_memory, key=LR_KEY, code=LR_DC_CODE, alternative=True,
+    diagnostics="weights", consistent=False,
     nature="not unbiased: Wallach's Algorithm 3 as printed over the second part")

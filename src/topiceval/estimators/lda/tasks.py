@@ -3,7 +3,9 @@
 One ``prange`` over D x R tasks.  Task (d, r) seeds its own stream with
 ``seed_into(rng, seed, key, keys[d], run_keys[r])`` and calls the estimator's per-document
 function, which returns (estimate, alternative estimate, site updates); the alternative is the
-Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  AIS and
+Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  The
+function also fills the task's record ``stats[d, r]`` of ``topiceval.diagnostics`` (its weights
+or its chain, by the method's ``Method.diagnostics``), from the numbers it averages anyway.  AIS and
 AIS-DC instead run one ``prange`` over documents, the R runs of a document in lockstep (they
 share each tempered table; ``ais.ais_runs``), each run on the same stream as above.  Results
 are written to per-task slots, so they do not depend on the number of threads or on the
@@ -47,8 +49,9 @@ from topiceval.interrupt import stopped
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
-    """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring).
+def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats, stop):
+    """Fill out/alt/sites (D, R) and the records ``stats`` (D, R, W) of ``diagnostics`` for
+    estimator ``code`` (see the module docstring).
 
     ``code`` is a method's ``Method.code``, declared with it (``*_CODE``); ``ipar`` holds the
     integer settings at the slots of ``settings.py`` (``settings.int_settings``).  ``stop``:
@@ -79,23 +82,26 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
         r = task - d * n_runs
         rng = np.empty(4, np.uint64)
         seed_into(rng, seed, key, tab.keys[d], run_keys[r])
+        rec = stats[d, r]
         if code == IS_PT_CODE:
-            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng, stop)
+            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng, rec, stop)
         elif code == IS_PZW_CODE:
-            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng, stop)
+            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng, rec, stop)
         elif code == IS_IP_CODE:
-            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng, stop)
+            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng, rec,
+                                    stop)
         elif code == HM_CODE:
-            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
+            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, rec, stop)
         elif code == CHIB_CODE:
             v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng,
-                                    stop)
+                                    rec, stop)
         elif code == LR_CODE:
-            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
+            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec, stop)
         elif code == ET_CODE:
-            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
+            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, rec, stop)
         elif code == LR_DC_CODE:
-            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
+            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec,
+                                      stop)
         else:
             v, w, s = np.nan, np.nan, -1
         out[d, r] = v
