@@ -51,7 +51,8 @@ def main(argv=None) -> int:
     missed = frame[(frame["class"] == "bad") & frame["trusted"]]
     if len(missed):
         print("bad estimates not flagged:")
-        print(missed.drop(columns=["exact"]).to_string())
+        with pd.option_context("display.width", 250):
+            print(missed.drop(columns=["exact"]).to_string())
     return 0
 
 

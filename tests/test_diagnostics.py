@@ -141,12 +141,21 @@ def test_chib_records_its_chain():
 
 
 def test_runs_spread_and_the_rule():
-    logp_runs = np.log([[1.0, 1.0, 1.0, 1.0], [1.0, 1e-3, 1e-3, 1e-3], [0.5, 0.5, 0.4, 0.6]])
+    logp_runs = np.log([[1.0, 1.1, 0.9, 1.0], [1.0, 1e-3, 2e-3, 1e-3], [0.5, 0.5, 0.4, 0.6]])
     spread = dg.runs_spread(logp_runs)
-    np.testing.assert_allclose(spread, [0.25, 1 / 1.003, 0.3])
+    np.testing.assert_allclose(spread, [1.1 / 4, 1 / 1.004, 0.3])
     frame = dg.diagnose("runs", logp_runs)
     assert frame["trusted"].tolist() == [True, False, True]
     assert "one run carries 100%" in frame["reason"][1]
+    np.testing.assert_allclose(frame["repeats"], [0.0, 0.0, 1 / 3])
+    same = dg.diagnose("runs", np.zeros((1, 8)))  # eight runs, one value: a stuck proposal
+    assert not same["trusted"][0] and same["reason"][0].startswith("repeated weights: 100%")
+    moved = np.array([[[0.0]], [[0.5]]])  # one run each: stuck, and moving
+    single = dg.diagnose("runs", np.zeros((2, 1)), moved)
+    assert single["trusted"].tolist() == [False, True]
+    assert single["reason"][0].startswith("stuck chain: it moved after 0.0%")
+    counts = dg.reason_counts(frame["reason"].tolist() + single["reason"].tolist())
+    assert counts == {"one run dominates": 1, "stuck chain": 1}
     assert not dg.diagnose("runs", logp_runs, consistent=False)["trusted"].any()
     assert dg.diagnose("", logp_runs)["trusted"].all()  # exact: nothing to diagnose
     missing = dg.diagnose("runs", np.array([[np.nan, np.nan]]))

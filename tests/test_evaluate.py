@@ -80,7 +80,11 @@ def test_defaults_and_result_fields(model, docs):
     frame = res.to_frame()
     assert list(frame.columns) == ["doc", "name", "tokens_scored", "oov_tokens_dropped",
                                    "logp_nats", "stderr_nats", "logp_per_token_nats", "runs",
-                                   "method", "work"]
+                                   "method", "work", "khat", "ess", "rhat", "runs_spread",
+                                   "repeats", "trusted", "reason"]
+    # issue 31: the diagnostics of the runs, per document
+    pd.testing.assert_frame_equal(res.diagnostics, runs.diagnostics)
+    np.testing.assert_array_equal(res.trusted, runs.diagnostics["trusted"].to_numpy())
     text = res.summary()
     assert f"LDA {method} on 6 of 6 documents" in text and "unbiased" in text
     assert f"{res.total:,.2f} +/- {res.total_stderr:,.2f} nats" in text
@@ -149,6 +153,8 @@ def test_empty_documents_are_refused_or_skipped_never_scored(model, docs):
     assert any("empty document(s) skipped" in note for note in res.notes)
     assert np.isnan(res.logp_runs[2]).all() and not res.work[2].any()
     assert res.to_frame()["tokens_scored"].tolist()[2] == 0
+    assert not res.trusted[2] and res.diagnostics["reason"][2] == "not scored"
+    assert res.untrusted == int((~res.trusted[[0, 1, 3]]).sum())  # counts scored documents
 
 
 def test_count_matrices_only_for_gapfa(model, gap, docs):
@@ -193,6 +199,8 @@ def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, 
     blocked = topiceval.evaluate(mdl, docs, runs=3, seed=9, progress=True, **kwargs)
     np.testing.assert_array_equal(one.logp_runs, two.logp_runs)
     np.testing.assert_array_equal(one.logp_runs, blocked.logp_runs)
+    pd.testing.assert_frame_equal(one.diagnostics, two.diagnostics)
+    pd.testing.assert_frame_equal(one.diagnostics, blocked.diagnostics)
     other = topiceval.evaluate(mdl, docs, runs=3, seed=10, **kwargs)
     assert not np.array_equal(one.logp_runs, other.logp_runs)
 
@@ -388,6 +396,21 @@ def test_the_commands_show_progress_when_stderr_is_a_terminal(model, docs, tmp_p
             "--out", str(tmp_path / "o.csv"), *flag]
     assert cli.main(argv + (["--method", "lr"] if command == "estimate" else [])) == 0
     assert shown == [expected]
+
+
+def test_the_summary_counts_untrusted_estimates_and_says_what_to_do(model):
+    """Issue 31: Chib-style on tiny documents with a tiny prior (T = 3, alpha m = 1e-300): its
+    runs sit in different modes, R-hat says so, and the summary counts them and advises."""
+    rng = np.random.default_rng(2)
+    docs = [rng.integers(0, V, n) for n in (3, 4, 5)]
+    stuck = LDAModel(model.phi, np.full(T, 1e-300), vocab=WORDS)
+    res = topiceval.evaluate(stuck, docs, seed=1)
+    assert res.untrusted == int((~res.trusted).sum()) > 0
+    assert all("R-hat" in r for r in res.diagnostics["reason"][~res.trusted])
+    text = res.summary()
+    assert f"note: {res.untrusted} of 3 estimates are untrusted (the diagnostics: R-hat" in text
+    assert "larger budget" in text and "another method" in text
+    assert "untrusted" not in topiceval.evaluate(model, docs, "exact", runs=1).summary()
 
 
 def test_long_documents_get_a_warning_note(model):

@@ -11,16 +11,19 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
 
 ``"weights"`` (IS-PT, IS-PZW, IS-IP, the left-to-right particles, ET, HM, GaP-FA DS, HM and
     l2r_seq): the estimate is the log of a mean of importance weights w_s = exp(l_s) (HM: of
-    1 / likelihood).  The record holds the count, the running log-sums of w and w^2 and the
-    largest K log weights (a min-heap; ``record_weight``).  Pooled over the R runs, the R x S
-    weights of a document are one importance sample (the runs are averaged in probability, so
-    the pooled mean *is* the estimate): ``khat`` is the Pareto shape of their largest
-    ``tail_length(R S)`` weights (``pareto_khat``) and ``ess`` their effective sample size
-    (sum w)^2 / sum w^2 (``weights_ess``).
+    1 / likelihood).  The record holds the count, the running log-sums of w and w^2, the last
+    weight and how many weights repeated the one before them, and the largest K log weights (a
+    min-heap; ``record_weight``).  Pooled over the R runs, the R x S weights of a document are
+    one importance sample (the runs are averaged in probability, so the pooled mean *is* the
+    estimate): ``khat`` is the Pareto shape of their largest ``tail_length(R S)`` weights
+    (``pareto_khat``), ``ess`` their effective sample size (sum w)^2 / sum w^2
+    (``weights_ess``) and ``repeats`` the share of draws that repeat the weight of the draw
+    before (a proposal that keeps drawing one state).
 ``"factors"`` (GaP-FA L2R and L2R-E): each factor p(y_j | y_<j) is a mean over one chain of S
     weights; the kernel fits k-hat of every factor's S weights and keeps, per run, the largest
-    k-hat and the smallest ESS over the factors.  ``khat`` is the mean over runs of the
-    largest, ``ess`` the sum over runs of the smallest.
+    k-hat and the smallest ESS over the factors (a factor's ESS: the smaller of its weights'
+    and its chain's, ``chain_ess`` of the log weights).  ``khat`` is the median over runs of
+    the largest, ``ess`` the sum over runs of the smallest.
 ``"chain"`` (Chib-style): the Markov chain's log-likelihood log P(w | z^(s), Phi) at each of its
     S states; the record holds the chain's effective sample size (``chain_ess``) and the mean
     and variance of each half of the chain, from which ``split_rhat`` computes the split R-hat
@@ -34,9 +37,10 @@ carried by its largest run.  When one run carries most of it, the delta-method s
 is bounded by about one nat whatever the error (the other runs contribute nothing), so the
 standard error cannot be trusted.
 
-``trusted`` (``trust``) combines them; its thresholds (``KHAT_MAX``, ``RHAT_MAX``,
-``ESS_MIN``, ``SHARE_MAX``) were fixed on the exact-answer battery of
-``tests/test_diagnostics_battery.py`` before its final run and are documented in docs/trust.md.
+``trusted`` (``trust``) combines them; its thresholds (``KHAT_MAX``, ``REPEATS_MAX``,
+``ESS_MIN``, ``RHAT_MAX``, ``SHARE_MAX``) were fixed on the calibration problems of the
+exact-answer battery (``tests/trust_battery.py``) before the test's problems were run, and are
+documented in docs/trust.md.
 
 References: Vehtari, Simpson, Gelman, Yao and Gabry, "Pareto smoothed importance sampling", JMLR
 25(72), 2024 (k-hat, its sample-size-dependent threshold, the tail length); Zhang and Stephens,
@@ -52,6 +56,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -62,18 +67,22 @@ from topiceval._numba import lse_add, lse_value
 if TYPE_CHECKING:
     import pandas as pd
 
-HEAD = 5  # a weights record: count, (m, s) of log sum w, (m, s) of log sum w^2, then the heap
+# a weights record: count, (m, s) of log sum w, (m, s) of log sum w^2, the last log weight and
+# how many weights repeated the one before them, then the heap
+HEAD = 7
 LOG_TINY = math.log(np.finfo(np.float64).tiny)  # PSIS's floor of the tail's threshold
 CHAIN = 6  # a chain record: ESS, half length, mean and variance of each half
 KINDS = ("weights", "factors", "chain", "runs", "")
-COLUMNS = ("khat", "ess", "rhat", "runs_spread", "trusted", "reason")
+COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "trusted", "reason")
 
-# the rule of ``trust`` (docs/trust.md#the-rule); fixed on the battery before its final run
+# the rule of ``trust`` (docs/trust.md#the-rule), fixed on the battery's calibration problems
+# (seeds 101 and 102 of tests/trust_battery.py) before the test's problems were run
 KHAT_MAX = 0.7  # Vehtari et al. 2024: above it the mean and its standard error are unreliable
+REPEATS_MAX = 0.7  # the largest share of draws whose weight may repeat the draw's before
+ESS_MIN = 20.0  # the fewest effective samples of a document's pooled weights, chains or factors
 RHAT_MAX = 1.05  # split R-hat of the Chib-style chains' log-likelihoods over the runs
-ESS_MIN = 10.0  # the fewest effective samples of a document's pooled weights or chains
+MOVED_MIN = 0.01  # the smallest share of annealing transitions after which the chains moved
 SHARE_MAX = 0.8  # the largest share of the probability average one run may carry (R >= 3)
-
 
 # --------------------------------------------------------------------------- kernel side
 @njit(cache=True, error_model="numpy")
@@ -84,6 +93,8 @@ def record_reset(rec):
     rec[2] = 0.0
     rec[3] = -np.inf
     rec[4] = 0.0
+    rec[5] = -np.inf
+    rec[6] = 0.0
     for i in range(HEAD, rec.shape[0]):
         rec[i] = -np.inf
 
@@ -91,10 +102,14 @@ def record_reset(rec):
 @njit(cache=True, error_model="numpy")
 def record_weight(rec, x):
     """Add the log weight ``x`` to a weights record: its count, the running log-sums of w and
-    w^2, and, if it is among the K largest so far, the min-heap ``rec[HEAD:]``."""
+    w^2, whether it repeats the weight before it, and, if it is among the K largest so far,
+    the min-heap ``rec[HEAD:]``."""
     rec[0] += 1.0
     rec[1], rec[2] = lse_add(rec[1], rec[2], x)
     rec[3], rec[4] = lse_add(rec[3], rec[4], 2.0 * x)
+    if x == rec[5]:
+        rec[6] += 1.0
+    rec[5] = x
     k = rec.shape[0] - HEAD
     if k == 0 or not x > rec[HEAD]:
         return
@@ -163,8 +178,10 @@ def khat_of_top(top, n):
     """k-hat of n log weights from their largest values ``top`` (sorted ascending, at least
     ``tail_length(n) + 1`` of them, or all n): the tail is every weight above the
     (M + 1)-th largest, M = ``tail_length(n)``, as in ArviZ's ``psislw``.  NaN when fewer than
-    5 weights lie above it (too few weights, or ties): no fit is possible; inf when the
-    largest weights exceed all the others by more than the double range (ArviZ: inf)."""
+    5 weights lie above it (too few weights), or fewer than M / 2 because the weights tie at
+    the threshold (clustered weights, such as those of a proposal that draws a few states
+    over and over, have no Pareto tail: ArviZ fits one, and its k-hat says nothing); inf when
+    the largest weights exceed all the others by more than the double range (ArviZ: inf)."""
     m = tail_length(n)
     if m + 1 > top.shape[0] or not np.isfinite(top[top.shape[0] - 1]):
         return np.nan
@@ -180,8 +197,10 @@ def khat_of_top(top, n):
         if x > cutoff and excess > 0.0:  # (rounding can make a tiny excess 0)
             tail[size] = excess
             size += 1
-    if size <= 4:
-        return np.inf if below < LOG_TINY else np.nan
+    if below < LOG_TINY and size <= 4:
+        return np.inf
+    if size <= 4 or size < m / 2.0:
+        return np.nan
     return gpd_khat(tail[:size])
 
 
@@ -290,13 +309,15 @@ def factors_reset(rec, n):
 
 
 @njit(cache=True, error_model="numpy")
-def factors_add(rec, factor):
-    """Fold one factor's weights record ``factor`` into the factors record ``rec``: the
-    largest k-hat and the smallest ESS over the factors so far."""
+def factors_add(rec, factor, chain):
+    """Fold one factor into the factors record ``rec``: its weights record ``factor`` and
+    ``chain``, the log weights in the order of the chain that drew them.  Keeps the largest
+    k-hat and the smallest ESS over the factors so far, a factor's ESS being the smaller of
+    its weights' (``record_ess``) and its chain's (``chain_ess`` of the log weights)."""
     k = record_khat(factor)
     if k > rec[0]:
         rec[0] = k
-    e = record_ess(factor)
+    e = min(record_ess(factor), chain_ess(chain))
     if e < rec[1]:
         rec[1] = e
 
@@ -313,13 +334,14 @@ def record_width(kind: str, per_run: int, runs: int) -> int:
         return HEAD + min(tail_length(per_run) + 1, per_run)
     if kind == "chain":
         return CHAIN
-    return 0
+    return 1 if kind == "runs" else 0
 
 
 def khat_threshold(n: float) -> float:
     """min(1 - 1 / log10(n), ``KHAT_MAX``): the largest k-hat at which n weights still give a
-    reliable mean (Vehtari et al. 2024, sec. 3.2.4)."""
-    return min(1.0 - 1.0 / math.log10(n), KHAT_MAX) if n > 10 else -math.inf
+    reliable mean (Vehtari et al. 2024, sec. 3.2.4); NaN for 10 weights or fewer (k-hat is
+    not fitted on so few)."""
+    return min(1.0 - 1.0 / math.log10(n), KHAT_MAX) if n > 10 else math.nan
 
 
 def pareto_khat(log_weights: np.ndarray) -> float:
@@ -379,22 +401,94 @@ def share_threshold(runs: int) -> float:
 
 
 # --------------------------------------------------------------------------- per document
-def _weights_rows(stats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(khat, ess, pooled count) per document from weights records (D, R, W)."""
-    n_docs = stats.shape[0]
-    khat, ess = np.full(n_docs, np.nan), np.full(n_docs, np.nan)
-    count = stats[:, :, 0].sum(axis=1) if stats.size else np.zeros(n_docs)
+@dataclass
+class Rows:
+    """The diagnostics of D documents before the rule: each (D,) float, NaN where undefined.
+    ``khat_limit``: the largest trusted k-hat (``khat_threshold`` of the weights it was fitted
+    on; ``KHAT_MAX`` for the median of L2R's per-run factor fits); ``repeats``: the
+    share of the draws whose weight equals the draw's before (weights kind only); ``moved``:
+    the mean over runs of the share of their annealing transitions after which the chain had
+    moved (runs kind only)."""
+
+    khat: np.ndarray
+    ess: np.ndarray
+    rhat: np.ndarray
+    khat_limit: np.ndarray
+    repeats: np.ndarray
+    moved: np.ndarray
+
+    @classmethod
+    def empty(cls, n_docs: int) -> Rows:
+        return cls(*(np.full(n_docs, np.nan) for _ in range(6)))
+
+
+def weights_rows(stats: np.ndarray) -> Rows:
+    """Per document, from weights records (D, R, W): k-hat and ESS of the R x S weights pooled
+    over the runs, the largest k-hat trusted for their number, and the share of the draws that
+    repeat the weight of the draw before them in their run (an estimate of the proposal's
+    chance of drawing the same weight twice: near 0 for continuous weights, near 1 for a
+    proposal that keeps drawing one state)."""
+    rows = Rows.empty(stats.shape[0])
+    count = stats[:, :, 0].sum(axis=1)
+    rows.khat_limit = np.array([khat_threshold(n) for n in count])
     with np.errstate(divide="ignore", invalid="ignore"):
         lse1 = _lse(stats[:, :, 1] + np.log(stats[:, :, 2]))
         lse2 = _lse(stats[:, :, 3] + np.log(stats[:, :, 4]))
-        ess = np.exp(2.0 * lse1 - lse2)
-    ess[count == 0] = np.nan
-    for d in range(n_docs):
+        rows.ess = np.where(count > 0, np.exp(2.0 * lse1 - lse2), np.nan)
+        pairs = count - np.count_nonzero(stats[:, :, 0], axis=1)
+        rows.repeats = np.where(pairs > 0, stats[:, :, 6].sum(axis=1) / pairs, np.nan)
+    for d in np.flatnonzero(count > 0):
         n = int(count[d])
-        if n:
-            top = np.sort(stats[d, :, HEAD:].ravel())
-            khat[d] = khat_of_top(top[max(top.size - tail_length(n) - 1, 0):], n)
-    return khat, ess, count
+        tail = np.sort(stats[d, :, HEAD:].ravel())
+        rows.khat[d] = khat_of_top(tail[max(tail.size - tail_length(n) - 1, 0):], n)
+    return rows
+
+
+def factors_rows(stats: np.ndarray) -> Rows:
+    """Per document, from factors records (D, R, 3): the median over runs of each run's
+    largest factor k-hat (trusted up to ``KHAT_MAX``: the median of R fits is steadier than
+    one fit of S weights, which the sample-size threshold is for), and the sum over runs of
+    each run's smallest factor ESS."""
+    rows = Rows.empty(stats.shape[0])
+    largest = np.where(stats[:, :, 0] == -np.inf, np.nan, stats[:, :, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a document with no fit: NaN
+        rows.khat = np.nanmedian(largest, axis=1)
+    smallest = np.where(np.isfinite(stats[:, :, 1]), stats[:, :, 1], np.nan)
+    rows.ess = np.where(np.isnan(smallest).all(axis=1), np.nan, np.nansum(smallest, axis=1))
+    rows.khat_limit[:] = KHAT_MAX
+    return rows
+
+
+def chain_rows(stats: np.ndarray) -> Rows:
+    """Per document, from chain records (D, R, CHAIN): the sum over runs of each chain's ESS
+    and the split R-hat over the runs' 2R half-chains."""
+    n_docs, n_runs = stats.shape[:2]
+    rows = Rows.empty(n_docs)
+    rows.ess = stats[:, :, 0].sum(axis=1)
+    for d in range(n_docs):
+        means = stats[d, :, [2, 4]].T.ravel()
+        variances = stats[d, :, [3, 5]].T.ravel()
+        rows.rhat[d] = split_rhat(means, variances, int(stats[d, 0, 1])) if n_runs else np.nan
+    return rows
+
+
+def runs_rows(logp_runs: np.ndarray, stats: np.ndarray | None = None) -> Rows:
+    """Per document, one weight per run (AIS, the samples of ratio-AIS): the runs' k-hat (NaN
+    below about 20 runs), ESS, the share of runs whose weight repeats the run's before, and,
+    from the records (D, R, 1) where given, the mean share of the annealing transitions after
+    which a run's chain had moved."""
+    rows = Rows.empty(logp_runs.shape[0])
+    if stats is not None and stats.shape[2]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # one temperature: no transition
+            rows.moved = np.nanmean(stats[:, :, 0], axis=1)
+    rows.khat = np.array([pareto_khat(row) for row in logp_runs])
+    rows.ess = np.array([weights_ess(row) for row in logp_runs])
+    rows.khat_limit[:] = khat_threshold(logp_runs.shape[1])
+    if logp_runs.shape[1] > 1:
+        rows.repeats = np.mean(logp_runs[:, 1:] == logp_runs[:, :-1], axis=1)
+    return rows
 
 
 def _lse(a: np.ndarray) -> np.ndarray:
@@ -403,18 +497,6 @@ def _lse(a: np.ndarray) -> np.ndarray:
     top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):
         return np.log(np.exp(a - top).sum(axis=-1)) + top[..., 0]
-
-
-def _chain_rows(stats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ess, rhat) per document from chain records (D, R, CHAIN)."""
-    n_docs, n_runs = stats.shape[:2]
-    ess = stats[:, :, 0].sum(axis=1)
-    rhat = np.full(n_docs, np.nan)
-    for d in range(n_docs):
-        means = stats[d, :, [2, 4]].T.ravel()
-        variances = stats[d, :, [3, 5]].T.ravel()
-        rhat[d] = split_rhat(means, variances, int(stats[d, 0, 1])) if n_runs else np.nan
-    return ess, rhat
 
 
 def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, *,
@@ -446,47 +528,41 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
 
     logp_runs = np.atleast_2d(np.asarray(logp_runs, dtype=np.float64))
     n_docs, n_runs = logp_runs.shape
-    khat, ess, rhat = (np.full(n_docs, np.nan) for _ in range(3))
-    count = np.full(n_docs, np.nan)
-    if kind == "weights":
-        khat, ess, count = _weights_rows(stats)
-    elif kind == "factors":
-        largest = np.where(stats[:, :, 0] == -np.inf, np.nan, stats[:, :, 0])
-        with np.errstate(invalid="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a document with no fit: NaN
-            khat = np.nanmean(largest, axis=1)
-        ess = np.where(np.isfinite(stats[:, :, 1]), stats[:, :, 1], np.nan).sum(axis=1)
-        count = stats[:, :, 2].min(axis=1)
-    elif kind == "chain":
-        ess, rhat = _chain_rows(stats)
+    readers = {"weights": weights_rows, "factors": factors_rows, "chain": chain_rows}
+    if kind in readers:
+        rows = readers[kind](stats)
     elif kind == "runs":
-        ess = np.array([weights_ess(row) for row in logp_runs])
-        count = np.full(n_docs, float(n_runs))
-        khat = np.array([pareto_khat(row) for row in logp_runs])
+        rows = runs_rows(logp_runs, stats)
+    else:
+        rows = Rows.empty(n_docs)
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
-    trusted, reason = trust(kind, khat, ess, rhat, spread, count, n_runs,
+    trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
-    return pd.DataFrame({"khat": khat, "ess": ess, "rhat": rhat, "runs_spread": spread,
-                         "trusted": trusted, "reason": reason})
+    return pd.DataFrame({"khat": rows.khat, "ess": rows.ess, "rhat": rows.rhat,
+                         "runs_spread": spread, "repeats": rows.repeats, "trusted": trusted,
+                         "reason": reason})
 
 
 def reason_counts(reasons) -> dict[str, int]:
     """How many of the ``reasons`` (``diagnose``'s column) name each check, commonest first:
-    e.g. {"k-hat": 3, "one run dominates": 1}."""
+    e.g. {"k-hat": 3, "one run dominates": 1} (``LABELS``)."""
     counts: dict[str, int] = {}
     for reason in reasons:
         for part in filter(None, str(reason).split("; ")):
-            label = LABELS.get(part.split(" ")[0], part)
+            label = next((name for prefix, name in LABELS if part.startswith(prefix)), part)
             counts[label] = counts.get(label, 0) + 1
     return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-LABELS = {"k-hat": "k-hat", "ESS": "ESS", "R-hat": "R-hat", "one": "one run dominates",
-          "the": "inconsistent method", "no": "no finite estimate"}
+# the start of each reason ``trust`` gives, and its short name
+LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
+          ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
+          ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
+          ("the method is not consistent", "inconsistent method"),
+          ("no finite", "no finite estimate"))
 
 
-def trust(kind: str, khat: np.ndarray, ess: np.ndarray, rhat: np.ndarray, spread: np.ndarray,
-          count: np.ndarray, runs: int, *, finite: np.ndarray,
+def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.ndarray,
           consistent: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``trusted`` (D,) bool and ``reason`` (D,) str (empty when trusted) from the diagnostics.
 
@@ -494,28 +570,41 @@ def trust(kind: str, khat: np.ndarray, ess: np.ndarray, rhat: np.ndarray, spread
 
     * its method is not consistent for the quantity (``consistent`` False);
     * k-hat (where defined) is above ``khat_threshold`` of the number of weights it was fitted
-      on (the pooled R S weights; for the factors of L2R, each factor's S);
+      on (the pooled R S weights), or, for the median of L2R's factor fits, above
+      ``KHAT_MAX``;
+    * more than ``REPEATS_MAX`` of the draws repeat the weight of the draw before: the
+      proposal draws one state over and over, and its weights cannot show the mass it misses;
     * the effective sample size (where defined; not for one weight per run) is below
       ``ESS_MIN``;
     * split R-hat (Chib-style, where defined) is above ``RHAT_MAX``, or infinite (chains that
       never moved, in different places);
+    * the annealing chain (AIS, ratio-AIS) of a single run moved after fewer than
+      ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
+      importance weight from the start distribution, which nothing can check (with several
+      runs it is importance sampling with one weight per run, judged by the runs' spread);
     * the largest run carries more than ``share_threshold(runs)`` of the probability average.
 
     An estimate that is not finite is untrusted; the exact methods (``kind`` "") are trusted.
     """
+    khat, ess, rhat, repeats = rows.khat, rows.ess, rows.rhat, rows.repeats
     n_docs = khat.shape[0]
     reasons = [[] for _ in range(n_docs)]
     if kind and not consistent:
         for r in reasons:
             r.append("the method is not consistent for P(w)")
     with np.errstate(invalid="ignore"):
-        limits = np.array([khat_threshold(c) if np.isfinite(c) and c > 0 else np.nan
-                           for c in count])
+        limits = rows.khat_limit
         checks = [
             (khat > limits, lambda d: f"k-hat {khat[d]:.2f} > {limits[d]:.2f}"),
+            (repeats > REPEATS_MAX,
+             lambda d: f"repeated weights: {repeats[d]:.0%} of the draws repeat the one "
+                       "before"),
             (ess < ESS_MIN if kind != "runs" else np.zeros(n_docs, bool),  # AIS: ess <= R
              lambda d: f"ESS {ess[d]:.1f} < {ESS_MIN:g}"),
             (rhat > RHAT_MAX, lambda d: f"R-hat {rhat[d]:.3g} > {RHAT_MAX:g}"),
+            ((rows.moved < MOVED_MIN) & (runs < 2),
+             lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "
+                       "and one weight has no error"),
             (spread > share_threshold(runs) + 1e-12,
              lambda d: f"one run carries {spread[d]:.0%} of the average"),
         ]

@@ -84,7 +84,7 @@ PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when pro
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
-                    "trusted": bool, "reason": str}
+                    "repeats": float, "trusted": bool, "reason": str}
 # what to do about untrusted estimates, per family: a larger budget, then another method
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "

@@ -61,6 +61,8 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                  "1 when the runs agree; empty for other methods)"),
         ("runs_spread", "the share of the runs' probability average carried by the largest "
                         "run (1/runs when they agree, near 1 when one run dominates)"),
+        ("repeats", "the share of importance draws whose weight repeats the draw's before "
+                    "(near 1: the proposal keeps drawing one state)"),
         ("trusted", "True when the estimate passed the diagnostics (docs/trust.md#the-rule)"),
         ("reason", "why it is not trusted (empty when trusted)"),
         ("seconds", SECONDS + "; 0 for a skipped document"),

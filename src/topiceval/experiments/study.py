@@ -48,6 +48,7 @@ import pandas as pd
 
 from topiceval.adapters._common import INSTALL_HINT
 from topiceval.corpus import Corpus
+from topiceval.diagnostics import reason_counts
 from topiceval.estimators import lda
 from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, LONG_DOCUMENT, combine_runs
 from topiceval.experiments.paired import (
@@ -107,9 +108,9 @@ CANDIDATE_COLUMNS = {
     "verdict": "best, tie (within 2 paired standard errors of the best) or worse",
     "difference_to_best": "sum over the scored documents of log P(best) - log P(this) (nats)",
     "difference_se": "its paired standard error (paired.csv)",
-    "untrusted_documents": "scored documents whose estimate is not to be trusted; for now those "
-                           "over the long-document threshold (diagnostics will add others)",
-    "untrusted_reason": "why they are untrusted",
+    "untrusted_documents": "scored documents whose estimate the diagnostics do not trust "
+                           "(topiceval.diagnostics, docs/trust.md)",
+    "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
     "method": "the estimator", "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",
     "own_kind": "what it is (a variational bound, a plug-in, a joint, left-to-right as MALLET)",
@@ -121,7 +122,8 @@ CANDIDATE_COLUMNS = {
     "own_tokens": "the tokens it covers",
     "own_note": "what to know when comparing it",
 }
-DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "long"]
+DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "long", "trusted",
+                    "reason"]
 PAIRED_COLUMNS = ["candidate", "best", "documents", "difference", "difference_se",
                   "se_sampling", "se_monte_carlo", "difference_per_token", "z", "tie"]
 RATIO_COLUMNS = ["best", "runner_up", "topics", "documents", "log_ratio", "log_ratio_se",
@@ -835,17 +837,20 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
     block = np.arange(lo, hi)
     logp = np.zeros((0, runs))
     seconds = 0.0
+    trusted, reason = np.zeros(0, bool), np.zeros(0, object)
     if block.size:
         res = lda.estimate_runs(method, [docs[int(d)] for d in block], model.phi, model.alpha_m,
                                 runs=runs, seed=derive_seed(int(estimate["seed"]), "study",
                                                             candidate),
                                 doc_keys=scored[block], work_limit=None, **settings)
         logp, seconds = res.logp, res.seconds
+        trusted, reason = res.diagnostics["trusted"].to_numpy(), res.diagnostics["reason"]
     mean, se = combine_runs(logp, exact=method == "exact")
     frame = pd.DataFrame({
         "candidate": candidate, "doc": scored[block], "name": docs.names[block],
         "tokens": docs.lengths[block], "logp": mean, "stderr": se,
-        "long": docs.lengths[block] > LONG_DOCUMENT,
+        "long": docs.lengths[block] > LONG_DOCUMENT, "trusted": trusted,
+        "reason": np.asarray(reason, dtype=object),
         "seconds": seconds / max(block.size, 1), "threads": _threads()})
     write_split([frame], ["candidate", "doc"], rows_path, timings_path)
 
@@ -892,7 +897,8 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
     tokens = int(held.n_tokens)
     total = sampled_total(rows["logp"].to_numpy(), rows["stderr"].to_numpy(), held.n_docs,
                           tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
-    long = int(rows["long"].sum())
+    untrusted = ~rows["trusted"].astype(bool)
+    reasons = reason_counts(rows.loc[untrusted, "reason"].fillna(""))
     return {
         "candidate": c.name, "library": c.library, "trainer": c.trainer,
         "topics": model.n_topics, "seed": c.seed, "vocabulary": model.n_types,
@@ -903,8 +909,8 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "perplexity": float(np.exp(-total.total / tokens)),
         "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
         "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
-        "untrusted_documents": long,
-        "untrusted_reason": f"longer than {LONG_DOCUMENT} tokens" if long else ""}
+        "untrusted_documents": int(untrusted.sum()),
+        "untrusted_reason": "; ".join(f"{label} {n}" for label, n in reasons.items())}
 
 
 def _paired_row(name: str, best: str, by: Mapping[str, pd.DataFrame]) -> dict:

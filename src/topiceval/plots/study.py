@@ -141,9 +141,10 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
                       "library's candidates)? " + "; ".join(said) + "."]
     untrusted = int(candidates["untrusted_documents"].max())
     if untrusted:
-        lines += ["", f"Up to {untrusted} scored document(s) per candidate are longer than the "
-                      "estimators were shown to converge on: their estimates may read low "
-                      "(candidates.csv, untrusted_documents)."]
+        lines += ["", f"The diagnostics do not trust up to {untrusted} scored document(s) per "
+                      "candidate: their estimates may be off by more than their standard "
+                      "errors say (candidates.csv, untrusted_documents and untrusted_reason; "
+                      "docs/trust.md)."]
     if candidates["vocabulary"].nunique() > 1:
         lines += ["", "The candidates' vocabularies differ in size: every candidate scores the "
                       "same tokens, but a model spreading its probability over more words is "

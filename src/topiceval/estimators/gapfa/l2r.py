@@ -246,6 +246,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
     log_fact = log_factorials_table(ymax)
     out_row[:] = 0.0
     factor = np.empty(rec.shape[0])
+    chain = np.empty(checkpoints[-1])  # the factor's log c[s, j], s = 1..S
     factors_reset(rec, checkpoints[-1])
     for j in range(n_words + 1):
         if j > 0:  # row j - 1 joins the left rows, initialised with its last proposal draw
@@ -281,10 +282,11 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                     log_c += a[t] * log_zero[t]
             m, s = lse_add(m, s, log_c)
             record_weight(factor, log_c)
+            chain[i] = log_c
             if k < checkpoints.shape[0] and i + 1 == checkpoints[k]:
                 out_row[k] += lse_value(m, s) - math.log(i + 1.0)
                 k += 1
-        factors_add(rec, factor)
+        factors_add(rec, factor, chain)
 
 
 @njit(cache=True, parallel=True, nogil=True)

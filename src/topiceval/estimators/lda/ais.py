@@ -76,10 +76,12 @@ def new_chains(n_runs, n_tokens, n_topics):
 
 
 @njit(cache=True)
-def ais_runs(tab, d, tau, rngs, logw, stop):
-    """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``;
-    returns the site updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled
-    once per temperature)."""
+def ais_runs(tab, d, tau, rngs, logw, moved, stop):
+    """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``,
+    and into ``moved[r]`` the share of the transitions after which run r's log-likelihood
+    changed (``topiceval.diagnostics``: 0 for a chain that never moved); returns the site
+    updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled once per
+    temperature)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -87,10 +89,13 @@ def ais_runs(tab, d, tau, rngs, logw, stop):
     r1 = tab.tab_off[d + 1]
     n_temps = tau.shape[0] - 1
     z, cnt, nz, nnz, buf = new_chains(rngs.shape[0], n_tokens, n_topics)
+    last = np.empty(rngs.shape[0])  # each run's latest log-likelihood
+    moves = np.zeros(rngs.shape[0])
     for r in range(rngs.shape[0]):
         ch = chain_views(z, cnt, nz, nnz, buf, r)
         urn_draw(ch, tab.am, 0, n_tokens, rngs[r])
-        logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+        last[r] = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+        logw[r] = (tau[1] - tau[0]) * last[r]
     pw_tau = np.empty((r1 - r0, n_topics))
     cq_tau = np.empty((r1 - r0, n_topics))
     for s in range(1, n_temps):
@@ -100,7 +105,12 @@ def ais_runs(tab, d, tau, rngs, logw, stop):
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
             sweep_chain(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
-            logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+            ll = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+            moves[r] += ll != last[r]
+            last[r] = ll
+            logw[r] += (tau[s + 1] - tau[s]) * ll
+    for r in range(rngs.shape[0]):
+        moved[r] = moves[r] / (n_temps - 1) if n_temps > 1 else np.nan
     return n_temps * n_tokens
 
 

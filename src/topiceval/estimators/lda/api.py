@@ -69,6 +69,14 @@ class Runs:
     def cost(self) -> Cost:
         return Cost(int(self.site_updates.sum()), self.seconds)
 
+    def trusted_of(self, form: str) -> np.ndarray:
+        """(D,) whether the diagnostics trust each document's estimate in ``forms[form]``: the
+        same particles (or samples) as ``method``, and never for a form whose method is not
+        consistent (``lr_wallach``)."""
+        trusted = self.diagnostics["trusted"].to_numpy(dtype=bool)
+        declared = registry.ESTIMATE.get(form) or registry.COMPLETE[form]
+        return trusted & declared.consistent
+
 
 def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
              seed: int = 0, return_cost: bool = False,

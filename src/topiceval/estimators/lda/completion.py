@@ -95,10 +95,12 @@ def et_document(tab, d, burnin, samples, rng, rec, stop):
 
 
 @njit(cache=True)
-def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
+def ais_dc_runs(tab, d, burnin, tau, rngs, logw, moved, stop):
     """AIS for document completion, R = rngs.shape[0] runs of document d in lockstep sharing
-    the tempered table of w2 (as ``ais.ais_runs``): log w -> ``logw[r]``; returns the site
-    updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled once per sweep)."""
+    the tempered table of w2 (as ``ais.ais_runs``): log w -> ``logw[r]``, the share of the
+    transitions after which run r's log-likelihood of w2 changed -> ``moved[r]``; returns the
+    site updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled once per
+    sweep)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -108,6 +110,8 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
     pw, cq, am = tab.pw, tab.cq, tab.am
     n_temps = tau.shape[0] - 1
     z, cnt, nz, nnz, buf = new_chains(rngs.shape[0], n_tokens, n_topics)
+    last = np.empty(rngs.shape[0])  # each run's latest log-likelihood of w2
+    moves = np.zeros(rngs.shape[0])
     for r in range(rngs.shape[0]):
         ch = chain_views(z, cnt, nz, nnz, buf, r)
         init_uniform(ch, 0, n1, n_topics, rngs[r])
@@ -116,7 +120,8 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
                 return 0
             sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
         urn_draw(ch, am, n1, n_tokens, rngs[r])
-        logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+        last[r] = log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+        logw[r] = (tau[1] - tau[0]) * last[r]
     pw_tau = np.empty((r_end - r2, n_topics))
     cq_tau = np.empty((r_end - r2, n_topics))
     for s in range(1, n_temps):
@@ -127,7 +132,12 @@ def ais_dc_runs(tab, d, burnin, tau, rngs, logw, stop):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
             sweep_chain(ch, pw, cq, rows, 0, am, 0, n1, False, rngs[r])
             sweep_chain(ch, pw_tau, cq_tau, rows, r2, am, n1, n_tokens, False, rngs[r])
-            logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+            ll = log_lik(ch.z, tab.logpw, rows, 0, n1, n_tokens)
+            moves[r] += ll != last[r]
+            last[r] = ll
+            logw[r] += (tau[s + 1] - tau[s]) * ll
+    for r in range(rngs.shape[0]):
+        moved[r] = moves[r] / (n_temps - 1) if n_temps > 1 else np.nan
     return burnin * n1 + (n_tokens - n1) + (n_temps - 1) * n_tokens
 
 

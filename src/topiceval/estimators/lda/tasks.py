@@ -69,9 +69,9 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats,
             for r in range(n_runs):
                 seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
             if code == AIS_CODE:
-                s = ais_runs(tab, d, tau, rngs, out[d], stop)
+                s = ais_runs(tab, d, tau, rngs, out[d], stats[d, :, 0], stop)
             else:
-                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stop)
+                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stats[d, :, 0], stop)
             alt[d, :] = out[d]
             sites[d, :] = s
         return
