@@ -17,7 +17,7 @@ import pytest
 
 from trust_battery import FALSE_ALARMS_MEASURED, battery, examples
 
-pytestmark = pytest.mark.slow  # a few CPU-minutes
+pytestmark = pytest.mark.slow  # about 20 CPU-seconds with numba's cache warm
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +45,7 @@ def test_the_issues_examples_are_flagged():
     shown = frame.drop(columns=["exact"]).to_string()
     assert not frame["trusted"].any(), shown
     chib = frame[frame["method"] == "chib"]
-    assert (chib["rhat"] > 1.05).all() and (chib["class"] == "bad").all(), shown
+    assert (chib["rhat"] > 1.05).all(), shown  # runs in different modes
+    assert (chib.loc[chib["prior"] < 1e-100, "class"] == "bad").all(), shown
     l2r = frame[frame["method"] == "l2r"]
     assert (l2r["error"] < -5).all(), shown  # the repeated word: many nats low

@@ -127,6 +127,9 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     docs = pd.read_csv(out / "documents.csv")
     assert list(docs.columns) == DOCUMENT_COLUMNS
     assert len(docs) == 7 * cands["documents"].iloc[0]
+    # issue 31: untrusted_documents counts the documents whose estimate the diagnostics flag
+    flagged = (~docs["trusted"].astype(bool)).groupby(docs["candidate"]).sum()
+    assert (cands.set_index("candidate")["untrusted_documents"] == flagged).all()
     paired = pd.read_csv(out / "paired.csv")
     assert list(paired.columns) == PAIRED_COLUMNS
     best = cands.loc[cands["verdict"] == "best", "candidate"].iloc[0]

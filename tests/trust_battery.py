@@ -27,9 +27,9 @@ from topiceval.seeds import generator
 
 FALSE_ALARMS = 0.10  # issue 31: the largest share of "good" estimates that may be flagged
 # measured on the test's problems (seeds 1, 2) with the thresholds fixed on the calibration
-# problems: 33 of 280 good estimates flagged (11.8%), over the issue's 10% (docs/trust.md#the-
-# battery says which: runs in different modes, k-hat > 1 and ESS < 20 that happened to land
-# near the exact value); the test holds the battery to this, not to the target
+# problems: 33 of 280 good estimates flagged (11.8%), over the issue's 10% (which ones:
+# docs/trust.md#the-battery; runs in different modes, k-hat > 1 and ESS < 20 that happened to
+# land near the exact value); the test holds the battery to this, not to the target
 FALSE_ALARMS_MEASURED = 33 / 280
 # what no diagnostic computed from the estimator's own numbers can see (docs/trust.md#blind-spots),
 # named from the calibration problems (seeds 101, 102) before the test's problems were run:

@@ -70,7 +70,8 @@ def untrusted_documents(group: pd.DataFrame) -> dict:
     Parameters
     ----------
     group : pandas.DataFrame
-        Tidy rows with ``doc`` and, per row, its document's ``trusted``.
+        Tidy rows with ``doc`` and, per row, its document's ``trusted`` (empty for a row not
+        diagnosed, such as an intermediate sample size of a convergence curve).
 
     Returns
     -------
@@ -78,5 +79,5 @@ def untrusted_documents(group: pd.DataFrame) -> dict:
     """
     if "trusted" not in group:
         return {}
-    trusted = group["trusted"].astype(str).str.lower() == "true"
-    return {"untrusted": int((~trusted).groupby(group["doc"]).any().sum())}
+    flagged = group["trusted"].astype(str).str.lower() == "false"  # empty: not diagnosed
+    return {"untrusted": int(flagged.groupby(group["doc"]).any().sum())}

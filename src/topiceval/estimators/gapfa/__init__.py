@@ -235,7 +235,8 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
 def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
                    r: float | npt.ArrayLike, *, checkpoints: Sequence[int], seed: int = 0,
                    doc_keys: npt.ArrayLike | None = None, threads: int | None = None,
-                   work_limit: WorkLimit = "default", **settings: Any) -> np.ndarray:
+                   work_limit: WorkLimit = "default", return_diagnostics: bool = False,
+                   **settings: Any) -> np.ndarray | tuple[np.ndarray, pd.DataFrame]:
     """Running estimates after each of ``checkpoints`` samples, from one run (run 0).
 
     For L2R the estimate at S_k uses the samples 1..S_k of the same chain, as in the
@@ -268,15 +269,18 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
         ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
+    return_diagnostics : bool, default False
+        Also return the run's diagnostics at the last checkpoint (``Runs.diagnostics``).
     **settings
         The method's other settings (see ``estimate``); ``samples``, if given, must equal the
         last checkpoint.
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray or (numpy.ndarray, pandas.DataFrame)
         (D, K) natural-log estimates (nats); the last column equals ``estimate`` with
-        ``samples=checkpoints[-1]``.
+        ``samples=checkpoints[-1]``; with ``return_diagnostics``, also one row per document of
+        ``topiceval.diagnostics``.
     """
     spec = registry.get(method)
     if not spec.sampled:
@@ -294,9 +298,11 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = spec.resolve({**settings, "samples": int(checks[-1])})
-    values, _, _, _ = _execute(spec, counts, phi, p, r, resolved, checks,
-                               work_limit=work_limit, runs=1, seed=seed, first_run=0,
-                               doc_keys=doc_keys, threads=threads)
+    values, _, _, stats = _execute(spec, counts, phi, p, r, resolved, checks,
+                                   work_limit=work_limit, runs=1, seed=seed, first_run=0,
+                                   doc_keys=doc_keys, threads=threads)
+    if return_diagnostics:
+        return values[:, 0, :], spec.diagnose(values[:, :, -1], stats)
     return values[:, 0, :]
 
 
