@@ -26,7 +26,11 @@ the exact method).  It measures the Monte Carlo spread only: the log of an unbia
 biased low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard
 error optimistic (in the benchmark, +/- 2 se_d covered the error 77-80% of the time on documents
 of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
-``total_stderr = sqrt(sum_d se_d^2)``.
+``total_stderr = sqrt(sum_d se_d^2)``.  What the standard error cannot see, the diagnostics
+of ``topiceval.diagnostics`` look for, from what the estimator already has (the Pareto tail of
+its importance weights, its chains' effective sample size and R-hat, whether one run carries
+the average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts
+the untrusted estimates (docs/trust.md).
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
 chosen by ``benchmarks/default_method.py`` (tables and reasons in ``benchmarks/README.md``): for
@@ -367,7 +371,8 @@ def evaluate(model: LDAModel | GaPModel,
         probability for LDA, of the count vector's probability for GaP-FA), ``tokens`` scored
         and out-of-vocabulary tokens ``dropped``; ``total``, ``total_stderr``,
         ``nats_per_token`` and ``perplexity`` over the scored documents; ``work`` and
-        ``seconds``; ``notes``; ``summary()`` and ``to_frame()``.
+        ``seconds``; ``notes``; ``diagnostics`` and ``trusted`` (can each estimate be trusted?
+        docs/trust.md); ``summary()`` and ``to_frame()``.
 
     Raises
     ------
