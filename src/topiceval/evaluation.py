@@ -505,9 +505,9 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
     seconds = 0.0
-    diagnostics = not_scored(n_docs)
+    parts = []
     if not todo.size:
-        return logp, work, seconds, diagnostics
+        return logp, work, seconds, document_diagnostics(parts, n_docs)
     with _compile_note(progress):
         call(todo[:1], warmup=True)
     n_blocks = block_count(float(predicted.sum()), family)
@@ -516,10 +516,22 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
         for block in blocks:
             out, sites, secs, diag = call(block)
             logp[block], work[block] = out, sites
-            diagnostics.iloc[block] = diag.to_numpy()
+            parts.append(diag.set_axis(block))
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
-    return logp, work, seconds, diagnostics.astype(DIAGNOSTIC_TYPES)
+    return logp, work, seconds, document_diagnostics(parts, n_docs)
+
+
+def document_diagnostics(parts: list[pd.DataFrame], n_docs: int) -> pd.DataFrame:
+    """The diagnostics of ``n_docs`` documents from those of the blocks (``parts``, indexed by
+    document; any columns beyond ``topiceval.diagnostics.COLUMNS`` are kept), a document of no
+    block "not scored"."""
+    frame = not_scored(n_docs)
+    if parts:
+        found = pd.concat(parts)
+        frame = frame.reindex(columns=list(dict.fromkeys([*frame.columns, *found.columns])))
+        frame.loc[found.index, found.columns] = found.to_numpy()
+    return frame.astype(DIAGNOSTIC_TYPES)
 
 
 def not_scored(n_docs: int) -> pd.DataFrame:
