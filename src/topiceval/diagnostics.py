@@ -29,8 +29,10 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     and variance of each half of the chain, from which ``split_rhat`` computes the split R-hat
     over the 2R half-chains of the document's runs.  Runs whose chains sit in different modes
     of the posterior (tiny alpha m) disagree in their log-likelihoods: R-hat >> 1.
-``"runs"`` (AIS, AIS-DC): one importance weight per run; no record, the run estimates are the
-    weights.
+``"runs"`` (AIS, AIS-DC; ratio-AIS's samples): one importance weight per run, the run
+    estimates themselves; the record (one number per run) holds the share of the annealing
+    transitions after which the run's chain had moved (0: it never moved, and the estimate is
+    importance sampling from the start distribution).
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
 carried by its largest run.  When one run carries most of it, the delta-method standard error
@@ -38,9 +40,9 @@ is bounded by about one nat whatever the error (the other runs contribute nothin
 standard error cannot be trusted.
 
 ``trusted`` (``trust``) combines them; its thresholds (``KHAT_MAX``, ``REPEATS_MAX``,
-``ESS_MIN``, ``RHAT_MAX``, ``SHARE_MAX``) were fixed on the calibration problems of the
-exact-answer battery (``tests/trust_battery.py``) before the test's problems were run, and are
-documented in docs/trust.md.
+``ESS_MIN``, ``RHAT_MAX``, ``MOVED_MIN``, ``SHARE_MAX``) were fixed on the calibration problems
+of the exact-answer battery (``tests/trust_battery.py``) before the test's problems were run,
+and are documented in docs/trust.md.
 
 References: Vehtari, Simpson, Gelman, Yao and Gabry, "Pareto smoothed importance sampling", JMLR
 25(72), 2024 (k-hat, its sample-size-dependent threshold, the tail length); Zhang and Stephens,
