@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add
-from topiceval.estimators.lda.ais import chain_views, n_temperatures, new_chains, temperatures
+from topiceval.estimators.lda.ais import chain_views, new_chains
 from topiceval.estimators.lda.chains import (
     init_uniform,
     log_lik,
@@ -52,6 +52,7 @@ from topiceval.estimators.lda.lr import (
 )
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import n_temperatures, temperatures
 from topiceval.interrupt import stopped
 
 
