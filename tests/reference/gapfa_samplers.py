@@ -147,7 +147,7 @@ def l2r_seq(y, phi, p, r, *, seed, d, checkpoints, gibbs=1, key=405):
 
 
 def _path(ys, phiw, p, r):
-    """log m_t and sum_j [y_j log c_j - log y_j!] of the annealed path (6.19)-(6.21)."""
+    """log m_t and sum_j [y_j log c_j - log y_j!] of the annealed path (6.20)-(6.22)."""
     log_m = np.log(r) + np.log(p) - np.log1p(-p)
     with np.errstate(divide="ignore"):
         log_c = logsumexp(np.log(phiw) + log_m, axis=1) if len(ys) else np.zeros(0)
@@ -155,19 +155,19 @@ def _path(ys, phiw, p, r):
 
 
 def _increment(x_sum, log_theta, log_m, phi_sum):
-    """g(theta, X) of (6.21)."""
+    """g(theta, X) of (6.22)."""
     keep = x_sum > 0
     return float(np.sum(x_sum[keep] * (log_theta[keep] - log_m[keep]))
                  - np.exp(log_theta[phi_sum > 0]) @ phi_sum[phi_sum > 0])
 
 
 def _tempered_theta(rng, tau, x_sum, p, r, phi_sum):
-    """theta | x at τ (6.20)."""
+    """theta | x at τ (6.21)."""
     return _theta(rng, r + tau * x_sum, np.log(p) - np.log((1.0 - p) + tau * p * phi_sum))
 
 
 def _tempered_rows(rng, tau, ys, phiw, log_m, log_theta):
-    """The topic totals X of x | theta at τ (6.19)."""
+    """The topic totals X of x | theta at τ (6.20)."""
     return _rows(rng, ys, phiw, (1.0 - tau) * log_m + tau * log_theta, len(ys)).sum(0)
 
 

@@ -11,10 +11,10 @@ of theta_t, and the prior allocation rho_jt = phi_jt m_t / c_j, c_j = sum_t phi_
                     * exp(-sum_t theta_t Phi_t)                             Z_1 = p(y) prod_j y_j!
     f_τ = f_0^(1-τ) f_1^τ, whose two Gibbs conditionals are exact draws at every τ:
 
-    x_j. | theta ~ Mult(y_j; phi_jt m_t^(1-τ) theta_t^τ / sum_t' ...)                 (6.19)
-    theta_t | x ~ Ga(r_t + τ X_t, scale p_t / (1 - p_t + τ p_t Phi_t)),  X_t = sum_j x_jt  (6.20)
+    x_j. | theta ~ Mult(y_j; phi_jt m_t^(1-τ) theta_t^τ / sum_t' ...)                 (6.20)
+    theta_t | x ~ Ga(r_t + τ X_t, scale p_t / (1 - p_t + τ p_t Phi_t)),  X_t = sum_j x_jt  (6.21)
     log f_τ' - log f_τ = (τ' - τ) [g(theta, X) + sum_j y_j log c_j],
-        g(theta, X) = sum_t [X_t (log theta_t - log m_t) - theta_t Phi_t]            (6.21)
+        g(theta, X) = sum_t [X_t (log theta_t - log m_t) - theta_t Phi_t]            (6.22)
 
 At τ = 1 these are HM's conditionals (6.10)-(6.11); at τ = 0 theta and x are independent draws
 from the prior and from rho.  A sweep at τ is x | theta, then theta | x; its reversal is the
@@ -63,7 +63,7 @@ KEY = 406
 
 @njit(cache=True)
 def path_constants(counts, log_phiw, params):
-    """log m_t (T,) and sum_j [y_j log c_j - lgamma(y_j + 1)], the constant of (6.21) and of
+    """log m_t (T,) and sum_j [y_j log c_j - lgamma(y_j + 1)], the constant of (6.22) and of
     Z_1 (both bounds add it)."""
     n_topics = params.p.shape[0]
     log_m = np.empty(n_topics)
@@ -80,7 +80,7 @@ def path_constants(counts, log_phiw, params):
 
 @njit(cache=True)
 def path_increment(x_sum, log_theta, log_m, phi_sum):
-    """g(theta, X) of (6.21)."""
+    """g(theta, X) of (6.22)."""
     out = 0.0
     for t in range(log_theta.shape[0]):
         if x_sum[t] > 0:
@@ -93,7 +93,7 @@ def path_increment(x_sum, log_theta, log_m, phi_sum):
 @njit(cache=True)
 def tempered_draws(rng, tau, rows_first, counts, phi_tj, log_phiw, params, log_m, log_theta,
                    x_sum, work, shapes, scratch):
-    """One sweep of f_τ: x | theta (6.19) then theta | x (6.20), or with ``rows_first`` False
+    """One sweep of f_τ: x | theta (6.20) then theta | x (6.21), or with ``rows_first`` False
     the reversed sweep (theta | x, then x | theta).  ``scratch`` (3, T) holds the tempered
     weights and shapes."""
     if rows_first:
@@ -108,7 +108,7 @@ def tempered_draws(rng, tau, rows_first, counts, phi_tj, log_phiw, params, log_m
 
 @njit(cache=True)
 def tempered_rows(rng, tau, counts, phi_tj, log_phiw, log_m, log_theta, x_sum, work, scratch):
-    """x | theta at τ (6.19): ``sample_rows`` with log theta_t replaced by (1 - τ) log m_t + τ
+    """x | theta at τ (6.20): ``sample_rows`` with log theta_t replaced by (1 - τ) log m_t + τ
     log theta_t; ``x_sum`` becomes the new topic totals X."""
     log_weight = scratch[0]
     for t in range(log_theta.shape[0]):
@@ -118,7 +118,7 @@ def tempered_rows(rng, tau, counts, phi_tj, log_phiw, log_m, log_theta, x_sum, w
 
 @njit(cache=True)
 def tempered_theta(rng, tau, params, log_theta, x_sum, shapes, scratch):
-    """theta | x at τ (6.20), in log space (``sample_theta`` with the counts τ X_t)."""
+    """theta | x at τ (6.21), in log space (``sample_theta`` with the counts τ X_t)."""
     tempered, log_scale = scratch[1], scratch[2]
     for t in range(log_theta.shape[0]):
         tempered[t] = tau * x_sum[t]
@@ -242,7 +242,7 @@ def check_posterior(posterior, docs, n_topics: int) -> np.ndarray:
 
 
 def _sweep_work(docs, t):
-    """One sweep (6.19)-(6.20): T J row weights, Y latent count draws, T theta draws."""
+    """One sweep (6.20)-(6.21): T J row weights, Y latent count draws, T theta draws."""
     return t * (n_words(docs) + 1) + n_tokens(docs)
 
 
