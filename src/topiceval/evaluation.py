@@ -163,9 +163,8 @@ class Evaluation:
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
         upper = stderr_upper = None
-        if self.upper_runs is not None:  # 1/U is unbiased: average the reverse weights
-            upper, stderr_upper = combine_runs(-self.upper_runs)
-            upper = -upper
+        if self.upper_runs is not None:
+            upper, stderr_upper = combine_upper(self.upper_runs)
         object.__setattr__(self, "upper", upper)
         object.__setattr__(self, "upper_stderr", stderr_upper)
 
@@ -303,6 +302,14 @@ def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndar
         rows = counts == n_runs
         logp[rows], stderr[rows] = _combine(logp_runs[rows, :n_runs], exact)
     return logp, stderr
+
+
+def combine_upper(upper_runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document upper bound from its runs' upper bounds (BDMC), and its delta-method
+    standard error: 1/U is the unbiased quantity, so the reverse weights exp(-u) are averaged
+    (the harmonic mean in probability), as ``combine_runs`` averages exp(logp)."""
+    upper, stderr = combine_runs(-upper_runs)
+    return -upper, stderr
 
 
 def _combine(logp_runs: np.ndarray, exact: bool) -> tuple[np.ndarray, np.ndarray]:
