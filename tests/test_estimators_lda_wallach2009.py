@@ -262,7 +262,8 @@ def test_estimate_command(tmp_path, data, capsys):
     assert code == 0
     frame = pd.read_csv(out, dtype={"name": str})
     assert list(frame.columns) == ["family", "method", "target", "doc", "name", "tokens", "run",
-                                   "logp_nats", "work", "seconds", "seed", "settings"]
+                                   "logp_nats", "upper_nats", "work", "seconds", "seed",
+                                   "settings"]
     assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["estimate"]]
     test_docs = docs[0::2]
     expected = lda.estimate_runs("lr", test_docs, phi, am, runs=2, seed=4, particles=3,

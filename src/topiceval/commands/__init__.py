@@ -33,7 +33,11 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("tokens", "tokens in the document after out-of-vocabulary words were dropped"),
         ("run", "independent run, 0 .. --runs - 1 (each run has its own random streams)"),
         ("logp_nats", "the run's estimate of the log-probability of the document (or of its "
-                      "second part, for target complete), in nats"),
+                      "second part, for target complete), in nats; for bdmc its stochastic "
+                      "lower bound"),
+        ("upper_nats", "bdmc: the run's stochastic upper bound on the log-probability, in nats "
+                       "(reverse annealing; approximate without exact posterior samples); "
+                       "empty for the other methods"),
         ("work", WORK),
         ("seconds", SECONDS),
         ("seed", "--seed"),
@@ -49,7 +53,15 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("stderr_nats", "standard error of logp_nats from the spread of the runs (delta "
                         "method), in nats; 0 for the exact method, empty with one run"),
         ("logp_per_token_nats", "logp_nats / tokens_scored"),
-        ("runs", "independent runs per document (--runs)"),
+        ("upper_nats", "--method bdmc: the stochastic upper bound on log P(document | model), "
+                       "in nats (the runs' reverse weights averaged; approximate: started from "
+                       "the forward runs' final states); empty for the other methods"),
+        ("gap_nats", "upper_nats - logp_nats: how far from converged the estimate can be; "
+                     "empty for the other methods"),
+        ("runs", "independent runs of the document (--runs; with --target, as many as it "
+                 "needed)"),
+        ("target_reached", "with --target: True if the document reached it within the work "
+                           "limit; empty otherwise"),
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
         ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "

@@ -122,6 +122,10 @@ class Method:
         LDA: its dispatch code in ``estimators.lda.tasks.run_tasks`` (0: not run there).
     alternative : bool
         LDA left-to-right: report the Wallach form (2.4) of the shared kernel's two forms.
+    upper : bool
+        Each run also gives a stochastic upper bound on the log-likelihood (bidirectional Monte
+        Carlo): ``Runs.upper``; the LDA kernel writes it to its alternative slot, a GaP-FA
+        ``run`` to its ``upper`` array.
     run : callable, optional
         GaP-FA: the function that runs its tasks (``ds.run``, ``l2r.run``...).
     diagnostics : str
@@ -146,6 +150,7 @@ class Method:
     key: int = 0
     code: int = 0
     alternative: bool = False
+    upper: bool = False
     run: Callable[..., Any] | None = None
     diagnostics: str = ""
     consistent: bool = True

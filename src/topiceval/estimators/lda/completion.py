@@ -30,7 +30,7 @@ from numba import njit
 
 from topiceval._numba import lse_add
 from topiceval.diagnostics import record_reset, record_weight
-from topiceval.estimators.lda.ais import chain_views, n_temperatures, new_chains, temperatures
+from topiceval.estimators.lda.ais import chain_views, new_chains
 from topiceval.estimators.lda.chains import (
     init_uniform,
     log_lik,
@@ -54,6 +54,7 @@ from topiceval.estimators.lda.lr import (
 )
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import n_temperatures, temperatures
 from topiceval.interrupt import stopped
 
 

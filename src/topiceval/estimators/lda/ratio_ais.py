@@ -86,7 +86,6 @@ from scipy.special import logsumexp
 from topiceval import diagnostics, interrupt, limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
-from topiceval.estimators.lda.ais import check_temperatures, schedule
 from topiceval.estimators.lda.api import estimate_runs
 from topiceval.estimators.lda.chains import (
     Chain,
@@ -104,6 +103,7 @@ from topiceval.estimators.lda.inputs import (
     check_prior_weights,
     completion_split,
 )
+from topiceval.estimators.schedule import check_temperatures, schedule
 from topiceval.interrupt import stopped
 from topiceval.models import check_lda_params
 from topiceval.validation import check_doc_keys, check_integer, check_seed

@@ -3,11 +3,12 @@
 One ``prange`` over D x R tasks.  Task (d, r) seeds its own stream with
 ``seed_into(rng, seed, key, keys[d], run_keys[r])`` and calls the estimator's per-document
 function, which returns (estimate, alternative estimate, site updates); the alternative is the
-Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  The
-function also fills the task's record ``stats[d, r]`` of ``topiceval.diagnostics`` (its weights
-or its chain, by the method's ``Method.diagnostics``), from the numbers it averages anyway.  AIS and
-AIS-DC instead run one ``prange`` over documents, the R runs of a document in lockstep (they
-share each tempered table; ``ais.ais_runs``), each run on the same stream as above.  Results
+Wallach form (2.4) for the left-to-right estimators, BDMC's upper bound, and equals the estimate
+otherwise.  The function also fills the task's record ``stats[d, r]`` of
+``topiceval.diagnostics`` (its weights or its chain, by the method's ``Method.diagnostics``), from
+the numbers it averages anyway.  AIS, AIS-DC and BDMC instead run one ``prange`` over documents,
+the R runs of a document in lockstep (they share each tempered table; ``ais.ais_runs``), each
+run on the same stream as above.  Results
 are written to per-task slots, so they do not depend on the number of threads or on the
 schedule.  Every estimator function also takes the stop flag of ``topiceval.interrupt`` and
 returns at once (NaN, NaN, 0) when it is set; ``api.py`` calls ``run_tasks`` through
@@ -26,6 +27,7 @@ from numba import njit, prange
 
 from topiceval._numba import seed_into
 from topiceval.estimators.lda.ais import AIS_CODE, ais_runs
+from topiceval.estimators.lda.bdmc import BDMC_CODE, bdmc_runs
 from topiceval.estimators.lda.chib import CHIB_CODE, chib_document
 from topiceval.estimators.lda.completion import (
     AIS_DC_CODE,
@@ -61,18 +63,23 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats,
     n_docs = tab.doc_off.shape[0] - 1
     if n_runs == 0:
         return
-    if code == AIS_CODE or code == AIS_DC_CODE:
+    if code == AIS_CODE or code == AIS_DC_CODE or code == BDMC_CODE:
         for d in prange(n_docs):
             if stopped(stop):
                 continue
             rngs = np.empty((n_runs, 4), np.uint64)
             for r in range(n_runs):
                 seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
-            if code == AIS_CODE:
-                s = ais_runs(tab, d, tau, rngs, out[d], stats[d, :, 0], stop)
+            if code == BDMC_CODE:  # the upper bound goes to the alternative slot
+                s = bdmc_runs(tab, d, tau, ipar[BURNIN], rngs, out[d], alt[d], stats[d, :, 0],
+                              stop)
             else:
-                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stats[d, :, 0], stop)
-            alt[d, :] = out[d]
+                if code == AIS_CODE:
+                    s = ais_runs(tab, d, tau, rngs, out[d], stats[d, :, 0], stop)
+                else:
+                    s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stats[d, :, 0],
+                                    stop)
+                alt[d, :] = out[d]
             sites[d, :] = s
         return
     for task in prange(n_docs * n_runs):
