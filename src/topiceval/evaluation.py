@@ -33,7 +33,8 @@ the average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the sum
 the untrusted estimates (docs/trust.md).
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
-chosen by ``benchmarks/default_method.py`` (tables and reasons in ``benchmarks/README.md``): for
+chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
+should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens
 and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA L2R with 300
 samples and 4 runs.  Several runs matter more than long chains: a single Chib run sometimes
@@ -57,6 +58,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from topiceval._docs import page
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import COLUMNS, reason_counts
 from topiceval.documents import (
@@ -76,7 +78,7 @@ if TYPE_CHECKING:
     from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
 
 # method, settings and runs used when ``method`` is None, chosen by benchmarks/default_method.py
-# (benchmarks/README.md, "Default method of topiceval.evaluate"): the cheapest setting whose error
+# (docs/choosing-an-estimator.md#how-the-defaults-were-measured): the cheapest setting whose error
 # against a converged reference is well below 1 nat on documents of up to ~100 tokens.
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
@@ -404,9 +406,10 @@ def evaluate(model: LDAModel | GaPModel,
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
-        ``hm``, ``exact``; docs/methods/lda-estimators.md, docs/methods/gapfa.md).  Default
+        ``hm``, ``exact``; the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, L2R with 300 samples for GaP-FA (chosen by benchmarks/default_method.py).
+        passes for LDA, L2R with 300 samples for GaP-FA (chosen by measurement: the
+        documentation page "Which estimator and budget should I use?").
     runs : int, optional
         Independent runs per document, averaged in probability (default
         ``DEFAULT_RUNS[family]``: 8 for LDA, 4 for GaP-FA; at least 2 for a standard error).
@@ -523,7 +526,7 @@ def evaluate(model: LDAModel | GaPModel,
         notes.append(
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
-            "error is optimistic (benchmarks/README.md)")
+            f"error is optimistic ({page('choosing-an-estimator.md#long-documents')})")
     goal = _target(target, declaration, resolved, runs)
     if posterior is not None:
         if not declaration.upper:
