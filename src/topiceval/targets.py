@@ -86,13 +86,14 @@ def parse_target(target: Any, *, bounds: bool) -> Target:
 
 
 def passes(evaluation, target: Target) -> np.ndarray:
-    """The documents that need no more work, (D,) bool: trusted by the diagnostics
-    (``Evaluation.trusted``, docs/trust.md) and with the standard error of the estimate, or the
-    size of the gap between the bounds (an approximate upper bound can fall below the lower one
-    when both are off), within ``target``; skipped documents pass."""
+    """The documents that need no more work, (D,) bool: the standard error of the estimate, or
+    the size of the gap between the bounds (an approximate upper bound can fall below the lower
+    one when both are off), within ``target``; skipped documents pass.  The diagnostics'
+    verdict is reported beside it (``Evaluation.trusted``), not required: the rounds' cost was
+    measured without it (docs/trust.md#bounds-and-targets)."""
     measured = np.abs(evaluation.gap) if target.gap else evaluation.stderr
     with np.errstate(invalid="ignore"):
-        ok = (measured <= target.limits(evaluation.tokens)) & evaluation.trusted
+        ok = measured <= target.limits(evaluation.tokens)
     return ok | ~evaluation.scored
 
 
@@ -183,7 +184,7 @@ def _merged(result, pending, logp, work, seconds, diagnostics, upper, *, replace
     (more runs), or in place of them (``replace``: a finer schedule; the work adds up).  The
     pending documents' diagnostics become the round's: its runs are as many as all the earlier
     rounds' together (or all of them, ``replace``), and a flag raised by an earlier round's runs
-    is not carried over once the new runs pass (docs/trust.md#targets)."""
+    is not carried over once the new runs pass (docs/methods/implementation.md#targeted-budgets)."""
     def grown(old, new, fill):
         if replace:
             out = old.copy()
