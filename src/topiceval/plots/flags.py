@@ -25,9 +25,10 @@ def face(row, color) -> str:
 
 def untrusted_note(table: pd.DataFrame) -> str:
     """The caption's sentence on flagged estimates: how many points include untrusted
-    documents, and how many documents in all; "" when the table has no ``untrusted`` column
-    (rows written before the diagnostics)."""
-    if "untrusted" not in table:
+    documents, and how many documents in all; "" when the table has no ``untrusted`` count
+    (rows written before the diagnostics: no column, or a column of NaN where a summary added
+    it), so that such a table's caption reads as it did before the diagnostics."""
+    if "untrusted" not in table or table["untrusted"].isna().all():
         return ""
     flagged = table[table["untrusted"] > 0]
     if flagged.empty:
