@@ -172,7 +172,7 @@ CASES = [
                          work_limit=None), WorkLimitError, "temperature schedule"),
     ("ratio-AIS samples beyond memory",
      lambda: lda.compare(SIXTY, (PHI, AM), (PHI[::-1], AM), samples=HUGE, work_limit=None),
-     WorkLimitError, "log weights and site counts"),
+     WorkLimitError, "log weights, site counts and moves"),
     ("standard comparison temperatures 10**9",
      lambda: lda.compare_standard(SIXTY, (PHI, AM), (PHI[::-1], AM), temperatures=10**9),
      WorkLimitError, "standard comparison: document 0 (60 tokens) needs 1.2e+11"),

@@ -79,8 +79,9 @@ COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "trusted", "reason")
 
 # the rule of ``trust`` (docs/trust.md#the-rule), fixed on the battery's calibration problems
 # (seeds 101 and 102 of tests/trust_battery.py) before the test's problems were run
-# Vehtari et al. 2024 cap k-hat at 0.7; recalibrated on seeds 101-102 (docs/trust.md#recalibration)
-# to 1, where the weights' mean stops existing: the pooled weights' threshold is PSIS's
+# Vehtari et al. 2024 cap k-hat at 0.7; recalibrated on seeds 101-102 to 1
+# (docs/trust.md#recalibration-protocol-fixed-before-any-new-problem-was-run), where the
+# weights' mean stops existing: the pooled weights' threshold is PSIS's
 # sample-size-dependent 1 - 1 / log10(n) alone (0.72-0.74 at the default budgets)
 KHAT_MAX = 1.0
 REPEATS_MAX = 0.75  # the largest share of draws whose weight may repeat the draw's before

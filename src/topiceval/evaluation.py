@@ -95,9 +95,10 @@ DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": f
 # what to do about untrusted estimates, per family: a larger budget, then another method
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
-           "(ais or is_ip for short documents, lr for long ones); docs/trust.md",
+           "(ais or is_ip for short documents, lr for long ones); " + page("trust.md"),
     "gapfa": "rerun them with a larger budget (more samples or runs), or with another method "
-             "(l2r with proposal='code', l2r_seq, or exact for small documents); docs/trust.md",
+             "(l2r with proposal='code', l2r_seq, or exact for small documents); "
+             + page("trust.md"),
 }
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
 # work of every (document, run), and about three temporaries of combine_runs

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from topiceval._docs import page
+
 SECONDS = (
     "wall-clock seconds spent in the estimator kernels (compilation excluded) by the calls that "
     "produced this row, shared equally among the rows those calls produced: the kernels time "
@@ -65,9 +67,9 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
         ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "
-                 "(above 0.7 the mean and its standard error cannot be trusted; empty where "
-                 "the method has no weights or too few); L2R: the mean over runs of its "
-                 "largest factor's (docs/trust.md)"),
+                 "(above 1 - 1/log10 of their number, or 1, the mean and its standard error "
+                 "cannot be trusted; empty where the method has no weights or too few); L2R: "
+                 "the median over runs of its largest factor's (" + page("trust.md") + ")"),
         ("ess", "effective sample size of the pooled weights (Chib-style: of the chains)"),
         ("rhat", "Chib-style: split R-hat of the chains' log-likelihoods over the runs (near "
                  "1 when the runs agree; empty for other methods)"),
@@ -75,7 +77,8 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                         "run (1/runs when they agree, near 1 when one run dominates)"),
         ("repeats", "the share of importance draws whose weight repeats the draw's before "
                     "(near 1: the proposal keeps drawing one state)"),
-        ("trusted", "True when the estimate passed the diagnostics (docs/trust.md#the-rule)"),
+        ("trusted", "True when the estimate passed the diagnostics ("
+                    + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),
         ("seconds", SECONDS + "; 0 for a skipped document"),
         ("seed", "--seed"),

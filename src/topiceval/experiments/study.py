@@ -46,6 +46,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topiceval._docs import page
 from topiceval.adapters._common import INSTALL_HINT
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import reason_counts
@@ -120,7 +121,7 @@ CANDIDATE_COLUMNS = {
     "difference_to_best": "sum over the scored documents of log P(best) - log P(this) (nats)",
     "difference_se": "its paired standard error (paired.csv)",
     "untrusted_documents": "scored documents whose estimate the diagnostics do not trust "
-                           "(topiceval.diagnostics, docs/trust.md)",
+                           "(topiceval.diagnostics, " + page("trust.md") + ")",
     "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
     "method": "the estimator", "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import pandas as pd
 
+from topiceval._docs import page
+
 __all__ = ["face", "untrusted_note"]
 
 HOLLOW_NOTE = ("Hollow markers: points with documents whose estimate the diagnostics do not "
-               "trust (docs/trust.md)")
+               f"trust ({page('trust.md')})")
 
 
 def face(row, color) -> str:
@@ -32,6 +34,6 @@ def untrusted_note(table: pd.DataFrame) -> str:
         return ""
     flagged = table[table["untrusted"] > 0]
     if flagged.empty:
-        return "The diagnostics trust every estimate behind these points (docs/trust.md)."
+        return f"The diagnostics trust every estimate behind these points ({page('trust.md')})."
     return (f"{HOLLOW_NOTE}: {len(flagged)} of {len(table)} points, "
             f"{int(flagged['untrusted'].sum()):,} untrusted document estimates in all.")

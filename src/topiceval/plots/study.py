@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from topiceval._docs import page
 from topiceval.experiments.study import own_picks
 from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
@@ -144,7 +145,7 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
         lines += ["", f"The diagnostics do not trust up to {untrusted} scored document(s) per "
                       "candidate: their estimates may be off by more than their standard "
                       "errors say (candidates.csv, untrusted_documents and untrusted_reason; "
-                      "docs/trust.md)."]
+                      f"{page('trust.md')})."]
     if candidates["vocabulary"].nunique() > 1:
         lines += ["", "The candidates' vocabularies differ in size: every candidate scores the "
                       "same tokens, but a model spreading its probability over more words is "
