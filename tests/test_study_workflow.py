@@ -129,7 +129,8 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     assert len(docs) == 7 * cands["documents"].iloc[0]
     # issue 31: untrusted_documents counts the documents whose estimate the diagnostics flag
     flagged = (~docs["trusted"].astype(bool)).groupby(docs["candidate"]).sum()
-    assert (cands.set_index("candidate")["untrusted_documents"] == flagged).all()
+    counted = cands.set_index("candidate")["untrusted_documents"]
+    assert (counted == flagged.reindex(counted.index)).all(), (counted, flagged)
     paired = pd.read_csv(out / "paired.csv")
     assert list(paired.columns) == PAIRED_COLUMNS
     best = cands.loc[cands["verdict"] == "best", "candidate"].iloc[0]
