@@ -33,6 +33,7 @@ from topiceval.experiments.capdevila2018 import (
     samples_to_converge,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
 COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
@@ -106,6 +107,9 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
                     label=LEGEND.get(method, LABELS.get(method, method)))
             ax.fill_between(s, np.maximum(value - se, 1e-12), value + se, color=color,
                             alpha=0.25, linewidth=0)
+            if "untrusted" in group:  # hollow: the diagnostics flag documents of the last S
+                flagged = group["untrusted"].to_numpy() > 0
+                ax.plot(s[flagged], value[flagged], "o", ms=4, color=color, mfc="white")
         what = "KL" if shown == "kl" else "|error|"
         ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''}, {what})",
                      fontsize="small")
@@ -258,7 +262,8 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"L2R-E against L2R, separated when their difference exceeds twice its standard "
             f"error over repeats: L2R-E lower on {_listed(separation['l2r_exact'])}, L2R lower "
             f"on {_listed(separation['l2r'])}, not separated on {_listed(separation[None])}. "
-            f"Ranking: {'; '.join(lines)}.")
+            f"Ranking: {'; '.join(lines)}."
+            + (f"\n{note}" if (note := untrusted_note(final)) else ""))
 
 
 def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
