@@ -1,7 +1,8 @@
 """BDMC's sandwich and budgets that stop when the answer is good enough (issue 31 items 2-3).
 
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/bdmc.py [--quick]
-        [--mirror ../shared/data] [--analyse-only] [--parts synthetic lda gapfa] [--keep]
+        [--mirror ../shared/data] [--analyse-only] [--parts synthetic lda gapfa targets]
+        [--keep] [--seeds N]
 
 Models and documents are those of ``benchmarks/default_method.py`` (its cache, its document
 picks and its reference pools): LDA on AP (T = 50) and 20 Newsgroups (T = 20), seed 002's
@@ -25,8 +26,9 @@ reference), ~20 and ~100 tokens (reference ``l2r_seq`` S = 10,000 x 4 runs).
 4. **Targets** (``target``): every LDA benchmark document with ``topiceval.evaluate`` at its fixed
    default (Chib-style, S = 1,000, burn-in 50, 8 runs) and with ``target=`` at several
    precisions and first rounds, over 8 seeds: RMSE and 90th percentile of the error against the
-   reference, per document and per token, share of documents that reached the target, runs
-   spent, CPU per document.  GaP-FA the same with its default (L2R, S = 300, 4 runs).
+   reference, per document and per token, share of documents that reached the target (within
+   it and trusted by the diagnostics) and share trusted, runs spent, CPU per document.
+   GaP-FA the same with its default (L2R, S = 300, 4 runs).
 
 CPU time is ``time.process_time`` of each call, one numba thread, kernels compiled before the
 timed calls.  Each targeted call may spend at most a tenth of the default work limit
@@ -34,7 +36,10 @@ timed calls.  Each targeted call may spend at most a tenth of the default work l
 Outputs (git-ignored) in ``benchmarks/out``: ``bdmc.md`` (every table), ``bdmc_raw.csv`` (every
 estimate), ``bdmc_refs.csv``; ``--quick`` writes ``bdmc_quick.*`` from a smoke run.  Seeds are
 fixed.  ``--parts`` runs only some of the studies (synthetic: 1; lda: 2-4 for LDA; gapfa: 3-4
-for GaP-FA); with ``--keep`` the raw CSV keeps the rows of the parts not run.
+for GaP-FA; targets: only the targeted configurations of 4, both families, against the
+references and fixed-budget rows kept from an earlier run); with ``--keep`` the raw CSV keeps
+the rows of the parts not run; ``--seeds N`` runs (and tabulates) the first N seeds of 4
+alone.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ import os
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # before numba is imported
 
 import argparse  # noqa: E402
+import dataclasses  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
@@ -197,25 +203,36 @@ def lda_gap(cfg: Config, tag: dict, model, docs, keys, rows: list) -> None:
 
 
 # -------------------------------------------------------------------------- 4. targets
-def lda_targets(cfg: Config, tag: dict, model, docs, keys, rows: list) -> None:
+def target_rows(tag: dict, keys, tokens, res, cpu: float) -> list[dict]:
+    """One raw row per document of a targets-study call ``res`` (``tag``: its family,
+    configuration, seed...): estimate, runs, whether it reached the target and is trusted, and
+    its share of the call's CPU seconds ``cpu``."""
+    return [{**tag, "part": "target", "doc": int(key), "N": int(tokens[d]),
+             "logp": res.logp[d], "se": res.stderr[d], "runs": int(res.runs_done[d]),
+             "reached": bool(res.budget.reached[d]) if res.budget else True,
+             "trusted": bool(res.trusted[d]), "cpu": cpu / len(keys)}
+            for d, key in enumerate(keys)]
+
+
+def lda_targets(cfg: Config, tag: dict, model, docs, keys, rows: list,
+                targeted_only: bool = False) -> None:
     for label, runs, target in cfg.targets:
+        if targeted_only and target is None:
+            continue
         spent = []
         for seed in cfg.seeds:
             res, cpu = cpu_call(topiceval.evaluate, model, docs, runs=runs, seed=seed,
                                 target=target, progress=False,
                                 work_limit=TARGET_LIMIT["lda"] if target else None)
             spent.append(res.runs_done)
-            for d, key in enumerate(keys):
-                rows.append({**tag, "part": "target", "family": "lda", "config": label,
-                             "doc": int(key), "N": len(docs[d]), "seed": seed,
-                             "logp": res.logp[d], "se": res.stderr[d],
-                             "runs": int(res.runs_done[d]),
-                             "reached": bool(res.budget.reached[d]) if res.budget else True,
-                             "cpu": cpu / len(docs)})
+            rows += target_rows({**tag, "family": "lda", "config": label, "seed": seed}, keys,
+                                [len(doc) for doc in docs], res, cpu)
         dm.log(f"    {label}: runs {np.concatenate(spent).min()}-{np.concatenate(spent).max()}")
 
 
-def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None) -> None:
+def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None,
+            targeted_only: bool = False) -> None:
+    """Parts 2-4 for LDA, or with ``targeted_only`` the targeted configurations of 4 alone."""
     for name, topics in cfg.lda_models:
         c = dm.corpus(name, mirror, False)
         model = dm.lda_model(name, c, topics, dm.FULL, False)
@@ -225,7 +242,7 @@ def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None) ->
         lda.estimate("bdmc", [test[0][:3]], model.phi, model.alpha_m, temperatures=3)
         topiceval.evaluate(model, [test[0][:3]], runs=2, samples=2, target="1 nats",
                            progress=False)
-        if name == "ap" and cfg.synthetic_lengths:
+        if name == "ap" and cfg.synthetic_lengths and not targeted_only:
             dm.log("synthetic documents of the AP model")
             synthetic_real(cfg, model, rows)
         for bin_name, idx in chosen.items():
@@ -233,13 +250,16 @@ def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None) ->
             tag = {"model": f"{name} T={topics}", "bin": bin_name}
             dm.log(f"{tag['model']} bin ~{bin_name}: documents {list(idx)} "
                    f"({[len(d) for d in docs]} tokens)")
-            dm.lda_reference({**tag, "study": "lda"}, model, docs, idx, dm.FULL, rows)
-            lda_gap(cfg, tag, model, docs, idx, rows)
-            lda_targets(cfg, tag, model, docs, idx, rows)
+            if not targeted_only:
+                dm.lda_reference({**tag, "study": "lda"}, model, docs, idx, dm.FULL, rows)
+                lda_gap(cfg, tag, model, docs, idx, rows)
+            lda_targets(cfg, tag, model, docs, idx, rows, targeted_only)
             save(cfg, rows, kept)
 
 
-def run_gapfa(cfg: Config, mirror: Path, rows: list) -> None:
+def run_gapfa(cfg: Config, mirror: Path, rows: list, targeted_only: bool = False) -> None:
+    """Parts 3-4 for GaP-FA, or with ``targeted_only`` the targeted configurations of 4
+    alone."""
     c = dm.corpus("20ng", mirror, False)
     model = dm.gap_model(c, dm.FULL, False)
     test = c.select_split("test")
@@ -256,6 +276,9 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list) -> None:
         y = counts[idx]
         tag = {"model": "20ng GaP T=20", "bin": name, "study": "gapfa"}
         dm.log(f"GaP-FA bin {name}: documents {list(idx)} ({list(lengths[idx])} tokens)")
+        if targeted_only:
+            gap_targets(cfg, tag, model, y, idx, lengths, rows, targeted_only)
+            continue
         if hi <= 8:
             ref = gapfa.estimate("exact", y, model.phi, model.p, model.r)
         else:
@@ -275,18 +298,21 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list) -> None:
                 rows.append({**tag, "part": "gap", "family": "gapfa", "doc": int(key),
                              "N": int(lengths[key]), "S": temps, "lower": lower[d],
                              "upper": upper[d], "ref": ref[d], "cpu": cpu / len(idx)})
-        for label, runs, target in cfg.gap_targets:
-            for seed in cfg.seeds:
-                res, cpu = cpu_call(topiceval.evaluate, model, y, runs=runs, seed=seed,
-                                    target=target, columns="model", progress=False, threads=1,
-                                    work_limit=TARGET_LIMIT["gapfa"] if target else None)
-                for d, key in enumerate(idx):
-                    rows.append({**tag, "part": "target", "family": "gapfa", "config": label,
-                                 "doc": int(key), "N": int(lengths[key]), "seed": seed,
-                                 "logp": res.logp[d], "se": res.stderr[d], "ref": ref[d],
-                                 "runs": int(res.runs_done[d]),
-                                 "reached": bool(res.budget.reached[d]) if res.budget else True,
-                                 "cpu": cpu / len(idx)})
+        gap_targets(cfg, tag, model, y, idx, lengths, rows)
+
+
+def gap_targets(cfg: Config, tag: dict, model, y, idx, lengths, rows: list,
+                targeted_only: bool = False) -> None:
+    for label, runs, target in cfg.gap_targets:
+        if targeted_only and target is None:
+            continue
+        for seed in cfg.seeds:
+            res, cpu = cpu_call(topiceval.evaluate, model, y, runs=runs, seed=seed,
+                                target=target, columns="model", progress=False, threads=1,
+                                work_limit=TARGET_LIMIT["gapfa"] if target else None)
+            rows += target_rows({**tag, "family": "gapfa", "config": label, "seed": seed},
+                                idx, lengths[idx], res, cpu)
+    dm.log(f"  GaP-FA bin {tag['bin']}: targets done")
 
 
 # ----------------------------------------------------------------------------- analysis
@@ -355,7 +381,7 @@ def table_targets(err: pd.DataFrame) -> str:
         n=("e", "size"), rmse=("e", lambda x: float(np.sqrt(np.mean(x ** 2)))),
         p90_abs=("e", lambda x: float(np.quantile(np.abs(x), 0.9))),
         rmse_per_token=("e_tok", lambda x: float(np.sqrt(np.mean(x ** 2)))),
-        bias=("e", "mean"), reached=("reached", "mean"),
+        bias=("e", "mean"), reached=("reached", "mean"), trusted=("trusted", "mean"),
         runs_median=("runs", "median"), runs_max=("runs", "max"),
         cpu_ms_per_doc=("cpu", lambda x: 1000 * x.mean()))
     return fmt(dm.bin_order(out.reset_index()))
@@ -369,13 +395,14 @@ def table_targets_pooled(err: pd.DataFrame) -> str:
     out = t.groupby(["family", "config"], sort=False).agg(
         rmse=("e", lambda x: float(np.sqrt(np.mean(x ** 2)))),
         rmse_per_token=("e_tok", lambda x: float(np.sqrt(np.mean(x ** 2)))),
-        reached=("reached", "mean"),
+        reached=("reached", "mean"), trusted=("trusted", "mean"),
         cpu_s_all_docs=("cpu", lambda x: float(x.sum()) / t.seed.nunique()))
     return fmt(out.reset_index())
 
 
 def analyse(cfg: Config, raw: pd.DataFrame, meta: str) -> str:
     err, refs = with_refs(raw)
+    err = err[(err.part != "target") | err.seed.isin(list(cfg.seeds))]
     parts = [meta]
     if refs is not None:
         refs.to_csv(OUT / f"{cfg.name}_refs.csv", index=False)
@@ -422,6 +449,22 @@ def part_of(raw: pd.DataFrame) -> pd.Series:
                               np.where(family == "gapfa", "gapfa", "lda")), index=raw.index)
 
 
+def rerun(raw: pd.DataFrame, parts: list) -> pd.Series:
+    """The raw rows that the ``parts`` run writes again: those of its studies, and with
+    ``targets`` the rows of the targeted configurations (a configuration with a target is
+    labelled with its precision, "... nats")."""
+    targeted = (raw["part"] == "target") & raw["config"].astype(str).str.contains("nats")
+    return part_of(raw).isin(parts) | (targeted & ("targets" in parts))
+
+
+def read_raw(path: Path) -> pd.DataFrame:
+    """The raw CSV, bins as the names the runs gave them ("20", "<=8"): a kept row's bin read
+    back as a number ("20.0") would not meet its reference."""
+    raw = pd.read_csv(path, low_memory=False, dtype={"bin": str})
+    raw["bin"] = raw["bin"].str.replace(r"\.0$", "", regex=True)
+    return raw
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -429,11 +472,15 @@ def main(argv=None) -> int:
                                                            "../shared/data"))
     parser.add_argument("--analyse-only", action="store_true")
     parser.add_argument("--parts", nargs="*", default=["synthetic", "lda", "gapfa"],
-                        choices=["synthetic", "lda", "gapfa"])
+                        choices=["synthetic", "lda", "gapfa", "targets"])
+    parser.add_argument("--seeds", type=int, default=None,
+                        help="the first N seeds of the targets study (default: all)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the raw CSV's rows of the parts not run")
     args = parser.parse_args(argv)
     cfg = QUICK if args.quick else FULL
+    if args.seeds is not None:
+        cfg = dataclasses.replace(cfg, seeds=cfg.seeds[: args.seeds])
     OUT.mkdir(parents=True, exist_ok=True)
     raw_path = OUT / f"{cfg.name}_raw.csv"
     meta = (f"# BDMC and targeted budgets ({cfg.name})\n\nMachine: {machine()}; Python "
@@ -442,19 +489,20 @@ def main(argv=None) -> int:
         rows: list = []
         kept = None
         if args.keep and raw_path.exists():
-            old = pd.read_csv(raw_path, low_memory=False)
-            kept = old[~part_of(old).isin(args.parts)]
+            old = read_raw(raw_path)
+            kept = old[~rerun(old, args.parts)]
         start = time.process_time()
         if "synthetic" in args.parts:
             synthetic_sandwich(cfg, rows)
-        if "lda" in args.parts:
-            run_lda(cfg, Path(args.mirror), rows, kept)
-        if "gapfa" in args.parts:
-            run_gapfa(cfg, Path(args.mirror), rows)
+        only = "targets" in args.parts
+        if "gapfa" in args.parts or only:
+            run_gapfa(cfg, Path(args.mirror), rows, only and "gapfa" not in args.parts)
+        if "lda" in args.parts or only:
+            run_lda(cfg, Path(args.mirror), rows, kept, only and "lda" not in args.parts)
         save(cfg, rows, kept)
         meta += f" Total {(time.process_time() - start) / 60:.1f} CPU minutes."
         dm.log(f"done: {(time.process_time() - start) / 60:.1f} CPU minutes")
-    raw = pd.read_csv(raw_path, low_memory=False)
+    raw = read_raw(raw_path)
     write_text_atomic(OUT / f"{cfg.name}.md", analyse(cfg, raw, meta))
     return 0
 

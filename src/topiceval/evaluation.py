@@ -314,7 +314,7 @@ class Evaluation:
         if self.upper is not None:
             lines.append(self._bounds_line())
         if self.budget is not None:
-            lines.append("  " + self.budget.summary(scored))
+            lines.append("  " + self.budget.summary(scored, self.work_units))
         lines += [f"  note: {note}" for note in self.notes + self._trust_notes()]
         return "\n".join(lines)
 
@@ -453,9 +453,12 @@ def evaluate(model: LDAModel | GaPModel,
         ``"0.5 nats"``, the most standard error per document (per token scored, or per
         document), or ``"gap 0.05 nats/token"``, the most gap between ``method="bdmc"``'s
         bounds.  After the first round (``runs`` runs, as without a target), the documents
-        short of it get twice the runs (twice the temperatures for a gap), round after round,
-        until all reach it or the next round would exceed ``work_limit``; ``budget`` and the
-        summary say what was spent and reached.  Results do not depend on the number of rounds
+        short of it, or untrusted by the diagnostics (``trusted``), get twice the runs (twice
+        the temperatures for a gap), round after round, until all reach it and are trusted or
+        the next round would exceed ``work_limit``; ``budget`` and the summary say what was
+        spent and reached, and why the documents short of it are (untrusted, or above the
+        target).  Needs a method consistent for P(w) (the diagnostics trust none of the
+        others' estimates).  Results do not depend on the number of rounds
         (new runs are keyed by their index).
     posterior : optional
         ``method="bdmc"`` only: one posterior sample per document where its reverse runs
@@ -573,6 +576,10 @@ def _target(target, declaration, resolved, runs):
     if target is None:
         return None
     goal = parse_target(target, bounds=declaration.upper)
+    if not declaration.consistent:
+        raise naming(ValueError, "a ", Argument("target"), " needs a method whose estimates can "
+                     "be trusted: ", Argument("method", declaration.name), " is not consistent "
+                     "for P(w); use the default or another method (" + page("trust.md") + ")")
     if goal.gap and not isinstance(resolved["temperatures"], (int, np.integer)):
         raise naming(ValueError, "a gap ", Argument("target"), " doubles the number of "
                      "temperatures: pass ", Argument("temperatures"), " as a number")

@@ -10,10 +10,13 @@ A target is a precision per document, read from a string:
 
 ``topiceval.evaluate`` runs the first round as a fixed call would (``runs`` runs, the method's
 settings), then, round after round, only for the documents that do not pass
-(:func:`passes`): a standard-error target doubles their runs (the new runs are the runs
+(:func:`passes`: within the target *and* trusted by the diagnostics of
+``topiceval.diagnostics``, since a heavy-tailed document's few runs can agree by chance): a
+standard-error target doubles their runs (the new runs are the runs
 R..2R-1 of a call with 2R runs: the same streams, so the result does not depend on how many
 rounds it took), a gap target doubles their temperatures (fresh runs at the new schedule, the
-same streams as a call with that schedule).  It stops when every document passes, or before a
+same streams as a call with that schedule).  It stops when every document passes (within the
+target and trusted), or before a
 round that would take the whole call over its work limit (or after ``MAX_ROUNDS`` rounds);
 :class:`BudgetSpent` says what was spent and what was reached.
 """
@@ -85,16 +88,21 @@ def parse_target(target: Any, *, bounds: bool) -> Target:
     return out
 
 
-def passes(evaluation, target: Target) -> np.ndarray:
-    """The documents that need no more work, (D,) bool: the standard error of the estimate, or
-    the size of the gap between the bounds (an approximate upper bound can fall below the lower
-    one when both are off), within ``target``; skipped documents pass.  The diagnostics'
-    verdict is reported beside it (``Evaluation.trusted``), not required: the rounds' cost was
-    measured without it (docs/trust.md#bounds-and-targets)."""
+def within(evaluation, target: Target) -> np.ndarray:
+    """The documents whose precision is within ``target``, (D,) bool: the standard error of
+    the estimate, or the size of the gap between the bounds (an approximate upper bound can
+    fall below the lower one when both are off)."""
     measured = np.abs(evaluation.gap) if target.gap else evaluation.stderr
     with np.errstate(invalid="ignore"):
-        ok = measured <= target.limits(evaluation.tokens)
-    return ok | ~evaluation.scored
+        return measured <= target.limits(evaluation.tokens)
+
+
+def passes(evaluation, target: Target) -> np.ndarray:
+    """The documents that need no more work, (D,) bool: ``within`` the target and trusted by
+    the diagnostics (``Evaluation.trusted``; a standard error from a few runs that agree by
+    chance on heavy-tailed weights is no precision, docs/trust.md#bounds-and-targets); skipped
+    documents pass."""
+    return (within(evaluation, target) & evaluation.trusted) | ~evaluation.scored
 
 
 @dataclass(frozen=True)
@@ -110,9 +118,14 @@ class BudgetSpent:
     spent : (D,) int
         Each document's final runs or temperatures.
     reached : (D,) bool
-        Whether the document passed (``passes``); skipped documents count as reached.
+        Whether the document passed (``passes``: within the target and trusted); skipped
+        documents count as reached.
+    trusted : (D,) bool
+        Whether the document's final estimate passed the diagnostics.
     rounds : int
         Rounds run (1: the first round sufficed).
+    work : int
+        The work of all the rounds together (``Evaluation.work_units``).
     stopped : str
         Why it stopped with documents short of the target ("" if none is).
     """
@@ -121,28 +134,36 @@ class BudgetSpent:
     setting: str
     spent: np.ndarray
     reached: np.ndarray
+    trusted: np.ndarray
     rounds: int
+    work: int
     stopped: str = ""
 
-    def summary(self, scored: np.ndarray) -> str:
-        """One line for ``Evaluation.summary``."""
+    def summary(self, scored: np.ndarray, units: str) -> str:
+        """One line for ``Evaluation.summary``: how many documents reached the target (within
+        it and trusted) in how many rounds, at what cost (``units``: the work's), and of those
+        short of it, how many are untrusted and how many above the target."""
         n_scored = int(scored.sum())
         n_reached = int((self.reached & scored).sum())
         low, high = int(self.spent[scored].min()), int(self.spent[scored].max())
         spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
         line = (f"target {self.target.text}: reached on {n_reached:,} of {n_scored:,} documents"
-                f" in {self.rounds} round{'s' if self.rounds > 1 else ''} ({self.setting} "
-                f"{spread} per document)")
+                f" in {self.rounds} round{'s' if self.rounds > 1 else ''} (within it and "
+                f"trusted; {self.setting} {spread} per document, {self.work:,} {units} in all)")
         if n_reached < n_scored:
-            line += (f"; {n_scored - n_reached:,} short of it: {self.stopped}; raise "
-                     "work_limit or try another method")
+            short = scored & ~self.reached
+            untrusted = int((short & ~self.trusted).sum())
+            line += (f"; {n_scored - n_reached:,} short of it ({untrusted:,} untrusted, "
+                     f"{n_scored - n_reached - untrusted:,} trusted but above the target): "
+                     f"{self.stopped}; raise work_limit or try another method")
         return line
 
 
 def refine(result, target: Target, *, run_round: Callable, price: Callable,
            limit: float | None, temperatures: int | None):
-    """Rounds after ``result`` (a first-round ``Evaluation``) until every document passes or
-    the next round would exceed ``limit`` work in all.
+    """Rounds after ``result`` (a first-round ``Evaluation``) until every document passes
+    (``passes``: within the target and trusted) or the next round would exceed ``limit`` work
+    in all.
 
     ``run_round(documents, runs, first_run, settings)`` -> (logp, work, seconds, diagnostics,
     upper: (D, R) arrays, NaN/0 outside ``documents``, and D rows of ``topiceval.diagnostics``);
@@ -175,7 +196,8 @@ def refine(result, target: Target, *, run_round: Callable, price: Callable,
         spent[pending] = 2 * step
         rounds += 1
         done = passes(result, target)
-    budget = BudgetSpent(target, "temperatures" if gap else "runs", spent, done, rounds, stopped)
+    budget = BudgetSpent(target, "temperatures" if gap else "runs", spent, done,
+                         result.trusted, rounds, int(result.work.sum()), stopped)
     return dataclasses.replace(result, budget=budget)
 
 

@@ -63,7 +63,8 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("runs", "independent runs of the document (--runs; with --target, as many as it "
                  "needed)"),
         ("target_reached", "with --target: True if the document reached it within the work "
-                           "limit; empty otherwise"),
+                           "limit and its estimate is trusted (column trusted); empty "
+                           "otherwise"),
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
         ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "

@@ -80,8 +80,8 @@ def register(subparsers) -> None:
                         help="stop when the answer is good enough: e.g. '0.05 nats/token' or "
                              "'0.5 nats' (the most standard error per document), or 'gap 0.05 "
                              "nats/token' (--method bdmc: the most gap between the bounds); "
-                             "documents short of it get twice the runs (temperatures), round "
-                             "after round, within --work-limit")
+                             "documents short of it, or untrusted by the diagnostics, get twice "
+                             "the runs (temperatures), round after round, within --work-limit")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random stream (default 0); each document's streams "
                              "also depend on its position, so results are reproducible")
