@@ -58,8 +58,11 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
         for s, name in enumerate(["AP", "WS"])
     ])
     assert set(curves.columns) == {"collection", "method", "repeat", "samples", "kl_bits", "mae",
-                                   "n_docs"}
+                                   "n_docs", "untrusted"}
     assert len(curves) == 2 * 4 * 2 * 2 and np.all(curves["kl_bits"] >= 0)
+    # issue 31: the documents the diagnostics flag, at the largest sample size only
+    assert curves.loc[curves["samples"] == 5, "untrusted"].isna().all()
+    assert (curves.loc[curves["samples"] == 20, "untrusted"] >= 0).all()
     assert np.all(curves["n_docs"] == 8)
     summary = ex.summarise_accuracy(curves)
     assert len(summary) == 2 * 4 * 2 and np.all(summary["repeats"] == 2)
@@ -67,6 +70,9 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
     assert np.all(final["samples"] == 20)
     caption = plots.caption_f2(summary)
     assert caption.startswith(f"{ex.PAPER}, Figure 2") and "S = 20" in caption
+    flagged = final[final["untrusted"] > 0]
+    assert (f"{len(flagged)} of {len(final)} points" in caption if len(flagged)
+            else "trust every estimate" in caption)
     assert "\nPaper: L2R-E has the lowest KL" in caption
     lengths = {"AP": 20.0, "WS": 5.0}
     table = ex.kl_vs_length(summary, lengths)

@@ -7,8 +7,11 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.recaption import (
     DERIVED,
     NOT_FROM_TABLES,
@@ -93,3 +96,12 @@ def test_figures_drawn_again_from_the_published_tables_are_the_published_ones(tm
     (out / "figures" / "capdevila2018-F1.png").write_bytes(b"stale")
     assert redraw(out, config) == ["figures/capdevila2018-F1.png"]
     assert redraw(out, config) == []
+
+
+def test_a_table_without_untrusted_counts_adds_no_sentence():
+    """No column, or a column of NaN (a summary of rows written before the diagnostics): the
+    caption reads as it did before the diagnostics (issue 31)."""
+    assert untrusted_note(pd.DataFrame({"x": [1.0]})) == ""
+    assert untrusted_note(pd.DataFrame({"untrusted": [np.nan, np.nan]})) == ""
+    assert "trust every estimate" in untrusted_note(pd.DataFrame({"untrusted": [0.0, 0.0]}))
+    assert "1 of 2 points" in untrusted_note(pd.DataFrame({"untrusted": [0.0, 3.0]}))

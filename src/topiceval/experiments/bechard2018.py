@@ -108,10 +108,13 @@ PAPER_TABLES = {
 }
 TABLE_TRAINERS = {"T1": "vem", "T2": "gibbs"}
 COLUMNS = ["trainer", "T", "seed", "split", "definition", "optimistic", "perplexity",
-           "log_likelihood", "log_likelihood_se", "tokens", "documents"]
+           "log_likelihood", "log_likelihood_se", "tokens", "documents", "untrusted"]
+# ``untrusted``: the honest estimates' documents the diagnostics do not trust (docs/trust.md);
+# empty for plug-in values and bounds, and absent from tables written before the diagnostics
+OPTIONAL_COLUMNS = {"untrusted"}
 SUMMARY_COLUMNS = ["trainer", "definition", "optimistic", "split", "T", "perplexity",
                    "perplexity_min", "perplexity_max", "log_likelihood", "log_likelihood_se",
-                   "seeds", "tokens", "documents"]
+                   "seeds", "tokens", "documents", "untrusted"]
 
 
 def _non_empty(corpus: Corpus) -> Corpus:
@@ -119,9 +122,11 @@ def _non_empty(corpus: Corpus) -> Corpus:
     return corpus if keep.size == corpus.n_docs else corpus.subset(keep)
 
 
-def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus, se=np.nan):
+def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus, se=np.nan,
+         untrusted=np.nan):
     """One table row from per-document log-probabilities (or a pooled one) of ``corpus``;
-    ``se`` is the Monte Carlo standard error of their sum (NaN for plug-in values and bounds)."""
+    ``se`` is the Monte Carlo standard error of their sum and ``untrusted`` the documents whose
+    estimate the diagnostics do not trust (both NaN for plug-in values and bounds)."""
     log_probs = np.atleast_1d(log_probs)
     lengths = corpus.lengths if log_probs.size == corpus.n_docs else [corpus.n_tokens]
     return {
@@ -136,6 +141,7 @@ def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corp
         "log_likelihood_se": float(se),
         "tokens": corpus.n_tokens,
         "documents": corpus.n_docs,
+        "untrusted": untrusted,
     }
 
 
@@ -253,7 +259,8 @@ def honest_rows(model: LDAModel, test: Corpus, trainer: str, n_topics: int, *, s
                                        work_limit=None, **settings)
             logp, se = combine_runs(result.logp)
             rows.append(_row(trainer, n_topics, seed, "test", definition, False, logp, docs,
-                             se=float(np.sqrt(np.sum(se ** 2)))))
+                             se=float(np.sqrt(np.sum(se ** 2))),
+                             untrusted=int((~result.diagnostics["trusted"]).sum())))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -286,16 +293,19 @@ def f4_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Mean perplexity over seeds of each (trainer, definition, split, T), with its range;
     ``tokens`` is the mean over seeds (the honest estimates' subsets differ between seeds)."""
-    if missing := set(COLUMNS) - set(df.columns):
+    if missing := set(COLUMNS) - OPTIONAL_COLUMNS - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     if df.empty:
         raise ValueError("the perplexity table has no rows")
     keys = ["trainer", "definition", "optimistic", "split", "T"]
+    if "untrusted" not in df:
+        df = df.assign(untrusted=np.nan)
     summary = df.assign(_var=df["log_likelihood_se"] ** 2).groupby(keys, sort=False).agg(
         perplexity=("perplexity", "mean"), perplexity_min=("perplexity", "min"),
         perplexity_max=("perplexity", "max"), log_likelihood=("log_likelihood", "mean"),
         _var=("_var", "sum"), seeds=("seed", "nunique"),
-        tokens=("tokens", "mean"), documents=("documents", "first")).reset_index()
+        tokens=("tokens", "mean"), documents=("documents", "first"),
+        untrusted=("untrusted", lambda u: u.sum(min_count=1))).reset_index()
     # the Monte Carlo error of the mean over seeds (NaN where the rows have none)
     summary["log_likelihood_se"] = np.sqrt(summary["_var"].where(summary["_var"] > 0)) \
         / summary["seeds"]

@@ -237,7 +237,9 @@ def accuracy_curves(
     sample size, on the first ``max_docs`` tractable documents (fewer than ``max_summands``
     summands and at least two non-zero words, file order; G4-15).
 
-    Columns: collection, method, repeat, samples, kl_bits, mae, n_docs.  ``settings`` maps a
+    Columns: collection, method, repeat, samples, kl_bits, mae, n_docs, untrusted (the
+    documents whose estimate the diagnostics do not trust, at the largest sample size only:
+    the diagnostics are of the whole run; docs/trust.md).  ``settings`` maps a
     method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``); ``methods`` may name
     ``METHOD_VARIANTS`` (e.g. ``"l2r_code"``).  Repeats ``first_repeat .. first_repeat +
     repeats - 1`` are run (repeat k with seed ``derive_seed(seed, "accuracy", k)``), so blocks of
@@ -256,14 +258,17 @@ def accuracy_curves(
     for method in methods:
         base, extra = _method(method, settings)
         for k in range(first_repeat, first_repeat + repeats):
-            curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
-                                         checkpoints=checks, seed=derive_seed(seed, "accuracy", k),
-                                         threads=threads, work_limit=None, **extra)
+            curve, diagnosed = gapfa.estimate_curve(
+                base, sub, model.phi, model.p, model.r, checkpoints=checks,
+                seed=derive_seed(seed, "accuracy", k), threads=threads, work_limit=None,
+                return_diagnostics=True, **extra)
+            untrusted = int((~diagnosed["trusted"]).sum())
             for i, s in enumerate(checks):
                 rows.append({
                     "collection": collection, "method": method, "repeat": k,
                     "samples": int(s), "kl_bits": kl_bits(exact, curve[:, i]),
                     "mae": float(np.mean(np.abs(curve[:, i] - exact))), "n_docs": docs.size,
+                    "untrusted": untrusted if i == len(checks) - 1 else np.nan,
                 })
     return pd.DataFrame(rows)
 
@@ -275,9 +280,12 @@ def summarise_accuracy(curves: pd.DataFrame) -> pd.DataFrame:
     point mass); the MAE of log p-hat is the informative metric there.
     """
     grouped = curves.groupby(["collection", "method", "samples"], sort=False)
+    extra = ({"untrusted": ("untrusted", lambda u: u.sum(min_count=1))}
+             if "untrusted" in curves else {})  # summed over the repeats
     out = grouped.agg(kl_bits=("kl_bits", "mean"), kl_sd=("kl_bits", "std"),
                       mae=("mae", "mean"), mae_sd=("mae", "std"),
-                      repeats=("repeat", "nunique"), n_docs=("n_docs", "first")).reset_index()
+                      repeats=("repeat", "nunique"), n_docs=("n_docs", "first"),
+                      **extra).reset_index()
     for name in ("kl", "mae"):
         out[f"{name}_se"] = out[f"{name}_sd"].fillna(0.0) / np.sqrt(out["repeats"])
     return out.drop(columns=["kl_sd", "mae_sd"])

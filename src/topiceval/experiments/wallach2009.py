@@ -48,7 +48,7 @@ from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
 from topiceval.experiments.bootstrap import bootstrap_totals, document_means
-from topiceval.experiments.rows import read_shards
+from topiceval.experiments.rows import read_shards, untrusted_documents
 from topiceval.experiments.tasks import (
     Shards,
     blocks,
@@ -83,7 +83,7 @@ PAPER_WORKLOAD = {"doc_length": 200, "topics": 50, "chib_samples": 1000, "lr_par
 WORKLOAD_TARGET_SECONDS = 0.020
 
 ROW_COLUMNS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "tokens", "logp",
-               "site_updates", "seconds", "threads"]
+               "trusted", "site_updates", "seconds", "threads"]
 
 PAPER = "Wallach, Murray, Salakhutdinov & Mimno (2009)"
 # the paper's Table 2 (V, mean and sd of the document length; the synthetic sets' "true" models
@@ -301,6 +301,8 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
     log ratios to lambda = 0 use common random numbers.  Each document is one call with ``runs``
     runs on ``threads`` threads; ``seconds`` is that call's wall time divided by ``runs`` (the
     time of one run when ``threads`` = 1).  LR tasks give rows for both "lr" and "lr_wallach".
+    ``trusted``: whether the diagnostics trust the document's estimate (over its runs; the same
+    on every run's row; docs/trust.md).
     """
     setting, kind = task.setting, task.kind
     lam = task.lam if kind else np.nan
@@ -323,10 +325,12 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
             result = run_fn(setting.method, [doc], phi, alpha_m, runs=runs, seed=stream,
                             doc_keys=[d], work_limit=None, **settings)  # priced by the grid
             for method, values in result.forms.items():
+                trusted = bool(result.trusted_of(method)[0])
                 for r in range(runs):
                     rows.append((task.dataset, kind, lam, method, setting.label, d, r,
-                                 doc.shape[0], values[0, r], int(result.site_updates[0, r]),
-                                 result.seconds / runs, n_threads))
+                                 doc.shape[0], values[0, r], trusted,
+                                 int(result.site_updates[0, r]), result.seconds / runs,
+                                 n_threads))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
@@ -366,6 +370,7 @@ def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> 
             "boot_sd": boot_sd,
             "docs": logp.shape[0], "runs": logp.shape[1], "tokens": int(tokens.sum()),
             "site_updates": int(group["site_updates"].sum()),
+            **untrusted_documents(group),
             **({"seconds": float(group["seconds"].sum())} if "seconds" in group else {}),
         })
     return pd.DataFrame(out)
@@ -396,7 +401,8 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
             out.append({"kind": kind, "setting": label, "method": part["method"].iloc[0],
                         "lam": float(lam),
                         "value": float((document_means(logp) - document_means(base)).sum()),
-                        "boot_sd": float(diff.std(ddof=1)), "docs": logp.shape[0]})
+                        "boot_sd": float(diff.std(ddof=1)), "docs": logp.shape[0],
+                        **untrusted_documents(part)})
     return pd.DataFrame(out).sort_values(["kind", "setting", "lam"], ignore_index=True)
 
 

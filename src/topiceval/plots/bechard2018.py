@@ -20,12 +20,14 @@ from matplotlib.figure import Figure
 from topiceval.experiments.bechard2018 import (
     COLUMNS,
     HONEST,
+    OPTIONAL_COLUMNS,
     PAPER_BEST_T,
     SPLITS,
     f4_summary,
     minimum_table,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
 TITLES = {
@@ -54,7 +56,7 @@ def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None
     The honest estimates, computed on a subset of the test documents, are drawn in a row of
     their own below: a perplexity on one set of documents has no level in common with one on
     another set, so only where each curve is lowest is compared across the rows."""
-    if missing := set(COLUMNS) - set(df.columns):
+    if missing := set(COLUMNS) - OPTIONAL_COLUMNS - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     trainers = [t for t in TITLES if t in set(df["trainer"])]
     if not trainers:
@@ -114,6 +116,9 @@ def _draw_trainer(ax, part: pd.DataFrame, entries: dict) -> None:
             lower, upper = -value * np.expm1(-width), value * np.expm1(width)
             line = ax.errorbar(curve["T"], value, yerr=[lower, upper],
                                linestyle=DEFINITION_STYLE[definition], capsize=2, **style)
+            flagged = curve["untrusted"].to_numpy() > 0  # hollow: untrusted documents
+            ax.plot(curve["T"][flagged], value[flagged], linestyle="none",
+                    marker=style["marker"], color=style["color"], mfc="white")
         else:
             (line,) = ax.plot(curve["T"], curve["perplexity"],
                               linestyle=DEFINITION_STYLE[definition], label=label, **style)
@@ -192,7 +197,10 @@ def f4_caption(df: pd.DataFrame) -> str:
         parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
                      f"T = {r.best_T} ({where}){seeds}{train}.")
     parts += _honest_verdicts(df, minima)
-    return "\n".join([*head, " ".join(parts)])
+    honest = df[df["definition"].isin(list(HONEST))]
+    if "untrusted" in honest:
+        parts.append(untrusted_note(honest))
+    return "\n".join([*head, " ".join(filter(None, parts))])
 
 
 def _honest_verdicts(df: pd.DataFrame, minima: pd.DataFrame) -> list[str]:

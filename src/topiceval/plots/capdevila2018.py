@@ -36,6 +36,7 @@ from topiceval.experiments.capdevila2018 import (
     method_variant,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
 COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
@@ -127,6 +128,9 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
                     label=_legend_label(method))
             ax.fill_between(s, np.maximum(value - se, 1e-12), value + se, color=color,
                             alpha=0.25, linewidth=0)
+            if "untrusted" in group:  # hollow: the diagnostics flag documents of the last S
+                flagged = group["untrusted"].to_numpy() > 0
+                ax.plot(s[flagged], value[flagged], "o", ms=4, color=color, mfc="white")
         what = "KL" if shown == "kl" else "|error|"
         ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''}, {what})",
                      fontsize="small")
@@ -341,7 +345,8 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"error over repeats: L2R-E lower on {counted_names(separation['l2r_exact'])}, "
             f"L2R lower on {counted_names(separation['l2r'])}, not separated on "
             f"{counted_names(separation[None])}. "
-            f"{ranking}{sweep} Ranking: {'; '.join(lines)}.")
+            f"{ranking}{sweep} Ranking: {'; '.join(lines)}."
+            + (f"\n{note}" if (note := untrusted_note(final)) else ""))
 
 
 def _inner_samples(method: str) -> int:

@@ -43,6 +43,7 @@ from topiceval.experiments.wallach2009 import (
     S_CS,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import face, untrusted_note
 from topiceval.plots.save import save_figure
 
 COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue", "lr": "tab:green",
@@ -100,8 +101,9 @@ def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
     labels = [_label(r) for _, r in part.iterrows()]
     x = np.arange(len(part))
     for xi, (_, row) in zip(x, part.iterrows(), strict=True):
+        color = COLORS.get(row["method"], "k")
         ax.errorbar(xi, row["value"], yerr=row["boot_sd"], fmt="o", ms=4, capsize=2,
-                    color=COLORS.get(row["method"], "k"))
+                    color=color, mfc=face(row, color))
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=8)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", alpha=0.3)
@@ -159,9 +161,12 @@ def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
         for label, line in part.groupby("setting", sort=False):
             line = line.sort_values("lam")
             method = line["method"].iloc[0]
+            color = COLORS.get(method, "k")
             ax.errorbar(line["lam"], line["value"], yerr=line["boot_sd"], marker="o", ms=3,
-                        capsize=2, label=F3_NAMES.get(method, label),
-                        color=COLORS.get(method, "k"))
+                        capsize=2, label=F3_NAMES.get(method, label), color=color)
+            if "untrusted" in line:  # hollow where the diagnostics flag documents
+                flagged = line[line["untrusted"] > 0]
+                ax.plot(flagged["lam"], flagged["value"], "o", ms=3, color=color, mfc="white")
         ax.axhline(0.0, color="k", lw=0.5)
         ax.set_title(titles[kind], fontsize=9)
         ax.set_xlabel(r"$\lambda$ (weight of the random parameters)", fontsize=8)
@@ -295,6 +300,12 @@ def _runs(summary: pd.DataFrame) -> str:
     return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
+def _flagged(summary: pd.DataFrame) -> list[str]:
+    """The caption's line on the points whose documents the diagnostics flag (if any)."""
+    note = untrusted_note(summary)
+    return [note] if note else []
+
+
 def _verdict(ok: bool) -> str:
     return "agrees" if ok else "DISAGREES"
 
@@ -377,7 +388,7 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
                 lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats "
                              f"from {label} ({_verdict(ok)} with 'more temperatures bring AIS "
                              "to LR').")
-    return "\n".join(lines)
+    return "\n".join(lines + _flagged(summary))
 
 
 def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
@@ -406,7 +417,7 @@ def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> st
             ok = abs(lrw_ - ais) < abs(et - ais)
             lines.append(f"  LR-W (the paper's Algorithm 3) {lrw_ - ais:+.1f} nats from AIS "
                          f"({_verdict(ok)}).")
-    return "\n".join(lines)
+    return "\n".join(lines + _flagged(summary))
 
 
 def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
@@ -436,7 +447,7 @@ def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> st
         ok = abs(m["IS-PT"]) > abs(m["LR"]) and abs(m["ET"]) < abs(m["IS-PT"])
         lines.append(f"- m: IS-PT {m['IS-PT']:+.1f}, ET {m['ET']:+.1f}, LR {m['LR']:+.1f} nats "
                      f"({_verdict(ok)} with 'IS-PT strongly affected, ET less sensitive').")
-    return "\n".join(lines)
+    return "\n".join(lines + _flagged(summary))
 
 
 LABELS_X1 = (
