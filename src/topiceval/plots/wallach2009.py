@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
 from topiceval.captions import counted_names
 from topiceval.experiments import wallach2009 as experiment
@@ -218,6 +219,8 @@ def plot_x1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
             ax.axhline(exact["value"].iloc[0], color="k", linestyle="--",
                        label=METHOD_NAMES["exact"])
         ax.set_xscale("log")
+        # a panel spanning less than a decade labels its minor ticks too, and they overlap
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(name + _docs(part), fontsize=9)
         ax.set_xlabel("Gibbs site updates per document and run", fontsize=8)
         ax.set_ylabel(SUM_LOGP, fontsize=8)
