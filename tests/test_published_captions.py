@@ -1,78 +1,106 @@
-"""The published captions are what the current code writes from the published tables.
+"""Every published caption is the one the current code writes from the published table
+(topiceval.plots.recaption; issue 33 item 3): a caption function that changes without the
+publications being written again (``python workflow/scripts/recaption.py docs/results/...``)
+fails here, so a published caption can never contradict the verdict of docs/results.md."""
 
-Every figure caption under docs/results of Béchard and Gervet's Figure 4, Wallach et al.'s
-Figures 1-3 and Capdevila et al.'s Figures 1-3 is rewritten from its published table by the
-caption function the workflow's figure rule calls, and must equal the published file byte for
-byte.  The diagnostics (issue 31) add a sentence on untrusted estimates to these captions; a
-table written before them has no ``untrusted`` count, and its caption must read as it did
-(``plots.flags.untrusted_note``).  Nothing is plotted or sampled.
-
-Six published captions already differed from main's code before the diagnostics (the caption
-functions gained sentences after the run was published: Wallach et al.'s LR-W lines,
-Capdevila et al.'s rankings); they are listed in ``STALE`` as expected failures (strict: one
-that starts to match must leave the list) until those runs are republished.
-"""
-
+import json
+import shutil
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from topiceval.plots import bechard2018, capdevila2018, wallach2009
 from topiceval.plots.flags import untrusted_note
+from topiceval.plots.recaption import (
+    DERIVED,
+    NOT_FROM_TABLES,
+    caption_of,
+    derived_table,
+    published_captions,
+    recaption,
+    redraw,
+)
+from topiceval.provenance import refresh_publication
+from workflow_config import ROOT
 
-RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
-
-# figure name -> the caption function of its figure rule, applied to its table
-CAPTIONS = {
-    "bechard2018-F4": bechard2018.f4_caption,
-    "wallach2009-f1": wallach2009.caption_f1,
-    "wallach2009-f2": wallach2009.caption_f2,
-    "wallach2009-f3": wallach2009.caption_f3,
-    "capdevila2018-F1": capdevila2018.caption_f1,
-    "capdevila2018-F2": capdevila2018.caption_f2,
-    "capdevila2018-F3": capdevila2018.caption_f3,
-}
-
-
-# published captions that main's code (before issue 31) did not write either
-STALE = {"default/figures/capdevila2018-F2.caption.md",
-         "default/figures/capdevila2018-F3.caption.md",
-         "default/figures/wallach2009-f1.caption.md", "default/figures/wallach2009-f2.caption.md",
-         "paper/wallach2009/figures/wallach2009-f1.caption.md",
-         "paper/wallach2009/figures/wallach2009-f2.caption.md"}
+PUBLICATIONS = sorted(p.parent for p in (ROOT / "docs" / "results").rglob("provenance.json"))
+CASES = [(d, name) for d in PUBLICATIONS for name in published_captions(d)]
 
 
-def published() -> list[Path]:
-    """Every published caption of a figure in ``CAPTIONS`` whose table is published beside."""
-    return sorted(path for path in RESULTS.rglob("figures/*.caption.md")
-                  if path.name.removesuffix(".caption.md") in CAPTIONS
-                  and table_of(path).exists())
+def _config(directory: Path) -> dict:
+    return json.loads((directory / "provenance.json").read_text(encoding="utf-8"))["config"]
 
 
-def table_of(caption: Path) -> Path:
-    return caption.parent.parent / "tables" / caption.name.replace(".caption.md", ".csv")
+def test_there_are_publications_with_captions():
+    assert len(PUBLICATIONS) >= 6 and len(CASES) >= 30
 
 
-def test_the_published_results_have_such_captions():
-    assert len(published()) >= 7
+@pytest.mark.parametrize("directory, name", CASES,
+                         ids=[f"{d.relative_to(ROOT / 'docs/results')}/{n}" for d, n in CASES])
+def test_published_caption_is_what_the_current_code_writes(directory, name):
+    expected = caption_of(directory, name, _config(directory))
+    if expected is None:  # written from the corpora, which a publication does not hold
+        assert any(p.fullmatch(name) for p in NOT_FROM_TABLES)
+        return
+    assert (directory / name).read_text(encoding="utf-8") == expected, (
+        f"{directory / name} is not what the current code writes from its table: run "
+        f"python workflow/scripts/recaption.py {directory.relative_to(ROOT)}")
 
 
-def cases():
-    return [pytest.param(path, id=str(path.relative_to(RESULTS)), marks=(
-        [pytest.mark.xfail(strict=True, reason="differed before issue 31 (STALE)")]
-        if str(path.relative_to(RESULTS)) in STALE else [])) for path in published()]
+DERIVED_CASES = [(d, name) for d in PUBLICATIONS for name in DERIVED if (d / name).exists()]
 
 
-@pytest.mark.parametrize("caption", cases())
-def test_published_caption_is_what_the_code_writes(caption):
-    write = CAPTIONS[caption.name.removesuffix(".caption.md")]
-    assert write(pd.read_csv(table_of(caption))) + "\n" == caption.read_text()
+@pytest.mark.parametrize("directory, name", DERIVED_CASES,
+                         ids=[f"{d.relative_to(ROOT / 'docs/results')}/{n}"
+                              for d, n in DERIVED_CASES])
+def test_published_derived_table_is_what_the_current_code_computes(directory, name):
+    """004-F1 is computed from the published 004-F2 table; the published one is the current
+    code's (with the code's proposal beside the paper's, issue 33 item 9)."""
+    assert (directory / name).read_text(encoding="utf-8") == derived_table(directory, name)
+
+
+def test_an_unknown_caption_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="figures/x-F9.caption.md: no caption writer"):
+        caption_of(tmp_path, "figures/x-F9.caption.md", {})
+
+
+def test_recaption_rewrites_a_stale_caption_and_provenance_says_so(tmp_path):
+    source = ROOT / "docs" / "results" / "paper" / "wallach2009"
+    out = tmp_path / "pub"
+    shutil.copytree(source, out)
+    stale = out / "figures" / "wallach2009-f2.caption.md"
+    fresh = stale.read_text(encoding="utf-8")
+    stale.write_text("Figure 2. LR DISAGREES.\n", encoding="utf-8")
+    (out / "figures" / "x-F1.caption.md").write_text("kept as published\n", encoding="utf-8")
+    prov = refresh_publication(out, ROOT)
+    assert stale.read_text(encoding="utf-8") == fresh
+    assert (out / "figures" / "x-F1.caption.md").read_text() == "kept as published\n"
+    assert "figures/wallach2009-f2.caption.md" in prov["rewritten"]["files"]
+    assert len(prov["rewritten"]["commit"]) == 40
+    saved = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    assert saved["rewritten"] == prov["rewritten"] and saved["config"] == _config(source)
+    readme = (out / "README.md").read_text(encoding="utf-8")
+    assert "Written again from the published tables (no estimator run)" in readme
+    assert recaption(out) == []  # written again: nothing left to change
+
+
+@pytest.mark.slow
+def test_figures_drawn_again_from_the_published_tables_are_the_published_ones(tmp_path):
+    """The figures of a publication that its tables alone determine come out byte for byte
+    as published (the drawing is deterministic), so publishing can draw them again."""
+    out = tmp_path / "pub"
+    shutil.copytree(ROOT / "docs" / "results" / "paper" / "capdevila2018", out)
+    config = _config(out)
+    assert redraw(out, config) == []
+    (out / "figures" / "capdevila2018-F1.png").write_bytes(b"stale")
+    assert redraw(out, config) == ["figures/capdevila2018-F1.png"]
+    assert redraw(out, config) == []
 
 
 def test_a_table_without_untrusted_counts_adds_no_sentence():
-    """No column, or a column of NaN (a summary of rows written before the diagnostics)."""
+    """No column, or a column of NaN (a summary of rows written before the diagnostics): the
+    caption reads as it did before the diagnostics (issue 31)."""
     assert untrusted_note(pd.DataFrame({"x": [1.0]})) == ""
     assert untrusted_note(pd.DataFrame({"untrusted": [np.nan, np.nan]})) == ""
     assert "trust every estimate" in untrusted_note(pd.DataFrame({"untrusted": [0.0, 0.0]}))
