@@ -27,7 +27,8 @@ reference), ~20 and ~100 tokens (reference ``l2r_seq`` S = 10,000 x 4 runs).
    default (Chib-style, S = 1,000, burn-in 50, 8 runs) and with ``target=`` at several
    precisions and first rounds, over 8 seeds: RMSE and 90th percentile of the error against the
    reference, per document and per token, share of documents that reached the target (within
-   it and trusted by the diagnostics) and share trusted, runs spent, CPU per document.
+   it and trusted by the diagnostics) and share trusted, runs and samples spent, CPU per
+   document.
    GaP-FA the same with its default (L2R, S = 300, 4 runs).
 
 CPU time is ``time.process_time`` of each call, one numba thread, kernels compiled before the
@@ -206,9 +207,11 @@ def lda_gap(cfg: Config, tag: dict, model, docs, keys, rows: list) -> None:
 def target_rows(tag: dict, keys, tokens, res, cpu: float) -> list[dict]:
     """One raw row per document of a targets-study call ``res`` (``tag``: its family,
     configuration, seed...): estimate, runs, whether it reached the target and is trusted, and
-    its share of the call's CPU seconds ``cpu``."""
+    its share of the call's CPU seconds ``cpu``; ``samples``: its final samples per run (a
+    target's longer rounds double them, ``BudgetSpent.lengths``)."""
     return [{**tag, "part": "target", "doc": int(key), "N": int(tokens[d]),
              "logp": res.logp[d], "se": res.stderr[d], "runs": int(res.runs_done[d]),
+             "samples": int(res.budget.lengths[d]) if res.budget else res.settings["samples"],
              "reached": bool(res.budget.reached[d]) if res.budget else True,
              "trusted": bool(res.trusted[d]), "cpu": cpu / len(keys)}
             for d, key in enumerate(keys)]
@@ -383,6 +386,7 @@ def table_targets(err: pd.DataFrame) -> str:
         rmse_per_token=("e_tok", lambda x: float(np.sqrt(np.mean(x ** 2)))),
         bias=("e", "mean"), reached=("reached", "mean"), trusted=("trusted", "mean"),
         runs_median=("runs", "median"), runs_max=("runs", "max"),
+        samples_median=("samples", "median"), samples_max=("samples", "max"),
         cpu_ms_per_doc=("cpu", lambda x: 1000 * x.mean()))
     return fmt(dm.bin_order(out.reset_index()))
 

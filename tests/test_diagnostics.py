@@ -176,3 +176,16 @@ def test_every_sampling_method_diagnoses_every_document():
         frame = gapfa.estimate_runs(method, counts, phi, p, r, runs=2).diagnostics
         assert list(frame.columns) == list(dg.COLUMNS) and len(frame) == 2, method
         assert frame["trusted"].dtype == bool
+
+
+@pytest.mark.parametrize(("kind", "reasons", "expected"), [
+    ("factors", ["k-hat 2.10 > 1.00", "ESS 4.0 < 9", "k-hat 1.20 > 1.00; ESS 4.0 < 9", ""],
+     [True, False, True, False]),
+    ("chain", ["R-hat 1.33 > 1.05", "one run carries 90% of the average", "ESS 3.1 < 9"],
+     [True, False, False]),
+    ("weights", ["k-hat 0.90 > 0.72", "repeated weights: 80% of the draws repeat the one before"],
+     [False, False]),  # pooled over the runs: more runs are more weights
+    ("runs", ["k-hat 0.90 > 0.70"], [False]),
+])
+def test_the_checks_only_longer_runs_can_pass(kind, reasons, expected):
+    assert dg.needs_longer_runs(kind, reasons).tolist() == expected

@@ -569,6 +569,21 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("no finite", "no finite estimate"))
 
 
+# the checks that more runs cannot pass, per kind (docs/trust.md#bounds-and-targets): L2R's
+# factor k-hat is the median over runs of each run's own largest fit, and split R-hat compares
+# the runs' chains, which agree no better for being more; longer runs (more samples per run)
+# move both
+LONGER_RUNS = {"factors": ("k-hat",), "chain": ("R-hat",)}
+
+
+def needs_longer_runs(kind: str, reasons) -> np.ndarray:
+    """(D,) bool: the documents whose ``reasons`` (``diagnose``'s column) name a check that
+    only longer runs can pass (``LONGER_RUNS[kind]``), for a method of diagnostics ``kind``."""
+    checks = LONGER_RUNS.get(kind, ())
+    return np.array([any(part.startswith(checks) for part in str(reason).split("; "))
+                     for reason in reasons], dtype=bool)
+
+
 def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.ndarray,
           consistent: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """``trusted`` (D,) bool and ``reason`` (D,) str (empty when trusted) from the diagnostics.

@@ -60,7 +60,7 @@ from scipy.special import logsumexp
 
 from topiceval._docs import page
 from topiceval.corpus import Corpus
-from topiceval.diagnostics import COLUMNS, reason_counts
+from topiceval.diagnostics import COLUMNS, needs_longer_runs, reason_counts
 from topiceval.documents import (
     OutOfVocabularyWarning,
     as_model_corpus,
@@ -453,13 +453,16 @@ def evaluate(model: LDAModel | GaPModel,
         ``"0.5 nats"``, the most standard error per document (per token scored, or per
         document), or ``"gap 0.05 nats/token"``, the most gap between ``method="bdmc"``'s
         bounds.  After the first round (``runs`` runs, as without a target), the documents
-        short of it, or untrusted by the diagnostics (``trusted``), get twice the runs (twice
-        the temperatures for a gap), round after round, until all reach it and are trusted or
-        the next round would exceed ``work_limit``; ``budget`` and the summary say what was
+        short of it, or untrusted by the diagnostics (``trusted``), get twice the runs, or,
+        untrusted by a check that more runs cannot pass (L2R's factor k-hat, Chib-style's
+        R-hat), their runs again at twice the samples (twice the temperatures for a gap),
+        round after round, until all reach it and are trusted or the next round would exceed
+        ``work_limit``; ``budget`` and the summary say what was
         spent and reached, and why the documents short of it are (untrusted, or above the
         target).  Needs a method consistent for P(w) (the diagnostics trust none of the
         others' estimates).  Results do not depend on the number of rounds
-        (new runs are keyed by their index).
+        (new runs are keyed by their index): each document's are those of a fixed call with
+        its final runs and samples (``budget.runs``, ``budget.lengths``).
     posterior : optional
         ``method="bdmc"`` only: one posterior sample per document where its reverse runs
         start, LDA: its topic assignments z (one per token scored,
@@ -568,7 +571,17 @@ def evaluate(model: LDAModel | GaPModel,
         return refine(result, goal, run_round=run_round,
                       price=lambda *a: float(price(*a).sum()),
                       limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
-                      temperatures=resolved.get("temperatures"))
+                      setting=_grown_setting(declaration, resolved),
+                      longer=lambda res: needs_longer_runs(declaration.diagnostics,
+                                                           res.diagnostics["reason"]))
+
+
+def _grown_setting(declaration, resolved) -> str:
+    """The per-run budget that a target's longer rounds double: the method's ``budget`` setting
+    when it is a number ("" otherwise: the rounds add runs only)."""
+    budget = declaration.budget
+    value = resolved.get(budget) if budget else None
+    return budget if isinstance(value, (int, np.integer)) and not isinstance(value, bool) else ""
 
 
 def _target(target, declaration, resolved, runs):

@@ -11,13 +11,17 @@ A target is a precision per document, read from a string:
 ``topiceval.evaluate`` runs the first round as a fixed call would (``runs`` runs, the method's
 settings), then, round after round, only for the documents that do not pass
 (:func:`passes`: within the target *and* trusted by the diagnostics of
-``topiceval.diagnostics``, since a heavy-tailed document's few runs can agree by chance): a
-standard-error target doubles their runs (the new runs are the runs
-R..2R-1 of a call with 2R runs: the same streams, so the result does not depend on how many
-rounds it took), a gap target doubles their temperatures (fresh runs at the new schedule, the
-same streams as a call with that schedule).  It stops when every document passes (within the
-target and trusted), or before a
-round that would take the whole call over its work limit (or after ``MAX_ROUNDS`` rounds);
+``topiceval.diagnostics``, since a heavy-tailed document's few runs can agree by chance).  A
+standard-error target doubles their runs (the new runs are the runs R..2R-1 of a call with 2R
+runs: the same streams, so the result does not depend on how many rounds it took), except for
+a document untrusted by a check that more runs cannot pass
+(``topiceval.diagnostics.LONGER_RUNS``: L2R's factor k-hat, Chib-style's split R-hat), which
+gets its runs again at twice the method's per-run budget (``Method.budget``: its samples; the
+streams of a call with that setting).  A gap target doubles every such document's temperatures
+(fresh runs at the new schedule, the same streams as a call with that schedule).  Each
+document's numbers are those of a fixed call with its final runs and setting.  It stops when
+every document passes, or before a round that would take the whole call over its work limit
+(every round is priced whole before it runs), or after ``MAX_ROUNDS`` rounds;
 :class:`BudgetSpent` says what was spent and what was reached.
 """
 
@@ -113,10 +117,14 @@ class BudgetSpent:
     ----------
     target : Target
         The precision asked for.
+    runs : (D,) int
+        Each document's final runs.
     setting : str
-        What the rounds doubled: ``"runs"`` or ``"temperatures"``.
-    spent : (D,) int
-        Each document's final runs or temperatures.
+        The per-run budget that longer rounds double (the method's ``Method.budget``:
+        ``"samples"``, ``"temperatures"``...), or ``""`` when the rounds add runs only.
+    lengths : (D,) int
+        Each document's final value of ``setting`` (the first round's where it never grew;
+        zeros without a ``setting``).
     reached : (D,) bool
         Whether the document passed (``passes``: within the target and trusted); skipped
         documents count as reached.
@@ -131,8 +139,9 @@ class BudgetSpent:
     """
 
     target: Target
+    runs: np.ndarray
     setting: str
-    spent: np.ndarray
+    lengths: np.ndarray
     reached: np.ndarray
     trusted: np.ndarray
     rounds: int
@@ -145,11 +154,12 @@ class BudgetSpent:
         short of it, how many are untrusted and how many above the target."""
         n_scored = int(scored.sum())
         n_reached = int((self.reached & scored).sum())
-        low, high = int(self.spent[scored].min()), int(self.spent[scored].max())
-        spread = f"{low:,}" if low == high else f"{low:,} to {high:,}"
+        spent = f"runs {_spread(self.runs[scored])}"
+        if self.setting:
+            spent += f", {self.setting} {_spread(self.lengths[scored])}"
         line = (f"target {self.target.text}: reached on {n_reached:,} of {n_scored:,} documents"
                 f" in {self.rounds} round{'s' if self.rounds > 1 else ''} (within it and "
-                f"trusted; {self.setting} {spread} per document, {self.work:,} {units} in all)")
+                f"trusted; {spent} per document, {self.work:,} {units} in all)")
         if n_reached < n_scored:
             short = scored & ~self.reached
             untrusted = int((short & ~self.trusted).sum())
@@ -159,71 +169,114 @@ class BudgetSpent:
         return line
 
 
+def _spread(values: np.ndarray) -> str:
+    """"4" or "4 to 32": the smallest and largest of ``values``."""
+    low, high = int(values.min()), int(values.max())
+    return f"{low:,}" if low == high else f"{low:,} to {high:,}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One call of a round: ``runs`` runs of the ``documents`` from run ``first_run`` with the
+    ``settings`` (``first_run`` 0: they replace the documents' runs, at a longer setting)."""
+
+    documents: np.ndarray
+    runs: int
+    first_run: int
+    settings: dict
+
+
+def round_steps(pending: np.ndarray, longer: np.ndarray, runs: np.ndarray,
+                lengths: np.ndarray, settings: dict, setting: str) -> list[Step]:
+    """The calls of one round for the ``pending`` documents, grouped by what each has (its
+    ``runs`` and its ``lengths`` of ``setting``) and gets: a ``longer`` document its runs
+    again at twice its ``setting`` (the streams of a call with that setting), any other
+    twice its runs (the runs R..2R-1 of a call with 2R runs at its setting)."""
+    steps = []
+    for grow, n_runs, length in sorted({(bool(longer[d]), int(runs[d]), int(lengths[d]))
+                                        for d in pending}):
+        documents = pending[(longer[pending] == grow) & (runs[pending] == n_runs)
+                            & (lengths[pending] == length)]
+        at = {**settings, setting: 2 * length if grow else length} if setting else settings
+        steps.append(Step(documents, n_runs, 0 if grow else n_runs, at))
+    return steps
+
+
 def refine(result, target: Target, *, run_round: Callable, price: Callable,
-           limit: float | None, temperatures: int | None):
+           limit: float | None, setting: str, longer: Callable):
     """Rounds after ``result`` (a first-round ``Evaluation``) until every document passes
     (``passes``: within the target and trusted) or the next round would exceed ``limit`` work
     in all.
 
     ``run_round(documents, runs, first_run, settings)`` -> (logp, work, seconds, diagnostics,
     upper: (D, R) arrays, NaN/0 outside ``documents``, and D rows of ``topiceval.diagnostics``);
-    ``price(documents, runs, settings)`` -> the work
-    predicted for those documents (all runs).  A gap target doubles ``temperatures`` (the
-    schedule's S), a standard-error target the runs.  Returns the final ``Evaluation`` with its
-    ``budget``.
+    ``price(documents, runs, settings)`` -> the work predicted for those documents (all runs).
+    ``setting``: the per-run budget a longer round doubles (``Method.budget``; "" for none);
+    ``longer(evaluation)`` -> (D,) bool, the documents whose failing check only longer runs can
+    pass (``topiceval.diagnostics.needs_longer_runs``).  A gap target lengthens every pending
+    document (twice the temperatures), a standard-error target those ``longer`` names and
+    doubles the others' runs (``round_steps``).  Every round is priced whole before any of it
+    runs.  Returns the final ``Evaluation`` with its ``budget``.
     """
-    gap = target.gap
-    spent = np.full(result.logp.shape, temperatures if gap else result.runs, dtype=np.int64)
+    n_docs = result.logp.shape[0]
+    runs = np.full(n_docs, result.runs, dtype=np.int64)
+    lengths = np.full(n_docs, result.settings[setting] if setting else 0, dtype=np.int64)
     done = passes(result, target)
     total, rounds, stopped = float(result.work.sum()), 1, ""
     while not done.all():
         if rounds == MAX_ROUNDS:
             stopped = f"it stopped after {MAX_ROUNDS} rounds"
             break
-        pending = np.flatnonzero(~done)
-        step = int(spent[pending[0]])  # every pending document has the same budget
-        runs, first_run = (result.runs, 0) if gap else (step, step)
-        settings = {**result.settings, "temperatures": 2 * step} if gap else result.settings
-        cost = float(price(pending, runs, settings))
+        grow = np.ones(n_docs, bool) if target.gap else (longer(result) & bool(setting))
+        steps = round_steps(np.flatnonzero(~done), grow, runs, lengths, result.settings,
+                            setting)
+        cost = sum(float(price(s.documents, s.runs, s.settings)) for s in steps)
         if limit is not None and total + cost > limit:
             stopped = (f"the next round ({cost:,.3g} more) would take the call over its work "
                        f"limit ({limit:,.3g}; spent {total:,.3g})")
             break
-        logp, work, seconds, diagnostics, upper = run_round(pending, runs, first_run, settings)
-        result = _merged(result, pending, logp, work, seconds, diagnostics, upper, replace=gap)
+        for step in steps:
+            result = _merged(result, step, run_round(step.documents, step.runs, step.first_run,
+                                                     step.settings))
+            if step.first_run:
+                runs[step.documents] *= 2
+            else:
+                lengths[step.documents] *= 2
         result = dataclasses.replace(result, predicted_work=result.predicted_work + int(cost))
-        total += float(work.sum())
-        spent[pending] = 2 * step
+        total = float(result.work.sum())
         rounds += 1
         done = passes(result, target)
-    budget = BudgetSpent(target, "temperatures" if gap else "runs", spent, done,
-                         result.trusted, rounds, int(result.work.sum()), stopped)
+    budget = BudgetSpent(target, runs, setting, lengths, done, result.trusted, rounds,
+                         int(result.work.sum()), stopped)
     return dataclasses.replace(result, budget=budget)
 
 
-def _merged(result, pending, logp, work, seconds, diagnostics, upper, *, replace: bool):
-    """``result`` with a round's runs of the ``pending`` documents: appended after their runs
-    (more runs), or in place of them (``replace``: a finer schedule; the work adds up).  The
-    pending documents' diagnostics become the round's: its runs are as many as all the earlier
-    rounds' together (or all of them, ``replace``), and a flag raised by an earlier round's runs
-    is not carried over once the new runs pass (docs/methods/implementation.md#targeted-budgets)."""
-    def grown(old, new, fill):
-        if replace:
-            out = old.copy()
-            out[pending] = new[pending]
-            return out
-        out = np.full((old.shape[0], old.shape[1] + new.shape[1]), fill, dtype=old.dtype)
+def _merged(result, step: Step, out):
+    """``result`` with the runs ``out`` (``run_round``'s) of a round's ``step``: placed after
+    the documents' runs (more runs, ``step.first_run`` R), or in place of them (``first_run``
+    0: a longer setting; the work adds up).  The documents' diagnostics become the step's:
+    its runs are as many as all the earlier rounds' together (or all of them), and a flag
+    raised by an earlier round's runs is not carried over once the new runs pass
+    (docs/methods/implementation.md#targeted-budgets)."""
+    logp, work, seconds, diagnostics, upper = out
+    rows, first = step.documents, step.first_run
+
+    def placed(old, new, fill):
+        width = max(old.shape[1], first + new.shape[1])
+        out = np.full((old.shape[0], width), fill, dtype=old.dtype)
         out[:, : old.shape[1]] = old
-        out[pending, old.shape[1]:] = new[pending]
+        if not first:
+            out[rows] = fill
+        out[rows, first: first + new.shape[1]] = new[rows]
         return out
 
-    new_work = grown(result.work, work, 0)
-    if replace:
-        new_work[pending] += result.work[pending]
+    new_work = placed(result.work, work, 0)
+    if not first:
+        new_work[rows, : result.work.shape[1]] += result.work[rows]
     new_diagnostics = result.diagnostics.copy()
-    new_diagnostics.iloc[pending] = diagnostics.iloc[pending].to_numpy()
+    new_diagnostics.iloc[rows] = diagnostics.iloc[rows].to_numpy()
     return dataclasses.replace(
-        result, logp_runs=grown(result.logp_runs, logp, np.nan), work=new_work,
+        result, logp_runs=placed(result.logp_runs, logp, np.nan), work=new_work,
         diagnostics=new_diagnostics,
-        upper_runs=None if upper is None else grown(result.upper_runs, upper, np.nan),
+        upper_runs=None if upper is None else placed(result.upper_runs, upper, np.nan),
         seconds=result.seconds + seconds)
