@@ -151,7 +151,7 @@ def _theta(rng, r, x_sum, log_scale, reps):
     log_theta = np.empty(r.shape[0])
     shapes = _kernels.shape_cache(r.shape[0])
     for _ in range(reps):
-        _kernels.sample_theta(rng, r, x_sum, log_scale, log_theta, shapes)
+        _kernels.sample_theta(rng, r, x_sum, log_scale, log_theta, shapes, False)
     return log_theta[0]
 
 
@@ -179,7 +179,7 @@ def _conditional(rng, counts, phiw, log_phiw, params, x_sum, reps):
     out = 0.0
     for _ in range(reps):
         for j in range(n_words):
-            _kernels.shape_logs(params.r, x_sum, a, log_a)
+            _kernels.shape_logs(params.r, x_sum, a, log_a, True)
             l2r.proposal(l2r.PAPER, log_phiw[j], log_a, log_left_scale[j], log_pi[j], log_rho,
                          rho)
             out += l2r.is_conditional_logs(rng, counts[j], a, log_pi[j], log1m_pi[j], log_rho,

@@ -19,6 +19,7 @@ from numba import njit
 
 from topiceval._numba import (
     LINEAR_SEARCH_MAX,
+    gamma_dc_state,
     log_gamma_variate_state,
     lse_add,
     lse_value,
@@ -71,35 +72,77 @@ def shape_cache(n_topics):
 
 
 @njit(cache=True, inline="always")
-def sample_theta(rng, r, x_sum, log_scale, log_theta, shapes):
-    """theta_t | x ~ Ga(r_t + x_sum_t, scale exp(log_scale_t)), in log space (6.10), (6.12).
+def sample_theta(rng, r, x_sum, scale, theta, shapes, linear):
+    """theta_t | x ~ Ga(r_t + x_sum_t, scale_t) (6.10), (6.12): in log space (``theta`` and
+    ``scale`` hold logarithms) or, when ``linear``, for shapes r_t + x_sum_t >= 1 (r_t >= 1), in
+    linear space with ``scale`` known up to a common factor (the rows' weights need no more;
+    ``linear_scales``): the same draws, without two transcendental functions per topic (the log
+    of the draw here, the exp of the scaled theta in ``sample_rows``).
 
     The shape of topic t changes only when its count x_sum_t does (rarely, with T topics and
     a document's few tokens), so its constants d, c (a square root and a division) are kept in
-    ``shapes`` (``shape_cache``) and recomputed only then; the draws accept by Marsaglia and
-    Tsang's squeeze first (``_numba.SQUEEZE_MARGIN``): the same numbers as
-    ``log_gamma_variate``."""
+    ``shapes`` (``shape_cache``) and recomputed only then; the draws take their normal from the
+    ziggurat and accept by Marsaglia and Tsang's squeeze first (``_numba.SQUEEZE_MARGIN``): the
+    same numbers as ``log_gamma_variate_zig``."""
     s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for t in range(r.shape[0]):
         a = r[t] + x_sum[t]
         if a != shapes[0, t]:
             shapes[0, t] = a
             shapes[1, t], shapes[2, t] = shape_constants(a)
-        log_g, s0, s1, s2, s3 = log_gamma_variate_state(a, shapes[1, t], shapes[2, t], True,
-                                                        s0, s1, s2, s3)
-        log_theta[t] = log_g + log_scale[t]
+        if linear:
+            g, s0, s1, s2, s3 = gamma_dc_state(shapes[1, t], shapes[2, t], True, True, s0, s1,
+                                               s2, s3)
+            theta[t] = g * scale[t]
+        else:
+            log_g, s0, s1, s2, s3 = log_gamma_variate_state(a, shapes[1, t], shapes[2, t], True,
+                                                            True, s0, s1, s2, s3)
+            theta[t] = log_g + scale[t]
     store_state(rng, s0, s1, s2, s3)
 
 
+# The linear space of ``sample_theta`` needs shapes >= 1 (no underflowing draw: the
+# shape-below-1 draw G(a + 1) U^(1 / a) is taken in log space) and theta within range: r_t at most
+# LINEAR_MAX_SHAPE (theta and the rows' sums far from overflow) and the scales of a document
+# within LINEAR_MAX_RANGE nats of each other (exp(-500) = 7e-218, far from underflow).  Documents
+# of other models stay in log space.
+LINEAR_MAX_SHAPE = 1e200
+LINEAR_MAX_RANGE = 500.0
+
+
+@njit(cache=True)
+def linear_scales(log_scale, r):
+    """exp(log_scale[j] - max_t log_scale[j, t]) for each row j of ``log_scale`` (per-document
+    constants of the linear ``sample_theta``), or an empty array when theta must stay in log space
+    (``LINEAR_MAX_SHAPE``, ``LINEAR_MAX_RANGE``)."""
+    n_rows, n_topics = log_scale.shape
+    for t in range(n_topics):
+        if not 1.0 <= r[t] <= LINEAR_MAX_SHAPE:
+            return np.empty((0, n_topics))
+    out = np.empty((n_rows, n_topics))
+    for j in range(n_rows):
+        hi = -np.inf
+        lo = np.inf
+        for t in range(n_topics):
+            hi = max(hi, log_scale[j, t])
+            lo = min(lo, log_scale[j, t])
+        if not hi - lo <= LINEAR_MAX_RANGE:
+            return np.empty((0, n_topics))
+        for t in range(n_topics):
+            out[j, t] = math.exp(log_scale[j, t] - hi)
+    return out
+
+
 @njit(cache=True, inline="always")
-def shape_logs(r, x_sum, a, log_a):
-    """a_t = r_t + x_sum_t into ``a`` and log a_t into ``log_a``, the logarithm recomputed only
-    for the topics whose shape changed (``a`` starts as NaN)."""
+def shape_logs(r, x_sum, a, log_a, logs):
+    """a_t = r_t + x_sum_t into ``a`` and, if ``logs``, log a_t into ``log_a``, the logarithm
+    recomputed only for the topics whose shape changed (``a`` starts as NaN)."""
     for t in range(r.shape[0]):
         a_t = r[t] + x_sum[t]
         if a_t != a[t]:
             a[t] = a_t
-            log_a[t] = math.log(a_t)
+            if logs:
+                log_a[t] = math.log(a_t)
 
 
 @njit(cache=True, inline="always")
@@ -153,12 +196,22 @@ def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
     never needed: every caller reads them through their sums).  ``work`` is ``rows_work``.
 
     Same draws as ``multinomial_into`` on the weights phi_jt theta_t (theta scaled by its
-    maximum; recomputed in log space if every product underflows), row after row; the weights
-    of all rows are summed first (``row_cumulatives``), which consumes no random number.
+    maximum; recomputed in log space if every product underflows), row after row: ``draw_rows``.
     """
-    n_topics = log_theta.shape[0]
-    theta, cumulative, total, last = work
+    theta = work[0]
     scaled_theta(log_theta, theta)
+    draw_rows(rng, n_rows, counts, phi_tj, log_phiw, theta, log_theta, False, x_sum, work)
+
+
+@njit(cache=True, inline="always")
+def draw_rows(rng, n_rows, counts, phi_tj, log_phiw, theta, log_theta, linear, x_sum, work):
+    """The draws of ``sample_rows`` given theta up to a common factor (``theta``); a row whose
+    products phi_jt theta_t all underflow is drawn from its weights in log space, log phi_jt +
+    log theta_t, with log theta_t from ``log_theta`` or, when ``linear``, log ``theta``.  The
+    weights of all rows are summed first (``row_cumulatives``), which consumes no random number.
+    """
+    n_topics = theta.shape[0]
+    _, cumulative, total, last = work
     row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last)
     x_sum[:] = 0
     s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
@@ -168,9 +221,9 @@ def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
         if row_total == 0.0:
             m = -np.inf
             for t in range(n_topics):
-                m = max(m, log_phiw[j, t] + log_theta[t])
+                m = max(m, log_phiw[j, t] + _log_theta(theta, log_theta, linear, t))
             for t in range(n_topics):
-                w = math.exp(log_phiw[j, t] + log_theta[t] - m)
+                w = math.exp(log_phiw[j, t] + _log_theta(theta, log_theta, linear, t) - m)
                 row_total += w
                 cumulative[t, j] = row_total
                 if w > 0.0:
@@ -179,6 +232,14 @@ def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
             bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
             x_sum[search_column(cumulative, j, row_last, unit_double(bits) * row_total)] += 1
     store_state(rng, s0, s1, s2, s3)
+
+
+@njit(cache=True, inline="always")
+def _log_theta(theta, log_theta, linear, t):
+    """log theta_t up to the common constant of ``draw_rows``'s weights."""
+    if linear:
+        return math.log(theta[t]) if theta[t] > 0.0 else -np.inf
+    return log_theta[t]
 
 
 @njit(cache=True, inline="always")
