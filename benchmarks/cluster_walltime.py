@@ -176,7 +176,7 @@ class Measurements:
         file = self.dirs[run] / "benchmarks" / path
         if not file.is_file():
             raise FileNotFoundError(f"benchmark {file} not found: run the measurement first "
-                                    "(README, 'Running on a cluster')")
+                                    "(docs/cluster.md, 'Running on a cluster')")
         row = pd.read_csv(file, sep="\t").iloc[-1]
         wall = float(row["s"])
         return {"s": wall, "cpu_s": float(row["cpu_time"]) * wall / last_sample(wall),

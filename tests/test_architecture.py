@@ -292,18 +292,18 @@ def test_each_corpus_is_wired_through():
 
 def test_each_importer_is_on_the_command_line_and_tested():
     """Adding an importer: a from_<library> in topiceval.adapters, a --from choice, a test and
-    a README recipe."""
+    a recipe on the documentation's page "Score a model you trained elsewhere"."""
     from topiceval import adapters
 
     cli = (SRC / "commands" / "import_model.py").read_text()
     tests = (ROOT / "tests" / "test_adapters.py").read_text()
-    readme = (ROOT / "README.md").read_text()
+    recipes = (ROOT / "docs" / "score-a-model.md").read_text()
     for name in adapters.__all__:
         if not name.startswith("from_"):
             continue
         assert f"adapters.{name}(" in cli, f"{name}: topiceval import --from needs it"
         assert f"{name}(" in tests, f"{name}: tests/test_adapters.py needs a test"
-        assert f"{name}(" in readme, f"{name}: README's recipe table needs it"
+        assert f"{name}(" in recipes, f"{name}: docs/score-a-model.md needs a recipe"
 
 
 def test_architecture_page_names_existing_files():

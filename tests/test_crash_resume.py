@@ -1,9 +1,10 @@
-"""Crash recovery, as the README documents it.
+"""Crash recovery, as the documentation's page "What lands in results/" (docs/outputs.md)
+documents it.
 
 The quick pipeline runs in a temporary copy of the workflow (its own ``.snakemake``, so that the
 ``--unlock`` below cannot touch the repository's) and is killed with SIGKILL, Snakemake and
 every job process (its process group), while an estimator job is running and some estimator
-outputs exist but not all.  It is then recovered with exactly the two commands of the README's
+outputs exist but not all.  It is then recovered with exactly the two commands of the page's
 ``<!-- ci:resume-commands -->`` block (the data mirror pointed at the test's), and must give the
 results of the uninterrupted quick run (the session's ``quick_run``, shared with
 tests/test_workflow.py) file for file, as .ci/compare_results.py compares the SLURM run: ``.npz``
@@ -37,7 +38,8 @@ pytestmark = [
 ESTIMATOR_OUTPUT = re.compile(
     r"results/(wallach2009/shards|foulds_smyth/[^/]+/shards|capdevila2018/f[23][^/]*)/.+\.csv"
 )
-README_MIRROR = "data_mirror=../shared/data"
+PAGE_MIRROR = "data_mirror=../shared/data"  # as the page writes it
+PAGE = ROOT / "docs" / "outputs.md"
 
 
 def _compare_results():
@@ -48,17 +50,17 @@ def _compare_results():
     return module
 
 
-def resume_commands(readme: str) -> list[list[str]]:
+def resume_commands(page: str) -> list[list[str]]:
     """The commands of the sh block after ``<!-- ci:resume-commands -->``, mirror replaced."""
-    assert "<!-- ci:resume-commands -->" in readme, "README.md has no <!-- ci:resume-commands -->"
-    marker = readme.index("<!-- ci:resume-commands -->")
-    block = re.search(r"```sh\n(.*?)```", readme[marker:], re.S)
-    assert block, "README.md: no ```sh block after <!-- ci:resume-commands -->"
+    assert "<!-- ci:resume-commands -->" in page, f"{PAGE} has no <!-- ci:resume-commands -->"
+    marker = page.index("<!-- ci:resume-commands -->")
+    block = re.search(r"```sh\n(.*?)```", page[marker:], re.S)
+    assert block, f"{PAGE}: no ```sh block after <!-- ci:resume-commands -->"
     commands = []
     for line in block.group(1).splitlines():
         argv = shlex.split(line)
-        assert argv[0] == "snakemake" and README_MIRROR in argv, line
-        commands.append([*SNAKEMAKE, *(f"data_mirror={MIRROR}" if a == README_MIRROR else a
+        assert argv[0] == "snakemake" and PAGE_MIRROR in argv, line
+        commands.append([*SNAKEMAKE, *(f"data_mirror={MIRROR}" if a == PAGE_MIRROR else a
                                        for a in argv[1:])])
     return commands
 
@@ -135,7 +137,7 @@ def test_killed_pipeline_recovers_with_the_readme_commands(tmp_path, quick_run):
     assert result.returncode == 0, result.stderr[-4000:]
     total = sum(1 for p in (reference / "results").rglob("*.csv")
                 if ESTIMATOR_OUTPUT.fullmatch(str(p.relative_to(reference))))
-    unlock, resume = resume_commands((ROOT / "README.md").read_text())
+    unlock, resume = resume_commands(PAGE.read_text())
     assert "--unlock" in unlock and "--rerun-incomplete" in resume
     workdir = copy_workflow(tmp_path / "wf")
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import threading
+import types
 
 import numpy as np
+import pooch
 import pytest
 
 from data_fixtures import SHARED_MIRROR, sha256, write_gzip, write_tar, write_zip
@@ -104,39 +109,108 @@ def test_present_valid_file_is_kept_and_invalid_one_replaced(mirror, tmp_path):
     assert target.read_bytes() == (mirror / "src/b.txt").read_bytes()
 
 
-def test_network_path_downloads_and_extracts_members(tmp_path, monkeypatch):
-    # file:// URLs exercise the urllib path without a network.
-    calls = []
-    real = download._download
-    monkeypatch.setattr(download, "_download", lambda s, t, o: calls.append(s.url) or real(s, t, o))
-    origin = tmp_path / "origin"
-    tar = write_tar(origin / "bundle.tgz", {"pkg/data/one.txt": b"one\n", "pkg/four": b"4"})
-    whl = write_zip(origin / "pkg.whl", {"lib/tests/two.txt": b"two\n"})
-    plain = origin / "three.txt"
-    plain.write_bytes(b"three\n")
+class _Origin(http.server.SimpleHTTPRequestHandler):
+    """Serves the files of its directory; answers 503 to the first ``failures`` requests."""
+
+    failures = 0
+    requests: list[str] = []
+
+    def do_GET(self):  # noqa: N802 (the base class's name)
+        type(self).requests.append(self.path)
+        if type(self).failures > 0:
+            type(self).failures -= 1
+            self.send_error(503, "try again")
+            return
+        super().do_GET()
+
+    def log_message(self, *args):  # quiet
+        pass
+
+
+@pytest.fixture
+def origin(tmp_path):
+    """(directory, base URL) of a local HTTP server standing in for the canonical sources."""
+    root = tmp_path / "origin"
+    root.mkdir()
+    handler = type("Handler", (_Origin,), {"failures": 0, "requests": []})
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(handler, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.02},
+                              daemon=True)
+    thread.start()
+    try:
+        yield root, f"http://127.0.0.1:{server.server_address[1]}/", handler
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_network_path_downloads_and_extracts_members(tmp_path, origin):
+    root, url, handler = origin
+    write_tar(root / "bundle.tgz", {"pkg/data/one.txt": b"one\n", "pkg/four": b"4"})
+    write_zip(root / "pkg.whl", {"lib/tests/two.txt": b"two\n"})
+    (root / "three.txt").write_bytes(b"three\n")
     files = [
-        SourceFile("d/one.txt", tar.as_uri(), (sha256(b"one\n"),), member="pkg/data/one.txt"),
-        SourceFile("d/two.txt", whl.as_uri(), (sha256(b"two\n"),), member="lib/tests/two.txt"),
-        SourceFile("d/three.txt", plain.as_uri(), (sha256(b"three\n"),)),
-        SourceFile("d/four", tar.as_uri(), (sha256(b"4"),), member="pkg/four"),
+        SourceFile("d/one.txt", url + "bundle.tgz", (sha256(b"one\n"),), member="pkg/data/one.txt"),
+        SourceFile("d/two.txt", url + "pkg.whl", (sha256(b"two\n"),), member="lib/tests/two.txt"),
+        SourceFile("d/three.txt", url + "three.txt", (sha256(b"three\n"),)),
+        SourceFile("d/four", url + "bundle.tgz", (sha256(b"4"),), member="pkg/four"),
     ]
     dest = tmp_path / "raw"
     fetch(files, dest)
     assert [(dest / f.path).read_bytes() for f in files] == [b"one\n", b"two\n", b"three\n", b"4"]
     assert _leftovers(dest) == ["four", "one.txt", "three.txt", "two.txt"]
-    assert calls == [tar.as_uri(), whl.as_uri(), plain.as_uri()]  # each archive fetched once
+    # each archive fetched once
+    assert handler.requests == ["/bundle.tgz", "/pkg.whl", "/three.txt"]
 
 
-def test_network_errors_name_the_file(tmp_path):
-    origin = write_tar(tmp_path / "bundle.tgz", {"a.txt": b"a"})
-    missing_member = SourceFile("d/x.txt", origin.as_uri(), ("0" * 64,), member="nope.txt")
-    unreachable = SourceFile("d/y.txt", (tmp_path / "none.txt").as_uri(), ("0" * 64,))
+@pytest.fixture
+def waits(monkeypatch) -> list[float]:
+    """pooch's pauses between the tries of a transfer, recorded instead of slept."""
+    out: list[float] = []
+    monkeypatch.setattr(pooch.core, "time", types.SimpleNamespace(sleep=out.append))
+    return out
+
+
+def test_a_failed_transfer_is_tried_again(tmp_path, origin, waits):
+    root, url, handler = origin
+    (root / "x.txt").write_bytes(b"x\n")
+    handler.failures = download.RETRIES  # the last try succeeds
+    (placed,) = fetch([SourceFile("d/x.txt", url + "x.txt", (sha256(b"x\n"),))], tmp_path / "raw")
+    assert placed.read_bytes() == b"x\n"
+    assert handler.requests == ["/x.txt"] * (download.RETRIES + 1)
+    assert waits == [1, 2]
+    handler.failures = download.RETRIES + 1
+    with pytest.raises(DownloadError, match=r"d/y.txt: cannot download .*/y.txt \(503 Server "
+                                            r"Error.*\); expected sha256 0{64}, actual: no file"):
+        fetch([SourceFile("d/y.txt", url + "y.txt", ("0" * 64,))], tmp_path / "raw")
+    assert _leftovers(tmp_path / "raw") == ["x.txt"]
+
+
+def test_network_errors_name_the_file(tmp_path, origin, waits):
+    root, url, _ = origin
+    write_tar(root / "bundle.tgz", {"a.txt": b"a"})
+    missing_member = SourceFile("d/x.txt", url + "bundle.tgz", ("0" * 64,), member="nope.txt")
+    unreachable = SourceFile("d/y.txt", url + "none.txt", ("0" * 64,))
+    gopher = SourceFile("d/z.txt", "gopher://127.0.0.1/bundle.tgz", ("0" * 64,))
     for spec, text in ((missing_member, "cannot extract member 'nope.txt'"),
-                       (unreachable, "cannot download")):
-        with pytest.raises(DownloadError, match="d/[xy].txt") as info:
+                       (unreachable, "404 Client Error"),
+                       (gopher, "only http, https, ftp and file addresses are fetched")):
+        with pytest.raises(DownloadError, match="d/[xyz].txt") as info:
             fetch([spec], tmp_path / "raw")
-        assert text in str(info.value)
+        assert text in str(info.value) and "\n" not in str(info.value)
     assert _leftovers(tmp_path / "raw") == []
+
+
+def test_downloaded_files_get_ordinary_permissions(tmp_path, origin):
+    """pooch's own files are private (mode 600); the placed file has open()'s permissions."""
+    root, url, _ = origin
+    (root / "x.txt").write_bytes(b"x\n")
+    (placed,) = fetch([SourceFile("d/x.txt", url + "x.txt", (sha256(b"x\n"),))], tmp_path / "raw")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert placed.stat().st_mode & 0o777 == 0o666 & ~umask
 
 
 def test_content_digest_accepts_a_repack_under_another_prefix(tmp_path):

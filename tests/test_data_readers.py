@@ -98,6 +98,46 @@ def test_reuters_modapte_split(tmp_path):
         read_reuters21578([empty])
 
 
+# Malformed files that gensim's readers (BleiCorpus, UciCorpus) read without a word and ours
+# refuse: why topiceval keeps its own (docs/own-code.md#lda-c-and-uci-bag-of-words-readers).
+# (line after a valid first line, our message)
+GENSIM_ACCEPTS_LDAC = [
+    ("2 0:1.5 1:1\n", "not an lda-c line"),  # a fractional count
+    ("1 1:-3\n", "counts must be positive"),
+    ("1 1:0\n", "counts must be positive"),
+    ("1 -1:1\n", r"word id out of range \[0, 5\)"),
+    ("1 9:1\n", r"word id out of range \[0, 5\)"),
+]
+# (docword file, our message)
+GENSIM_ACCEPTS_UCI = [
+    ("3\n4\n1\n1 1 2.5\n", "non-integer"),
+    ("3\n4\n1\n1 1 2xyz\n", "non-integer"),
+    ("3\n4\n1\n1 1 -2\n", "counts must be positive"),
+    ("3\n4\n1\n1 0 1\n", r"wordID out of range \[1, 4\]"),
+    ("3\n4\n1\n1 9 1\n", r"wordID out of range \[1, 4\]"),
+    ("3\n4\n1\n9 1 1\n", r"docID out of range \[1, 3\]"),
+    ("3\n4\n2\n1 1 1\n", "NNZ=2"),
+]
+
+
+@pytest.mark.parametrize(("line", "message"), GENSIM_ACCEPTS_LDAC)
+def test_gensim_blei_reader_accepts_what_ours_refuses(tmp_path, line, message):
+    """If this fails, gensim has become stricter: reconsider using it (and update the page)."""
+    corpora = pytest.importorskip("gensim.corpora")
+    (tmp_path / "d.dat").write_text("1 0:1\n" + line)
+    (tmp_path / "v.txt").write_bytes(LDAC_VOCAB)
+    assert len(list(corpora.BleiCorpus(str(tmp_path / "d.dat"), str(tmp_path / "v.txt")))) == 2
+
+
+@pytest.mark.parametrize(("content", "message"), GENSIM_ACCEPTS_UCI)
+def test_gensim_uci_reader_accepts_what_ours_refuses(tmp_path, content, message):
+    """If this fails, gensim has become stricter: reconsider using it (and update the page)."""
+    corpora = pytest.importorskip("gensim.corpora")
+    (tmp_path / "docword").write_text(content)
+    (tmp_path / "docword.vocab").write_text("a\nb\nc\nd\n")
+    assert list(corpora.UciCorpus(str(tmp_path / "docword"), str(tmp_path / "docword.vocab")))
+
+
 def test_ldac_expands_counts_in_file_order(tmp_path):
     (tmp_path / "d.dat").write_bytes(LDAC_DATA)
     (tmp_path / "v.txt").write_bytes(LDAC_VOCAB)
@@ -112,9 +152,8 @@ def test_ldac_expands_counts_in_file_order(tmp_path):
     ("line", "message"),
     [
         ("3 1:1 2:1\n", "declares 3 terms but lists 2"),
-        ("1 9:1\n", r"word id out of range \[0, 5\)"),
-        ("1 1:0\n", "counts must be positive"),
         ("1 a:b\n", "not an lda-c line"),
+        *GENSIM_ACCEPTS_LDAC,
     ],
 )
 def test_ldac_errors_name_file_and_line(tmp_path, line, message):
@@ -154,6 +193,7 @@ def test_uci_docword_expansion_and_empty_documents(tmp_path):
         ("3\n4\n1\n1 1 0\n", "counts must be positive"),
         ("3\n4\n", "header"),
         ("3\nx\n1\n", "non-integer"),
+        *GENSIM_ACCEPTS_UCI,
     ],
 )
 def test_uci_docword_errors(tmp_path, content, message):

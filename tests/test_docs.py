@@ -6,11 +6,16 @@
   or configuration exists, and so does its ``#anchor`` (GitHub's heading slugs).
 * Every relative link of a documentation page resolves, anchors included.
 * Every bare section number ``§x.y`` in the code is one that docs/README.md resolves.
-* config/README.md is exactly what ``workflow/scripts/config_docs.py`` generates from the schemas.
+* What the package writes for a user (messages, notes, file metadata) cites pages of the
+  published site (``topiceval._docs.page``), not repository paths, and every page and anchor it
+  cites exists.
+* docs/configuration.md is exactly what ``workflow/scripts/config_docs.py`` generates from the
+  schemas.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 import tomllib
@@ -132,7 +137,7 @@ def test_docs_pages_exist() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in markdown_pages()}
     for page in ("docs/README.md", "docs/references.md", "docs/methods/lda.md",
                  "docs/methods/lda-estimators.md", "docs/methods/gapfa.md",
-                 "docs/methods/experiments.md", "config/README.md"):
+                 "docs/methods/experiments.md", "docs/configuration.md", "config/README.md"):
         assert page in names
 
 
@@ -174,6 +179,83 @@ def test_section_numbers_resolve() -> None:
         unresolved)
 
 
+# a citation of a repository file: what an installed package's user does not have
+REPOSITORY_CITATION = re.compile(r"(?:docs|benchmarks|config)/[\w./-]*\.md|benchmarks/README")
+
+
+def _docstring_nodes(tree: ast.Module) -> set[int]:
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            first = node.body[0] if node.body else None
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                out.add(id(first.value))
+    return out
+
+
+def package_sources() -> list[Path]:
+    return sorted(p for p in (ROOT / "src" / "topiceval").rglob("*.py")
+                  if "__pycache__" not in p.parts)
+
+
+def test_what_the_package_writes_cites_the_site() -> None:
+    """Strings the package uses at run time (not docstrings or comments) cite no repository
+    path: an installed package has no docs/ or benchmarks/ (topiceval._docs.page instead)."""
+    found = []
+    for path in package_sources():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = _docstring_nodes(tree)
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Constant) and isinstance(node.value, str)
+                    and id(node) not in docstrings and REPOSITORY_CITATION.search(node.value)):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value[:80]!r}")
+    assert not found, "cite topiceval._docs.page(...) instead:\n" + "\n".join(found)
+
+
+def site_citations() -> list[tuple[str, str]]:
+    """(where, page source with anchor) of every page the package cites: the argument of each
+    ``page("...")`` call, and every address on the site written out (in docstrings)."""
+    from topiceval._docs import DOCS_URL
+
+    written = re.compile(re.escape(DOCS_URL) + r"([\w/.-]+)\.html(#[\w-]+)?")
+    out = []
+    for path in package_sources():
+        text = path.read_text(encoding="utf-8")
+        for node in ast.walk(ast.parse(text)):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "page"
+                    and node.args and isinstance(node.args[0], ast.Constant)):
+                out.append((f"{path.relative_to(ROOT)}:{node.lineno}", node.args[0].value))
+        for match in written.finditer(text):
+            out.append((f"{path.relative_to(ROOT)}", f"{match.group(1)}.md{match.group(2) or ''}"))
+    return out
+
+
+def test_the_package_cites_the_site() -> None:
+    sources = {source for _, source in site_citations()}
+    assert "choosing-an-estimator.md#long-documents" in sources
+
+
+@pytest.mark.parametrize("where,source", site_citations(), ids=lambda x: str(x))
+def test_cited_site_pages_exist(where: str, source: str) -> None:
+    from topiceval._docs import page
+
+    path, _, anchor = source.partition("#")
+    target = ROOT / "docs" / path
+    assert target.is_file(), f"{where} cites {page(source)}: docs/{path} does not exist"
+    if anchor:
+        assert anchor in anchors(target), (
+            f"{where} cites {page(source)}; docs/{path} has anchors {sorted(anchors(target))}")
+
+
+def test_page_addresses() -> None:
+    from topiceval._docs import DOCS_URL, page
+
+    assert page("methods/gapfa.md#training") == f"{DOCS_URL}methods/gapfa.html#training"
+    assert page("index.md") == f"{DOCS_URL}index.html"
+    with pytest.raises(ValueError, match="named by its .md source"):
+        page("methods/gapfa.html")
+
+
 def test_equation_numbers_are_defined() -> None:
     """Every equation number (x.y) of a methods page is tagged exactly once."""
     tags: dict[str, str] = {}
@@ -200,7 +282,7 @@ def test_reading_notes_cited_exist() -> None:
         ", ".join(missing))
 
 
-# --------------------------------------------------------------------------- config/README.md
+# ---------------------------------------------------------------------- docs/configuration.md
 def config_docs_module():
     spec = importlib.util.spec_from_file_location(
         "config_docs", ROOT / "workflow" / "scripts" / "config_docs.py")
@@ -210,9 +292,9 @@ def config_docs_module():
 
 
 def test_config_readme_is_generated_from_the_schemas() -> None:
-    committed = (ROOT / "config" / "README.md").read_text(encoding="utf-8")
+    committed = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     assert committed == config_docs_module().render(), (
-        "config/README.md is stale: run python workflow/scripts/config_docs.py --write")
+        "docs/configuration.md is stale: run python workflow/scripts/config_docs.py --write")
 
 
 def schema_keys(node, doc, resolver, prefix=()):
@@ -235,12 +317,12 @@ def schema_keys(node, doc, resolver, prefix=()):
 def test_config_readme_lists_every_key() -> None:
     module = config_docs_module()
     resolver = module.Resolver()
-    text = (ROOT / "config" / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| `([^`]+)` \|", text, re.MULTILINE)
     shown = {re.sub(r"<[^>]+>", "*", row) for row in rows}
     keys = schema_keys(resolver.document(module.TOP), module.TOP, resolver)
     missing = [".".join(k) for k in keys if ".".join(k) not in shown]
-    assert not missing, f"config/README.md lacks {missing}"
+    assert not missing, f"docs/configuration.md lacks {missing}"
     undescribed = [row for row in text.splitlines()
                    if row.startswith("| `") and row.rstrip().endswith("|  |")]
     assert not undescribed, "keys without a description in the schema:\n" + "\n".join(

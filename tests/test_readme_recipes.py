@@ -1,12 +1,14 @@
-"""The README's recipes (section "Score a model you trained elsewhere") run as written on real data.
+"""The recipes of the page "Score a model you trained elsewhere" (docs/score-a-model.md), and the
+README's one recipe, run as written on real data.
 
-Each Python recipe is cut from README.md and executed with the names it uses bound to a model
-its library trains here on AP (Blei's ``ap.dat`` from the data mirror: the first 300 documents,
-small and fast), or, for MALLET, to the real MALLET model of the mirror (``mallet-ap/state.gz``).
+Each Python recipe is cut from the page (the README's from the README) and executed with the
+names it uses bound to a model its library trains here on AP (Blei's ``ap.dat`` from the data
+mirror: the first 300 documents, small and fast), or, for MALLET, to the real MALLET model of
+the mirror (``mallet-ap/state.gz``).
 The held-out documents are later AP documents plus one whose words no training document has
 (issue 32: one such document among 200 made the MALLET recipe raise).  The two commands of the
 shell recipe run the same way on the MALLET model.  So the recipes cannot rot: a change that
-breaks one, or the README's text of one, fails here.
+breaks one, or the text of one, fails here.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from topiceval import cli
 from topiceval.data.readers.ldac import read_ldac
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTION = "## Score a model you trained elsewhere"
+RECIPES = ROOT / "docs" / "score-a-model.md"
+README = ROOT / "README.md"
 AP = SHARED_MIRROR / "ap"
 MALLET_AP = SHARED_MIRROR / "mallet-ap"
 TRAIN = 300  # AP documents the peer libraries train on (MALLET's model: its own 300)
@@ -45,18 +48,20 @@ pytestmark = [
 ]
 
 
-# ------------------------------------------------------------------------------- the README
-def readme_blocks(language: str) -> list[str]:
-    """The ``language`` code blocks of the README's recipe section."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text.split(SECTION, 1)[1].split("\n## ", 1)[0]
-    return re.findall(rf"```{language}\n(.*?)```", section, flags=re.DOTALL)
+# ------------------------------------------------------------------------------- the recipes
+def page_blocks(page: Path, language: str) -> list[str]:
+    """The ``language`` code blocks of the recipes: the whole page, or the README's section
+    "Score a model you trained elsewhere"."""
+    text = page.read_text(encoding="utf-8")
+    if page == README:
+        text = text.split("## Score a model you trained elsewhere", 1)[1].split("\n## ", 1)[0]
+    return re.findall(rf"```{language}\n(.*?)```", text, flags=re.DOTALL)
 
 
-def python_recipes() -> tuple[str, dict[str, str]]:
+def python_recipes(page: Path = RECIPES) -> tuple[str, dict[str, str]]:
     """The Python block's imports, and each library's recipe by the first word of its comment
     (``scikit-learn``, ``gensim``, ``tomotopy``, ``mallet``, ``lda``)."""
-    (block,) = readme_blocks("python")
+    (block,) = page_blocks(page, "python")
     imports, *recipes = block.strip().split("\n\n")
     named = {re.match(r"# ([\w-]+)", recipe).group(1).lower(): recipe for recipe in recipes}
     return imports, named
@@ -64,18 +69,23 @@ def python_recipes() -> tuple[str, dict[str, str]]:
 
 def shell_commands() -> list[list[str]]:
     """The shell recipe's commands, as argument lists without ``topiceval``."""
-    (block,) = readme_blocks("sh")
+    (block,) = page_blocks(RECIPES, "sh")
     commands = [shlex.split(line, comments=True) for line in block.strip().splitlines()]
     assert all(argv[0] == "topiceval" for argv in commands), commands
     return [argv[1:] for argv in commands]
 
 
-def test_the_readme_has_a_recipe_for_every_importer():
+def test_the_page_has_a_recipe_for_every_importer():
     _, recipes = python_recipes()
     assert sorted(recipes) == ["gensim", "lda", "mallet", "scikit-learn", "tomotopy"]
     assert all('empty="skip"' in recipe for recipe in recipes.values())
     assert [argv[:2] for argv in shell_commands()] == [["import", "--from"],
                                                        ["evaluate", "--model"]]
+
+
+def test_the_readme_has_one_recipe():
+    _, recipes = python_recipes(README)
+    assert list(recipes) == ["scikit-learn"] and 'empty="skip"' in recipes["scikit-learn"]
 
 
 # ------------------------------------------------------------------------------- AP data
@@ -173,12 +183,15 @@ def check_summary(text: str, unknown: str) -> float:
     return nats
 
 
-@pytest.mark.parametrize("library", ["scikit-learn", "gensim", "tomotopy", "lda"])
-def test_peer_recipe_runs_as_written_on_ap(library, peer_data, capsys):
-    imports, recipes = python_recipes()
+@pytest.mark.parametrize("page,library", [(RECIPES, "scikit-learn"), (RECIPES, "gensim"),
+                                          (RECIPES, "tomotopy"), (RECIPES, "lda"),
+                                          (README, "scikit-learn")],
+                         ids=lambda x: x.name if isinstance(x, Path) else x)
+def test_peer_recipe_runs_as_written_on_ap(page, library, peer_data, capsys):
+    imports, recipes = python_recipes(page)
     namespace = trained(library, *peer_data)
     capsys.readouterr()
-    exec(compile(f"{imports}\n\n{recipes[library]}", f"README.md ({library})", "exec"),
+    exec(compile(f"{imports}\n\n{recipes[library]}", f"{page.name} ({library})", "exec"),
          namespace)
     text = capsys.readouterr().out
     dropped = "0 word(s)" if library == "lda" else "5 word(s)"  # lda: the vectorizer drops them
@@ -191,7 +204,7 @@ def test_mallet_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_p
     (tmp_path / "state.gz").symlink_to(MALLET_AP / "state.gz")
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
-    exec(compile(f"{imports}\n\n{recipes['mallet']}", "README.md (mallet)", "exec"),
+    exec(compile(f"{imports}\n\n{recipes['mallet']}", "score-a-model.md (mallet)", "exec"),
          {"test_lines": mallet_heldout})
     check_summary(capsys.readouterr().out, f"document {HELDOUT} (5 word(s) dropped)")
 

@@ -29,7 +29,8 @@ of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
 ``total_stderr = sqrt(sum_d se_d^2)``.
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
-chosen by ``benchmarks/default_method.py`` (tables and reasons in ``benchmarks/README.md``): for
+chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
+should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens
 and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA L2R with 300
 samples and 4 runs.  Several runs matter more than long chains: a single Chib run sometimes
@@ -53,6 +54,7 @@ import pandas as pd
 import scipy.sparse as sp
 from scipy.special import logsumexp
 
+from topiceval._docs import page
 from topiceval.corpus import Corpus
 from topiceval.documents import (
     OutOfVocabularyWarning,
@@ -70,7 +72,7 @@ if TYPE_CHECKING:
     from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
 
 # method, settings and runs used when ``method`` is None, chosen by benchmarks/default_method.py
-# (benchmarks/README.md, "Default method of topiceval.evaluate"): the cheapest setting whose error
+# (docs/choosing-an-estimator.md#how-the-defaults-were-measured): the cheapest setting whose error
 # against a converged reference is well below 1 nat on documents of up to ~100 tokens.
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
@@ -272,9 +274,10 @@ def evaluate(model: LDAModel | GaPModel,
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
-        ``hm``, ``exact``; docs/methods/lda-estimators.md, docs/methods/gapfa.md).  Default
+        ``hm``, ``exact``; the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, L2R with 300 samples for GaP-FA (chosen by benchmarks/default_method.py).
+        passes for LDA, L2R with 300 samples for GaP-FA (chosen by measurement: the
+        documentation page "Which estimator and budget should I use?").
     runs : int, optional
         Independent runs per document, averaged in probability (default
         ``DEFAULT_RUNS[family]``: 8 for LDA, 4 for GaP-FA; at least 2 for a standard error).
@@ -372,7 +375,7 @@ def evaluate(model: LDAModel | GaPModel,
         notes.append(
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
-            "error is optimistic (benchmarks/README.md)")
+            f"error is optimistic ({page('choosing-an-estimator.md#long-documents')})")
     predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
                                 threads) * runs
 

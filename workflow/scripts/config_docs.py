@@ -1,4 +1,4 @@
-"""Generate config/README.md, the reference of every configuration key, from the schemas.
+"""Generate docs/configuration.md, the reference of every configuration key, from the schemas.
 
 The JSON schemas under workflow/schemas/ are the source of truth for the configuration: they
 are what ``snakemake`` validates config/config.yaml (and an overlay) against.  This script walks
@@ -8,8 +8,8 @@ config/config.yaml and, where they differ, in the overlays config/quick.yaml and
 config/paper.yaml, and the schema's description.
 
     python workflow/scripts/config_docs.py            # print the page
-    python workflow/scripts/config_docs.py --write    # (re)write config/README.md
-    python workflow/scripts/config_docs.py --check    # exit 1 if config/README.md is stale
+    python workflow/scripts/config_docs.py --write    # (re)write docs/configuration.md
+    python workflow/scripts/config_docs.py --check    # exit 1 if the page is stale
 
 ``tests/test_docs.py`` checks that the committed page equals the generated one.
 """
@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"
 CONFIG = ROOT / "config"
-PAGE = CONFIG / "README.md"
+PAGE = ROOT / "docs" / "configuration.md"  # a page of the documentation site
 TOP = "config.schema.yaml"
 OVERLAYS = ("quick.yaml", "paper.yaml")
 MAX_VALUE = 48  # characters of a value shown in a table cell; longer ones are referred to the file
@@ -74,9 +74,9 @@ long values are referred to the file), **description** (from the schema).
 
 Descriptions refer to the four papers by their seed numbers: seed 001 is `bechard2018`, seed
 002 `wallach2009`, seed 003 `foulds_smyth` and seed 004 `capdevila2018`
-([docs/references.md](../docs/references.md)); "(seed 002 - 200)" gives the paper's value.
+([References](references.md)); "(seed 002 - 200)" gives the paper's value.
 Experiment identifiers such as 002-F1 are explained in
-[docs/methods/experiments.md](../docs/methods/experiments.md).
+[Experiments](methods/experiments.md).
 """
 
 
@@ -300,24 +300,24 @@ class Page:
             top, TOP, [], general)]
         for name in papers:
             sub, sub_doc = self.resolver.resolve(top["properties"][name], TOP)
-            intro = (f"{PAPERS[name]}: methods in [docs/methods/experiments.md#{name}]"
-                     f"(../docs/methods/experiments.md#{name}). Schema: "
+            intro = (f"{PAPERS[name]}: methods in [Experiments, {name}]"
+                     f"(methods/experiments.md#{name}). Schema: "
                      f"`workflow/schemas/{sub_doc}`.")
             parts.append(self.section(f"{name}", intro, top["properties"][name], TOP, [name]))
         return "\n".join(parts)
 
 
 def render() -> str:
-    """The text of config/README.md."""
+    """The text of docs/configuration.md."""
     return Page().render()
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group()
-    mode.add_argument("--write", action="store_true", help="write config/README.md")
+    mode.add_argument("--write", action="store_true", help="write docs/configuration.md")
     mode.add_argument("--check", action="store_true",
-                      help="exit 1 if config/README.md differs from the generated page")
+                      help="exit 1 if docs/configuration.md differs from the generated page")
     args = parser.parse_args(argv)
     text = render()
     if args.write:

@@ -2,8 +2,10 @@
 
 ``fetch(files, dest_dir, mirror=None)`` places every ``SourceFile`` at ``dest_dir / file.path``.
 Each file is copied from ``mirror / file.path`` when a mirror is given, otherwise downloaded from
-its URL (extracting ``member`` from the downloaded archive when the file lives inside one).  It
-is then checked in two ways before it is moved into place:
+its URL (extracting ``member`` from the downloaded archive when the file lives inside one).  The
+transfer is pooch's (HTTP(S) or FTP, with a timeout, tried ``1 + RETRIES`` times); what pooch
+cannot check is done here (docs/own-code.md#downloads).  The file is then checked in two ways
+before it is moved into place:
 
 1. its sha256 must be one of the accepted digests (or, for archives with unstable bytes, the
    archive's content digest must be one of ``content_sha256``);
@@ -34,12 +36,16 @@ import os
 import re
 import shutil
 import tarfile
-import urllib.error
+import tempfile
+import urllib.parse
 import urllib.request
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+import pooch
+import requests
 
 from topiceval.data.archives import (
     ArchiveTooLarge,
@@ -52,6 +58,8 @@ from topiceval.io import replace_keeping_mode, sha256_file, temporary_beside
 
 _LOG = logging.getLogger(__name__)
 _CHUNK = 1 << 20
+RETRIES = 2  # a failed transfer is tried again this many times (pooch waits 1 s, then 2 s)
+HEADERS = {"User-Agent": "topiceval-data-fetch"}
 ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError)
 
 
@@ -196,18 +204,46 @@ def verify_stored(spec: SourceFile, path: str | os.PathLike) -> None:
         )
 
 
+def _copy_local(url: str, output_file: str, _pooch: object) -> None:
+    """pooch's downloader protocol for a ``file://`` address: a copy of the local file."""
+    shutil.copyfile(urllib.request.url2pathname(urllib.parse.urlparse(url).path), output_file)
+
+
+def _downloader(url: str, timeout: float):
+    """pooch's downloader for ``url``'s scheme, with ``timeout`` seconds per connection, or
+    ``None`` for a scheme it cannot fetch."""
+    scheme = urllib.parse.urlparse(url).scheme
+    if scheme in ("http", "https"):
+        return pooch.HTTPDownloader(timeout=timeout, headers=HEADERS)
+    if scheme == "ftp":
+        return pooch.FTPDownloader(timeout=timeout)
+    return _copy_local if scheme == "file" else None
+
+
 def _download(spec: SourceFile, target: Path, timeout: float) -> None:
-    """Stream ``spec.url`` into ``target``; network errors become a ``DownloadError``."""
-    request = urllib.request.Request(spec.url, headers={"User-Agent": "topiceval-data-fetch"})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            with open(target, "wb") as out:
-                shutil.copyfileobj(response, out, _CHUNK)
-    except (urllib.error.URLError, TimeoutError, OSError) as exc:
-        raise DownloadError(
-            f"{spec.path}: cannot download {spec.url} ({exc}); expected sha256 "
-            f"{spec.accepted()}, actual: no file"
-        ) from None
+    """Transfer ``spec.url`` into ``target`` with pooch (retried); a failure becomes a
+    ``DownloadError``.
+
+    pooch writes into a scratch directory of its own (its files are private, mode 600); the
+    bytes are then copied into ``target``, the locked temporary with ordinary permissions that
+    ``fetch`` moves into place once every check has passed.
+    """
+    failed = f"expected sha256 {spec.accepted()}, actual: no file"
+    downloader = _downloader(spec.url, timeout)
+    if downloader is None:
+        raise DownloadError(f"{spec.path}: cannot download {spec.url} (only http, https, ftp "
+                            f"and file addresses are fetched); {failed}")
+    name = Path(spec.path).name
+    with tempfile.TemporaryDirectory(prefix="topiceval-download-") as scratch:
+        store = pooch.create(path=scratch, base_url="", registry={name: None},
+                             urls={name: spec.url}, retry_if_failed=RETRIES)
+        try:
+            fetched = store.fetch(name, downloader=downloader)
+        except (requests.RequestException, OSError, EOFError) as exc:
+            raise DownloadError(
+                f"{spec.path}: cannot download {spec.url} ({' '.join(str(exc).split())}); {failed}"
+            ) from None
+        shutil.copyfile(fetched, target)
 
 
 def _extract_member(archive: Path, member: str, target: Path) -> None:

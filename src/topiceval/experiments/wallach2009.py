@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from topiceval import perturb
+from topiceval._docs import page
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
@@ -574,7 +575,7 @@ def synthetic_set(model: LDAModel, name: str, n_docs: int, doc_length: int, *,
     fitted (now true) ``model`` (§9.2 substitution rule), all in split "test"."""
     corpus = synthetic_corpus(model, n_docs, doc_length, seed)
     corpus.meta["synthetic"]["rule"] = (
-        "§9.2 substitution (docs/methods/experiments.md#wallach2009; fitted true model)")
+        f"§9.2 substitution ({page('methods/experiments.md#wallach2009')}; fitted true model)")
     corpus.meta["dataset"] = name
     return corpus
 

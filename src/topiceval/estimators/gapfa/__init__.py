@@ -1,6 +1,6 @@
 """Held-out likelihood estimators for Gamma-Poisson factor analysis (Capdevila et al. 2018).
 
-Methods: docs/methods/gapfa.md.
+Methods: docs/methods/gapfa.md. ::
 
     from topiceval.estimators import gapfa
     logp = gapfa.estimate(method, counts, phi, p, r, *, seed=0, **settings)      # (D,)

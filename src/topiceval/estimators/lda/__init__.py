@@ -1,4 +1,4 @@
-"""Held-out likelihood estimators for LDA (wallach2009; docs/methods/lda-estimators.md).
+"""Held-out likelihood estimators for LDA (wallach2009; docs/methods/lda-estimators.md)::
 
     from topiceval.estimators import lda
     logp = lda.estimate(method, docs, phi, alpha_m, *, seed=0, **settings)    # (D,)

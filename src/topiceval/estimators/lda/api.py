@@ -96,19 +96,19 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
         numbers of Gibbs sweeps, samples or particles, see
         docs/methods/lda-estimators.md):
 
-        ============ ===========================================================
-        ``is_pt``     ``samples=1000``
-        ``is_pzw``    ``samples=1000``
-        ``is_ip``     ``samples=1000``, ``iterations=20`` (proposal updates I)
-        ``hm``        ``burnin=1000``, ``samples=1000``
-        ``ais``       ``temperatures=1000`` (S, linear schedule, or the sequence
-                      tau_1 < ... < tau_S = 1)
-        ``chib``      ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
-                      before ICM), ``iterations=20`` (most ICM passes choosing z*)
-        ``lr``        ``particles=20`` (R), ``resample=True`` (rejuvenation)
-        ``lr_wallach`` same as ``lr``
-        ``exact``     ``max_work=4e8`` (most operations of the recursion)
-        ============ ===========================================================
+        ============== ===========================================================
+        ``is_pt``       ``samples=1000``
+        ``is_pzw``      ``samples=1000``
+        ``is_ip``       ``samples=1000``, ``iterations=20`` (proposal updates I)
+        ``hm``          ``burnin=1000``, ``samples=1000``
+        ``ais``         ``temperatures=1000`` (S, linear schedule, or the sequence
+                        tau_1 < ... < tau_S = 1)
+        ``chib``        ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
+                        before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
+        ``lr_wallach``  same as ``lr``
+        ``exact``       ``max_work=4e8`` (most operations of the recursion)
+        ============== ===========================================================
 
     Returns
     -------

@@ -41,7 +41,7 @@ cancels in the normalised conditional.
 Reversed run and the reciprocal check (§5.4): the same procedure with A and B exchanged
 estimates -log R; ``reverse`` is that estimate, ``reciprocal_gap = -reverse - log_ratio`` (>= 0
 in expectation, since both are stochastic lower bounds of their targets) and ``suspect`` flags
-|gap| > ``threshold`` (default 1 nat; Foulds & Smyth only says "wildly different" [G3-5]; a large
+``|gap| > threshold`` (default 1 nat; Foulds & Smyth only says "wildly different" [G3-5]; a large
 negative gap, both runs overshooting, is as suspicious as a large positive one).
 
 Document completion (§5.3, Foulds & Smyth eqs. 7-8): with w^a = the first N1 tokens,
@@ -335,7 +335,7 @@ class Comparison:
     ``log_ratio``: estimate of log P(w | A) - log P(w | B) (completion: of log P_A(w^b | w^a) -
     log P_B(w^b | w^a)); ``reverse``: the reversed runs' estimate of the negated quantity (NaN
     without ``reciprocal``); ``reciprocal_gap`` = -reverse - log_ratio (NaN without);
-    ``suspect``: |gap| > ``threshold``; ``site_updates``: per document, all runs and samples.
+    ``suspect``: ``|gap| > threshold``; ``site_updates``: per document, all runs and samples.
     """
 
     log_ratio: np.ndarray
@@ -547,11 +547,11 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
         Also run every annealing in the other direction (A to B) for the reciprocal check.
     **settings
         ``burnin`` (int, default 100): Gibbs sweeps of the start model before each annealing
-        run.  ``threshold`` (float, default 1.0 nat): a |reciprocal gap| above it marks the
-        document ``suspect``.  ``split`` (int or one int per document, default floor(N / 2)):
-        N1 for ``completion``.  ``start`` (``"gibbs"``, default, or ``"exact"``): exact
-        posterior start states, which make the estimator exactly unbiased (tiny documents
-        only; ``max_work`` bounds the exact recursion, default 4e8 operations).
+        run.  ``threshold`` (float, default 1.0 nat): a reciprocal gap above it in absolute value
+        marks the document ``suspect``.  ``split`` (int or one int per document, default
+        floor(N / 2)): N1 for ``completion``.  ``start`` (``"gibbs"``, default, or
+        ``"exact"``): exact posterior start states, which make the estimator exactly unbiased
+        (tiny documents only; ``max_work`` bounds the exact recursion, default 4e8 operations).
         ``doc_keys`` (array of distinct non-negative ints, default 0..D-1): the keys of the
         documents' random streams.  ``return_cost`` (bool, default False): also return
         ``Cost(site_updates, seconds)``.  ``work_limit`` (the most site updates of the whole
@@ -564,7 +564,7 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
     Comparison or (Comparison, Cost)
         Per document (each (D,)): ``log_ratio`` (nats), ``reverse`` (the reversed runs'
         estimate of -log R; NaN without ``reciprocal``), ``reciprocal_gap`` = -reverse -
-        log_ratio (>= 0 in expectation), ``suspect`` (|gap| > threshold) and
+        log_ratio (>= 0 in expectation), ``suspect`` (``|gap| > threshold``) and
         ``site_updates``; ``seconds`` of the kernels.
 
     Raises

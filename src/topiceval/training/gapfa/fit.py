@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from topiceval._docs import page
 from topiceval.counts import as_count_matrix
 from topiceval.models import GaPModel
 from topiceval.threads import numba_threads
@@ -110,7 +111,7 @@ def fit_gapfa(
     phi /= phi.sum(axis=1, keepdims=True)
     meta = {
         "trainer": "gapfa_gibbs",
-        "model": "beta-gamma PFA (Zhou et al. 2012), docs/methods/gapfa.md#training",
+        "model": f"beta-gamma PFA (Zhou et al. 2012), {page('methods/gapfa.md#training')}",
         "n_topics": n_topics,
         "iterations": iterations,
         "burnin": burnin,

@@ -164,8 +164,8 @@ def fold_in(source: GibbsResult | LDAModel, docs, *, method: str = "query", join
             threads: int | None = 1) -> FoldInResult:
     """Sample topics of unseen documents ``docs`` and return θ̃ (§1.5).
 
-    ``method="query"`` needs the training state (a :class:`GibbsResult`: counts N_{v|t}, N_{·|t}
-    and the final αm, β); ``"fixed_phi"`` accepts a result or any :class:`LDAModel`.
+    ``method="query"`` needs the training state (a :class:`GibbsResult`: counts ``N_{v|t}``,
+    ``N_{·|t}`` and the final αm, β); ``"fixed_phi"`` accepts a result or any :class:`LDAModel`.
     ``joint`` (query only) shares Ñ across documents.  ``keep``: number of final sweeps whose
     (1.17) estimates are averaged (1 = last state).  Documents must be non-empty.
     """

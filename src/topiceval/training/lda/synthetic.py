@@ -20,6 +20,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+from topiceval._docs import page
 from topiceval._numba import categorical, categorical_cumulative, dirichlet_into, seed_into
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
@@ -82,7 +83,7 @@ def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     offsets, tokens, _, _ = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
     vocab = model.vocab if model.vocab is not None else [str(v) for v in range(model.n_types)]
     length = int(lengths[0]) if np.all(lengths == lengths[0]) else lengths.tolist()
-    meta = {"synthetic": {"generator": "LDA (docs/methods/lda.md#model)", "T": model.n_topics,
+    meta = {"synthetic": {"generator": f"LDA ({page('methods/lda.md#model')})", "T": model.n_topics,
                           "seed": seed, "doc_length": length, "model_meta": model.meta}}
     names = [f"synthetic-{d}" for d in range(n_docs)]
     return Corpus(offsets, tokens, vocab, names, [split] * n_docs, meta)
@@ -108,5 +109,5 @@ def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int
     corpus = synthetic_corpus(model, n_docs, doc_length, seed, threads=threads)
     corpus.meta["synthetic"]["source_checksum"] = source.checksum()
     corpus.meta["synthetic"]["rule"] = (
-        "§9.2 substitution (docs/methods/experiments.md#wallach2009; fitted true model)")
+        f"§9.2 substitution ({page('methods/experiments.md#wallach2009')}; fitted true model)")
     return corpus, model

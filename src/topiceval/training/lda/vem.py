@@ -259,7 +259,7 @@ def fit_vem(corpus_or_docs: Corpus | TokenDocuments, n_topics: int, *,
     variant : {"seed001", "full"}, default "seed001"
         ``"seed001"``: one E pass (1.11)-(1.12) per document per iteration, as Béchard &
         Gervet's Algorithm 1; ``"full"``: each document's E-step iterated until
-        max_t |delta gamma_t| / gamma_t < 1e-5 or 100 passes, as Blei et al. (2003).
+        ``max_t |delta gamma_t| / gamma_t < 1e-5`` or 100 passes, as Blei et al. (2003).
     alpha : float or array_like of shape (T,), optional
         The fixed Dirichlet parameter alpha_t of the document-topic prior; default 1/T per
         topic (Béchard & Gervet's "alpha_k = 1/K").
