@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/gibbs_throughput.py [--sweeps 100] [--topics 20 50 100 200 500]
         [--corpus results/.../corpus.npz ... --split train] [--repeats 3] [--skip SYSTEM ...]
+        [--threads 1 2]
         [--out benchmarks/out]
 
 Corpora: a synthetic LDA corpus (D = 2,000 documents of 200 tokens; 50 true topics, αm_t = 0.1,
@@ -250,13 +251,14 @@ SYSTEMS = (  # (system, threads, kind, runner(corpus, T, sweeps, passes, seed))
 REPEATED = ("topiceval", "tomotopy")  # the systems of the target ratios
 
 
-def benchmark(name, corpus, topics, sweeps, passes, seed, skip, repeats):
-    """One row per (T, system).  topiceval and tomotopy (the systems of the target ratios) run
-    ``repeats`` rounds, interleaved (every system once per round, so a change in the machine's
-    load hits both), and report their fastest and their median run; the others run once."""
+def benchmark(name, corpus, topics, sweeps, passes, seed, skip, thread_counts, repeats):
+    """One row per (T, system) among those with a thread count in ``thread_counts``.  topiceval
+    and tomotopy (the systems of the target ratios) run ``repeats`` rounds, interleaved (every
+    system once per round, so a change in the machine's load hits both), and report their
+    fastest and their median run; the others run once."""
     rows = []
     for t in topics:
-        systems = [s for s in SYSTEMS if s[0] not in skip]
+        systems = [s for s in SYSTEMS if s[0] not in skip and s[1] in thread_counts]
         runs = [[] for _ in systems]
         for r in range(repeats):
             for i, (system, threads, _kind, runner) in enumerate(systems):
@@ -328,6 +330,8 @@ def main(argv=None) -> int:
     parser.add_argument("--split", default="train")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", nargs="*", default=[], help="systems to leave out")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                        help="thread counts to run (1: the per-core comparison alone)")
     parser.add_argument("--repeats", type=int, default=1,
                         help="interleaved rounds of topiceval and tomotopy per T (fastest and "
                              "median reported)")
@@ -342,7 +346,7 @@ def main(argv=None) -> int:
     rows = []
     for name, corpus in corpora:
         rows += benchmark(name, corpus, args.topics, args.sweeps, args.passes, args.seed,
-                          set(args.skip), args.repeats)
+                          set(args.skip), set(args.threads), args.repeats)
     df = pd.DataFrame(rows)
     summary = ratios(df)
     out = Path(args.out)

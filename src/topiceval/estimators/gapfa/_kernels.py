@@ -18,12 +18,11 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import (
-    LINEAR_SEARCH_MAX,
     gamma_dc_state,
     log_gamma_variate_state,
     lse_add,
     lse_value,
-    search_cumulative,
+    search,
     shape_constants,
     store_state,
     unit_double,
@@ -55,11 +54,29 @@ def transposed(phiw):
     return out
 
 
+# The Gibbs rows' running sums over topics are stored at the end of every block of ROW_BLOCK
+# topics (``row_cumulatives``), and a draw finds its block among them and its topic inside the
+# block (``find_topic``): T J / ROW_BLOCK stores per iteration instead of T J.  Up to
+# ROW_BLOCK_MAX_FULL topics every sum is stored (blocks of one topic): the draws then need no
+# arithmetic, which is the cheaper side when a document's rows are redrawn many times each.
+ROW_BLOCK = 8
+ROW_BLOCK_MAX_FULL = 32
+
+
+@njit(cache=True)
+def row_block(n_topics):
+    """Topics per block of the rows' running sums (``ROW_BLOCK``)."""
+    return 1 if n_topics <= ROW_BLOCK_MAX_FULL else ROW_BLOCK
+
+
 @njit(cache=True)
 def rows_work(n_words, n_topics):
-    """Work arrays of ``sample_rows``: theta (T,), cumulative (T, J), total (J,), last (J,)."""
-    return (np.empty(n_topics), np.empty((n_topics, n_words)), np.empty(n_words),
-            np.empty(n_words, dtype=np.int64))
+    """Work arrays of ``sample_rows``: theta (T,), each row's running sums at the ends of the
+    blocks (J, ceil(T / ``row_block``)), the row totals (J,) and one row's weights (T,) for a
+    row drawn in log space."""
+    n_blocks = -(-n_topics // row_block(n_topics))
+    return (np.empty(n_topics), np.empty((n_words, n_blocks)), np.empty(n_words),
+            np.empty(n_topics))
 
 
 @njit(cache=True)
@@ -159,38 +176,55 @@ def scaled_theta(log_theta, theta):
 
 
 @njit(cache=True, inline="always")
-def row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last):
-    """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t into
-    ``cumulative[:, j]``, their total into ``total[j]`` and the last t of positive weight into
-    ``last[j]`` (0 if none).  Rows are independent: the inner loop over j vectorises, and each
-    row's sum is accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+def row_cumulatives(n_rows, phi_tj, theta, cumulative, total):
+    """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t at the
+    end of every block of ``row_block(T)`` topics into ``cumulative[j]`` and the total into
+    ``total[j]``.  Rows are independent: the inner loop over j vectorises, and each row's sum is
+    accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+    n_topics = theta.shape[0]
+    block = row_block(n_topics)
     for j in range(n_rows):
         total[j] = 0.0
-        last[j] = 0
-    for t in range(theta.shape[0]):
-        theta_t = theta[t]
+    for b in range(cumulative.shape[1]):
+        for t in range(b * block, min((b + 1) * block, n_topics)):
+            theta_t = theta[t]
+            for j in range(n_rows):
+                total[j] += phi_tj[t, j] * theta_t
         for j in range(n_rows):
-            w = phi_tj[t, j] * theta_t
-            acc = total[j] + w
-            total[j] = acc
-            cumulative[t, j] = acc
-            last[j] = t if w > 0.0 else last[j]
+            cumulative[j, b] = total[j]
 
 
 @njit(cache=True, inline="always")
-def search_column(cumulative, j, last, target):
-    """``_numba.search`` on the column ``cumulative[:, j]``: smallest k <= last with
-    cumulative[k, j] > target (``last`` if there is none), by the same comparisons."""
-    if last < LINEAR_SEARCH_MAX:
-        k = 0
-        for t in range(last):
-            k += cumulative[t, j] <= target
-        return k
-    return search_cumulative(cumulative[:, j], last + 1, target)
+def find_topic(sums_j, block, phiw_j, theta, target):
+    """The topic of the inverse CDF of a row's weights phiw_jt theta_t (in topic order) at
+    ``target`` < the row's total: its block among the row's running sums ``sums_j`` (a row of
+    ``row_cumulatives``, blocks of ``block`` topics), then its topic inside the block
+    (``topic_in_block``; with blocks of one topic, the block itself)."""
+    b = search(sums_j, sums_j.shape[0] - 1, target)
+    if block == 1 and sums_j[b] > target:
+        return b
+    return topic_in_block(sums_j, block, phiw_j, theta, target, b)
+
+
+@njit(cache=True)
+def topic_in_block(sums_j, block, phiw_j, theta, target, b):
+    """``find_topic`` inside block b: the running sum from the block's start (the same sums, so
+    the same topic as a search of all T running sums); where rounding puts ``target`` past the
+    last sum, the last topic of positive weight (never a topic of zero weight)."""
+    acc = sums_j[b - 1] if b > 0 else 0.0
+    t_end = min((b + 1) * block, theta.shape[0])
+    for t in range(b * block, t_end):
+        acc += phiw_j[t] * theta[t]
+        if target < acc:
+            return t
+    for t in range(theta.shape[0] - 1, -1, -1):
+        if phiw_j[t] * theta[t] > 0.0:
+            return t
+    return 0
 
 
 @njit(cache=True, inline="always")
-def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
+def sample_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work):
     """x_j. | theta ~ Mult(y_j; phi_jt theta_t / sum_t' phi_jt' theta_t') for j < n_rows
     (6.11), (6.13); ``x_sum`` becomes the column sums of the new rows (the rows themselves are
     never needed: every caller reads them through their sums).  ``work`` is ``rows_work``.
@@ -200,37 +234,44 @@ def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
     """
     theta = work[0]
     scaled_theta(log_theta, theta)
-    draw_rows(rng, n_rows, counts, phi_tj, log_phiw, theta, log_theta, False, x_sum, work)
+    draw_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, theta, log_theta, False, x_sum, work)
 
 
 @njit(cache=True, inline="always")
-def draw_rows(rng, n_rows, counts, phi_tj, log_phiw, theta, log_theta, linear, x_sum, work):
+def draw_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, theta, log_theta, linear, x_sum, work):
     """The draws of ``sample_rows`` given theta up to a common factor (``theta``); a row whose
     products phi_jt theta_t all underflow is drawn from its weights in log space, log phi_jt +
     log theta_t, with log theta_t from ``log_theta`` or, when ``linear``, log ``theta``.  The
-    weights of all rows are summed first (``row_cumulatives``), which consumes no random number.
-    """
+    weights of all rows are summed first (``row_cumulatives``), which consumes no random number;
+    each draw is then the inverse CDF at one uniform (``find_topic``)."""
     n_topics = theta.shape[0]
-    _, cumulative, total, last = work
-    row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last)
+    _, cumulative, total, row_weights = work
+    row_cumulatives(n_rows, phi_tj, theta, cumulative, total)
+    block = row_block(n_topics)
     x_sum[:] = 0
     s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for j in range(n_rows):
         row_total = total[j]
-        row_last = last[j]
-        if row_total == 0.0:
-            m = -np.inf
-            for t in range(n_topics):
-                m = max(m, log_phiw[j, t] + _log_theta(theta, log_theta, linear, t))
-            for t in range(n_topics):
-                w = math.exp(log_phiw[j, t] + _log_theta(theta, log_theta, linear, t) - m)
-                row_total += w
-                cumulative[t, j] = row_total
-                if w > 0.0:
-                    row_last = t
+        if row_total > 0.0:
+            sums_j, phiw_j = cumulative[j], phiw[j]
+            for _ in range(counts[j]):
+                bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+                x_sum[find_topic(sums_j, block, phiw_j, theta,
+                                 unit_double(bits) * row_total)] += 1
+            continue
+        m = -np.inf
+        for t in range(n_topics):
+            m = max(m, log_phiw[j, t] + _log_theta(theta, log_theta, linear, t))
+        last = 0
+        for t in range(n_topics):
+            w = math.exp(log_phiw[j, t] + _log_theta(theta, log_theta, linear, t) - m)
+            row_total += w
+            row_weights[t] = row_total
+            if w > 0.0:
+                last = t
         for _ in range(counts[j]):
             bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
-            x_sum[search_column(cumulative, j, row_last, unit_double(bits) * row_total)] += 1
+            x_sum[search(row_weights, last, unit_double(bits) * row_total)] += 1
     store_state(rng, s0, s1, s2, s3)
 
 

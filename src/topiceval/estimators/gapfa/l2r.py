@@ -316,18 +316,18 @@ def exact_conditional(y, a, pi_j, conv, term, nxt):
 
 
 @njit(cache=True, inline="always")
-def left_gibbs(rng, j, r, x_sum, log_left_scale_j, scales, counts, phi_tj, log_phiw, log_theta,
-               shapes, work):
+def left_gibbs(rng, j, r, x_sum, log_left_scale_j, scales, counts, phi_tj, phiw, log_phiw,
+               log_theta, shapes, work):
     """One Gibbs iteration on the left posterior of factor j: theta (6.12), then the j left rows
     (6.13) into their column sums ``x_sum``; theta in linear space when the document allows it
     (``scales``, from ``linear_scales``, has rows), in log space otherwise: the same draws."""
     if scales.shape[0] > 0:
         theta = work[0]
         sample_theta(rng, r, x_sum, scales[j], theta, shapes, True)
-        draw_rows(rng, j, counts, phi_tj, log_phiw, theta, log_theta, True, x_sum, work)
+        draw_rows(rng, j, counts, phi_tj, phiw, log_phiw, theta, log_theta, True, x_sum, work)
     else:
         sample_theta(rng, r, x_sum, log_left_scale_j, log_theta, shapes, False)
-        sample_rows(rng, j, counts, phi_tj, log_phiw, log_theta, x_sum, work)
+        sample_rows(rng, j, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work)
 
 
 @njit(cache=True)
@@ -371,7 +371,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
             if j > 0:
                 for _ in range(n_gibbs):
                     left_gibbs(rng, j, params.r, x_sum, left_scale_j, scales, counts, phi_tj,
-                               log_phiw, log_theta, shapes, work)
+                               phiw, log_phiw, log_theta, shapes, work)
             shape_logs(params.r, x_sum, a, log_a, props_j.shape[0] == 0)
             if j < n_words:
                 log_c = word_conditional(rng, mode, counts[j], a, log_a, props_j, log_phi_j,
@@ -406,8 +406,8 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
 
 
 @njit(cache=True)
-def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, linear, n_gibbs, b,
-                 work, stop):
+def seq_particle(rng, counts, phi_tj, phiw, log_phiw, params, terms, log1m_pi, linear, n_gibbs,
+                 b, work, stop):
     """Log weight of one particle of the unbiased sequential variant (unfinished once ``stop``
     is set: polled once per word)."""
     log_left_scale, _, log_pi, log_zero = terms
@@ -422,7 +422,7 @@ def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, linear,
         if j > 0:
             for _ in range(n_gibbs):
                 left_gibbs(rng, j, params.r, x_sum, log_left_scale[j], scales, counts, phi_tj,
-                           log_phiw, log_theta, shapes, rows_work)
+                           phiw, log_phiw, log_theta, shapes, rows_work)
         props_j = props[j] if props.shape[0] > 0 else props[:0, 0]  # empty: log space
         shape_logs(params.r, x_sum, a, log_a, props_j.shape[0] == 0)
         # the importance weight of the draw: (6.17) with one inner sample
@@ -468,8 +468,8 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, s
             if stopped(stop):
                 break
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
-            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phi_tj, log_phiw, params, terms,
-                                              log1m_pi, linear, n_gibbs, b, work, stop))
+            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phi_tj, phiw, log_phiw, params,
+                                              terms, log1m_pi, linear, n_gibbs, b, work, stop))
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 
