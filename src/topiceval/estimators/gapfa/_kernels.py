@@ -198,25 +198,35 @@ def row_cumulatives(n_rows, phi_tj, theta, cumulative, total):
 def find_topic(sums_j, block, phiw_j, theta, target):
     """The topic of the inverse CDF of a row's weights phiw_jt theta_t (in topic order) at
     ``target`` < the row's total: its block among the row's running sums ``sums_j`` (a row of
-    ``row_cumulatives``, blocks of ``block`` topics), then its topic inside the block
-    (``topic_in_block``; with blocks of one topic, the block itself)."""
+    ``row_cumulatives``, blocks of ``block`` topics), then its topic inside the block, counting
+    the running sums from the block's start that are <= target (the same sums, so the same
+    topic as a search of all T running sums).  Where rounding puts ``target`` past the last sum,
+    the last topic of positive weight (``last_positive``)."""
     b = search(sums_j, sums_j.shape[0] - 1, target)
-    if block == 1 and sums_j[b] > target:
-        return b
-    return topic_in_block(sums_j, block, phiw_j, theta, target, b)
+    t0 = b * block
+    t1 = min(t0 + block, theta.shape[0])
+    acc = sums_j[b - 1] if b > 0 else 0.0
+    k = t0
+    for t in range(t0, t1 - 1):  # the block's last running sum is sums_j[b]
+        acc += phiw_j[t] * theta[t]
+        k += acc <= target
+    if sums_j[b] > target:
+        return k
+    return last_positive(phiw_j, theta)
+
+
+@njit(cache=True, inline="always")
+def find_sum(sums_j, phiw_j, theta, target):
+    """``find_topic`` when ``sums_j`` holds every running sum (blocks of one topic)."""
+    k = search(sums_j, sums_j.shape[0] - 1, target)
+    if sums_j[k] > target:
+        return k
+    return last_positive(phiw_j, theta)
 
 
 @njit(cache=True)
-def topic_in_block(sums_j, block, phiw_j, theta, target, b):
-    """``find_topic`` inside block b: the running sum from the block's start (the same sums, so
-    the same topic as a search of all T running sums); where rounding puts ``target`` past the
-    last sum, the last topic of positive weight (never a topic of zero weight)."""
-    acc = sums_j[b - 1] if b > 0 else 0.0
-    t_end = min((b + 1) * block, theta.shape[0])
-    for t in range(b * block, t_end):
-        acc += phiw_j[t] * theta[t]
-        if target < acc:
-            return t
+def last_positive(phiw_j, theta):
+    """The last topic t of positive weight phiw_jt theta_t (0 if none)."""
     for t in range(theta.shape[0] - 1, -1, -1):
         if phiw_j[t] * theta[t] > 0.0:
             return t
@@ -254,6 +264,11 @@ def draw_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, theta, log_theta, lin
         row_total = total[j]
         if row_total > 0.0:
             sums_j, phiw_j = cumulative[j], phiw[j]
+            if block == 1:  # every running sum stored: the draw is their search
+                for _ in range(counts[j]):
+                    bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+                    x_sum[find_sum(sums_j, phiw_j, theta, unit_double(bits) * row_total)] += 1
+                continue
             for _ in range(counts[j]):
                 bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
                 x_sum[find_topic(sums_j, block, phiw_j, theta,
