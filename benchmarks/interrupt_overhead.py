@@ -89,6 +89,13 @@ def _flag_if_taken(kernel) -> tuple:
     return (interrupt.new_flag(),) if taken else ()
 
 
+def _records_if_taken(kernel, shape: tuple) -> tuple:
+    """Records of ``topiceval.diagnostics`` (zeros of ``shape``) if this build's ``kernel``
+    writes them (builds before the diagnostics did not)."""
+    taken = "stats" in inspect.signature(kernel.py_func).parameters
+    return (np.zeros(shape),) if taken else ()
+
+
 def kernel_calls(package: str) -> dict[str, object]:
     """Kernel name -> a call of that build's kernel returning its units of work."""
     def module(name):
@@ -106,10 +113,13 @@ def kernel_calls(package: str) -> dict[str, object]:
         ipar, tau = settings.int_settings(resolved), registry.schedule_of(resolved)
         out, alt = np.empty((len(docs), 2)), np.empty((len(docs), 2))
         sites = np.zeros((len(docs), 2), np.int64)
+        width = method.record_width(resolved, 2) if hasattr(method, "record_width") else 0
+        records = _records_if_taken(tasks.run_tasks, (len(docs), 2, width))
 
-        def lda_call(method=method, tab=tab, ipar=ipar, tau=tau, out=out, alt=alt, sites=sites):
+        def lda_call(method=method, tab=tab, ipar=ipar, tau=tau, out=out, alt=alt, sites=sites,
+                     records=records):
             tasks.run_tasks(method.code, tab, ipar, tau, 0, method.key, np.arange(2), out, alt,
-                            sites, *flag)
+                            sites, *records, *flag)
             return int(sites.sum())
 
         calls[f"LDA {name} (ns per site update)"] = lda_call
@@ -146,10 +156,12 @@ def _l2r_call(module):
     work = 2 * float(l2r.L2R.cost(docs, 50, settings).sum())
     out = np.empty((4, 2, 1))
     flag = _flag_if_taken(l2r._l2r_kernel)
+    width = l2r.L2R.record_width(settings, 2) if hasattr(l2r.L2R, "record_width") else 0
+    records = _records_if_taken(l2r._l2r_kernel, (4, 2, width))
 
     def call():
         l2r._l2r_kernel(docs, params, 0, 1, 1, 0, l2r.KEY, np.arange(4), np.arange(2),
-                        np.array([200]), out, *flag)
+                        np.array([200]), out, *records, *flag)
         return work
 
     return call

@@ -42,6 +42,8 @@ PARALLEL_NAMES = {
     "f1_tasks": "a paper's figure-1 task grid",
     "plot_f1": "a paper's figure 1",
     "Task": "a paper's typed task row",
+    "sample_documents": "synthetic documents drawn from a model, LDA and GaP-FA",
+    "check_posterior": "the posterior samples BDMC's reverse runs start from, LDA and GaP-FA",
 }
 PAPER_FIGURE = re.compile(r"^(caption|plot)_[a-z]\d+$|^caption_reciprocal$")
 

@@ -128,6 +128,27 @@ CONFIG = [
      ["'url' is a required property", _on(*KOS_FILE)]),
     ("missing-paper-block", ("capdevila2018",), DELETE,
      ["'capdevila2018' is a required property", _on()]),
+    # issue 33: L2R with S' inner samples is l2r_inner<k>, k >= 2 (S' = 1 is l2r itself)
+    ("inner-samples-variant-of-one", ("capdevila2018", "tractable", "methods"), ["l2r_inner1"],
+     ["'l2r_inner1' is not valid", _on("capdevila2018", "tractable", "methods", 0)]),
+    ("inner-samples-variant-leading-zero", ("capdevila2018", "realistic", "methods"),
+     ["ds", "l2r_inner02"],
+     ["'l2r_inner02' is not valid", _on("capdevila2018", "realistic", "methods", 1)]),
+    ("f3-convergence-missing", ("capdevila2018", "realistic", "convergence"), DELETE,
+     ["'convergence' is a required property", _on("capdevila2018", "realistic")]),
+    ("f3-convergence-ties-zero", ("capdevila2018", "realistic", "convergence", "ties"), 0,
+     ["0 is less than or equal to the minimum of 0",
+      _on("capdevila2018", "realistic", "convergence", "ties")]),
+    ("f3-convergence-gap-share-above-1",
+     ("capdevila2018", "realistic", "convergence", "gap_share"), 2,
+     ["2 is greater than the maximum of 1",
+      _on("capdevila2018", "realistic", "convergence", "gap_share")]),
+    ("half-enabled-string", ("capdevila2018", "tractable", "enabled"), "no",
+     ["'no' is not of type 'boolean'", _on("capdevila2018", "tractable", "enabled")]),
+    ("x1-one-run", ("wallach2009", "x1", "runs"), 1,
+     ["1 is less than the minimum of 2", _on("wallach2009", "x1", "runs")]),
+    ("x1-ladder-of-hm", ("wallach2009", "x1", "ladders", "hm"), 1000,
+     ["'hm' was unexpected", _on("wallach2009", "x1", "ladders")]),
 ]
 
 

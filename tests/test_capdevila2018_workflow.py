@@ -52,6 +52,13 @@ def test_method_variants_take_the_base_settings_and_their_own():
     assert ex._method("ds", None) == ("ds", {})
     with pytest.raises(ValueError, match="unknown method 'l2r_fast'"):
         ex._method("l2r_fast", settings)
+    # L2R with S' inner samples (issue 33 item 9): the base settings, then S'
+    assert ex._method("l2r_inner8", {"l2r": {"inner_samples": 1, "gibbs": 2}}) == (
+        "l2r", {"inner_samples": 8, "gibbs": 2})
+    assert ex.label("l2r_inner8") == "L2R (S' = 8)" and ex.label("l2r") == "L2R"
+    for name in ("l2r_inner1", "l2r_inner0", "l2r_inner"):
+        with pytest.raises(ValueError, match=f"unknown method '{name}'"):
+            ex._method(name, None)
 
 
 def test_code_proposal_curve_is_l2r_with_the_code_proposal():
@@ -233,7 +240,7 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
     f1 = pd.read_csv(out / "F1.csv")
     lengths = {c: ex.mean_document_length(Corpus.load(p)) for c, p in cropped.items()}
     assert f1.set_index("collection")["mean_length"].to_dict() == lengths
-    assert set(f1["method"]) == {"ds", "l2r"}
+    assert set(f1["method"]) == {"ds", "l2r", "l2r_code"}  # both L2R proposals (issue 33)
 
     f3 = []
     for method in ex.F3_METHODS:
@@ -242,9 +249,12 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
             ex.loglik_shard([workdir / "ap.npz", workdir / "ap-model.npz"], f3[-1],
                             collection="AP", method=method, part=part, parts=2, docs=5,
                             samples=20, checkpoints=2, seed=4, settings={"hm": {"burnin": 5}})
-    ex.loglik_table(f3, out / "F3.csv")
+    ex.loglik_table(f3, out / "F3.csv", out / "F3-convergence.csv")
     f3_table = pd.read_csv(out / "F3.csv")
     assert len(f3_table) == 3 * 2 and np.all(f3_table["n_docs"] == 5)
+    stats = pd.read_csv(out / "F3-convergence.csv")
+    assert set(stats["statistic"]) == {"distance", "distance_minus_l2r", "estimate_minus_l2r"}
+    assert np.all(stats["n_docs"] == 5) and set(stats["samples"]) == {10, 20}
 
     ex.corpus_table_job(cropped, out / "T1.csv", out / "T1.caption.md")
     assert pd.read_csv(out / "T1.csv")["collection"].tolist() == ["AP", "Twitter"]
@@ -252,6 +262,12 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
 
     for figure, table in [("F1", "F1.csv"), ("F2", "F2.csv"), ("F3", "F3.csv")]:
         plots.FIGURE_JOBS[figure](out / table, out / f"{figure}.png", out / f"{figure}.md")
+        if figure == "F3":  # as the workflow draws it: judged on the per-document statistics
+            plots.loglik_figure(out / table, out / "F3.png", out / "F3.md",
+                                convergence=out / "F3-convergence.csv",
+                                settings={"at": [10], "enough": 10, "gap_share": 0.01,
+                                          "ties": 2.0})
+            assert "judged per document (1 collections" in (out / "F3.md").read_text()
         assert (out / f"{figure}.png").stat().st_size > 5000
         assert (out / f"{figure}.md").read_text().startswith(f"{ex.PAPER}, Figure {figure[1]}")
         assert "\nPaper: " in (out / f"{figure}.md").read_text()
@@ -380,6 +396,25 @@ def test_caption_f2_separates_l2r_exact_from_l2r_by_twice_the_standard_error(kl_
              "repeats": 5, "n_docs": 40, "kl_se": kl_se, "mae_se": 0.0}
             for method, kl in [("ds", 0.4), ("l2r", 0.10), ("l2r_exact", 0.15)]]
     assert verdict in plots.caption_f2(pd.DataFrame(rows))
+
+
+def test_caption_f2_judges_the_whole_ranking_and_the_inner_samples():
+    """Issue 33 item 9: the paper's whole ranking with each proposal (short texts: DS before
+    L2R), and L2R with more inner samples S' against L2R-E."""
+    kl = {"AP": {"ds": 0.4, "hm": 0.9, "l2r": 0.10, "l2r_exact": 0.05, "l2r_code": 0.2,
+                 "l2r_inner4": 0.06},
+          "WS": {"ds": 0.4, "hm": 0.9, "l2r": 0.10, "l2r_exact": 0.05, "l2r_code": 0.6,
+                 "l2r_inner4": 0.051}}
+    rows = [{"collection": c, "method": m, "samples": 100, "kl_bits": v, "mae": 0.1,
+             "repeats": 5, "n_docs": 40, "kl_se": 0.001, "mae_se": 0.0}
+            for c, by in kl.items() for m, v in by.items()]
+    caption = plots.caption_f2(pd.DataFrame(rows))
+    assert ("holds with the paper's proposal (6.16) on 1 of 2 panels (every neighbouring pair "
+            "separated by more than twice its standard error on 1 (AP)); with the code's "
+            "proposal on 2 of 2 panels") in caption
+    assert ("L2R against L2R-E separated by more than twice the standard error of the "
+            "difference on: L2R 2 (AP, WS); L2R (S' = 4) 1 (AP).") in caption
+    assert "WS (40 docs): L2R-E < L2R < DS < HM" in caption  # variants stay out of the ranking
 
 
 # --------------------------------------------------------------------------- the rule file

@@ -20,6 +20,7 @@ FAST = {
     "lr": {"particles": 3},
     "lr_wallach": {"particles": 3},
     "exact": {},
+    "bdmc": {"temperatures": 10, "burnin": 2},
 }
 FAST_COMPLETE = {
     "et": {"burnin": 5, "samples": 10},
@@ -41,7 +42,7 @@ def problem():
 
 def test_method_names():
     assert lda.METHODS == ("is_pt", "is_pzw", "is_ip", "hm", "ais", "chib", "lr", "lr_wallach",
-                           "exact")
+                           "exact", "bdmc")
     assert set(lda.COMPLETION_METHODS) >= {"et", "ais", "lr", "exact"}
     assert set(FAST) == set(lda.METHODS)
     assert set(FAST_COMPLETE) == set(lda.COMPLETION_METHODS)
@@ -131,6 +132,7 @@ def test_measured_site_updates(problem):
         "is_ip": ({"samples": 6, "iterations": 2}, 8 * lengths),
         "hm": ({"burnin": 2, "samples": 3}, 5 * lengths),
         "ais": ({"temperatures": 7}, 7 * lengths),
+        "bdmc": ({"temperatures": 7, "burnin": 2}, 15 * lengths),
         "lr": ({"particles": 3}, 3 * lengths * (lengths + 1) // 2),
         "lr_wallach": ({"particles": 2, "resample": False}, 2 * lengths),
     }

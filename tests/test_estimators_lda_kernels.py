@@ -7,7 +7,7 @@ from reference import lda_estimators_ref as ref
 from topiceval import _numba as nb
 from topiceval.estimators import lda
 from topiceval.estimators.lda import chains, inputs, registry, rejuvenation
-from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.schedule import schedule
 from topiceval.interrupt import new_flag
 
 SEED = 11

@@ -262,7 +262,8 @@ def test_estimate_command(tmp_path, data, capsys):
     assert code == 0
     frame = pd.read_csv(out, dtype={"name": str})
     assert list(frame.columns) == ["family", "method", "target", "doc", "name", "tokens", "run",
-                                   "logp_nats", "work", "seconds", "seed", "settings"]
+                                   "logp_nats", "upper_nats", "work", "seconds", "seed",
+                                   "settings"]
     assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["estimate"]]
     test_docs = docs[0::2]
     expected = lda.estimate_runs("lr", test_docs, phi, am, runs=2, seed=4, particles=3,
@@ -326,3 +327,24 @@ def test_estimate_command_errors_and_gapfa_dispatch(tmp_path, data, monkeypatch,
     again = pd.read_csv(tmp_path / "o.csv")
     np.testing.assert_array_equal(again["logp_nats"], frame["logp_nats"])
     assert set(frame["family"]) == {"gapfa"}
+
+
+def test_points_with_untrusted_documents_are_hollow_and_counted(tmp_path, data):
+    """Issue 31 item 4: the shard rows say whether each document's estimate is trusted, the
+    summary counts the untrusted documents of each point, the figures draw those points hollow
+    and the captions count them; a table from before the diagnostics draws as before."""
+    docs, phi, am = data
+    tasks = w.f1_tasks({"toy": 6}, scale=0.002, block=6)
+    rows = w.run_shard(pick(tasks, "CS 2", "toy"), docs, phi, am, runs=3)
+    assert rows["trusted"].dtype == bool
+    summary = w.aggregate(rows, n_boot=20)
+    assert summary["untrusted"].iloc[0] == int((~rows.groupby("doc")["trusted"].first()).sum())
+    table = summary_table({"a": {"AIS": -10, "HM": -5, "CS 2": -11, "LR 2": -10.5}})
+    flagged = table.assign(untrusted=[0, 4, 1, 0])
+    text = plots.caption_f1(flagged)
+    assert ("Hollow markers: points with documents whose estimate the diagnostics do not trust "
+            "(docs/trust.md): 2 of 4 points, 5 untrusted document estimates in all.") in text
+    assert "Hollow markers" not in plots.caption_f1(table)
+    assert "trust every estimate" in plots.caption_f2(table.assign(untrusted=0))
+    plots.plot_f1(flagged, tmp_path / "f1.png")
+    assert (tmp_path / "f1.png").stat().st_size > 1000

@@ -58,8 +58,11 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
         for s, name in enumerate(["AP", "WS"])
     ])
     assert set(curves.columns) == {"collection", "method", "repeat", "samples", "kl_bits", "mae",
-                                   "n_docs"}
+                                   "n_docs", "untrusted"}
     assert len(curves) == 2 * 4 * 2 * 2 and np.all(curves["kl_bits"] >= 0)
+    # issue 31: the documents the diagnostics flag, at the largest sample size only
+    assert curves.loc[curves["samples"] == 5, "untrusted"].isna().all()
+    assert (curves.loc[curves["samples"] == 20, "untrusted"] >= 0).all()
     assert np.all(curves["n_docs"] == 8)
     summary = ex.summarise_accuracy(curves)
     assert len(summary) == 2 * 4 * 2 and np.all(summary["repeats"] == 2)
@@ -67,6 +70,9 @@ def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):
     assert np.all(final["samples"] == 20)
     caption = plots.caption_f2(summary)
     assert caption.startswith(f"{ex.PAPER}, Figure 2") and "S = 20" in caption
+    flagged = final[final["untrusted"] > 0]
+    assert (f"{len(flagged)} of {len(final)} points" in caption if len(flagged)
+            else "trust every estimate" in caption)
     assert "\nPaper: L2R-E has the lowest KL" in caption
     lengths = {"AP": 20.0, "WS": 5.0}
     table = ex.kl_vs_length(summary, lengths)
@@ -106,8 +112,51 @@ def test_loglik_curves_caption_and_figure(tmp_path):
     assert plots.caption_f3(curves.drop(columns="doc_stride")) == caption
 
 
-def test_samples_to_converge():
-    curve = pd.DataFrame({"samples": [1, 2, 4, 8], "loglik": [-20.0, -11.0, -10.5, -10.0]})
-    assert ex.samples_to_converge(curve, 1.0) == 2
-    assert ex.samples_to_converge(curve, 0.1) == 8
-    assert ex.samples_to_converge(curve, 100.0) == 1
+def _f3_documents(ds_offset=-5.0):
+    """Per-document 004-F3 rows with known convergence: L2R settles fast (1/S), DS slowly
+    (-50/S, scaled per document), HM sits above; DS is ``ds_offset`` from L2R at the end."""
+    rows = []
+    for d in range(10):
+        base, scale = -100.0 - d, 1.0 + 0.1 * d
+        for s in (10, 100, 300, 1000):
+            rows += [("X", "l2r", 0, d, s, base + 1.0 / s),
+                     ("X", "ds", 0, d, s, base + ds_offset * scale - 50.0 * scale / s),
+                     ("X", "hm", 0, d, s, base + 3.0 + 0.1 / s)]
+    return pd.DataFrame(rows, columns=list(ex.LOGLIK_COLUMNS))
+
+
+SETTINGS = {"at": [10, 100, 300], "enough": 300, "gap_share": 0.01, "ties": 2.0}
+
+
+def test_loglik_convergence_statistics():
+    stats = ex.loglik_convergence(_f3_documents()).set_index(["statistic", "method", "samples"])
+    scale = 1.0 + 0.1 * np.arange(10)
+    distance = stats.loc[("distance", "ds", 10)]
+    assert distance["mean"] == pytest.approx(np.mean(50 * scale * (0.1 - 0.001)))
+    assert distance["se"] == pytest.approx(np.std(50 * scale * 0.099, ddof=1) / np.sqrt(10))
+    assert stats.loc[("distance", "l2r", 1000), "mean"] == 0.0 and distance["n_docs"] == 10
+    paired = stats.loc[("distance_minus_l2r", "ds", 100), "mean"]
+    assert paired == pytest.approx(np.mean(50 * scale * 0.009) - (0.01 - 0.001))
+    final = stats.loc[("estimate_minus_l2r", "hm", 1000), "mean"]
+    assert final == pytest.approx(3.0 + 0.1 / 1000 - 1.0 / 1000)
+
+
+def test_f3_caption_judges_per_document_and_calls_ties_ties():
+    curves = ex.sum_loglik(_f3_documents())
+    caption = plots.caption_f3(curves, ex.loglik_convergence(_f3_documents()), SETTINGS)
+    assert "L2R converges faster than DS (lower distance at every S of 10, 100, 300): " \
+           "yes on 1 (X); tie on 0; no on 0" in caption
+    assert "DS <= L2R <= HM at the largest S: yes on 1 (X)" in caption
+    assert "suffice for L2R (its distance at S = 300 below 1% of the HM - DS gap): yes on 1" \
+        in caption
+    # DS and L2R equal at the end up to per-document noise of either sign: a tie, not an order
+    tied = _f3_documents()
+    end = tied["samples"] == 1000
+    l2r = tied.loc[end & (tied["method"] == "l2r")].set_index("doc")["logp"]
+    ds = end & (tied["method"] == "ds")
+    tied.loc[ds, "logp"] = (tied.loc[ds, "doc"].map(l2r)
+                            + np.where(tied.loc[ds, "doc"] % 2 == 0, 0.01, -0.01))
+    caption = plots.caption_f3(ex.sum_loglik(tied), ex.loglik_convergence(tied), SETTINGS)
+    assert "DS <= L2R <= HM at the largest S: yes on 0; tie on 1 (X); no on 0" in caption
+    # without the per-document statistics (older publications) no verdict is stated
+    assert "were not published" in plots.caption_f3(curves)

@@ -54,3 +54,9 @@ def test_the_report_needs_only_the_base_dependencies():
     missing = [m for m in REPORT_MODULES if distribution_of(m) not in base]
     assert not missing, f"the report imports {missing}, which the base install lacks"
 
+
+
+def test_the_package_index_links_the_documentation_site_the_errors_cite():
+    from topiceval._docs import DOCS_URL
+
+    assert PROJECT["urls"]["Documentation"] == DOCS_URL

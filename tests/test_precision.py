@@ -57,7 +57,7 @@ from reference.special_ref import (
 from topiceval import _numba as nb
 from topiceval.estimators import gapfa, lda
 from topiceval.estimators.lda import registry
-from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.schedule import schedule
 
 pytestmark = pytest.mark.slow  # 600 cases, about 20 CPU-seconds
 
@@ -222,6 +222,7 @@ ESTIMATE_SETTINGS = {
     "is_ip": {"samples": 5, "iterations": 3},
     "hm": {"burnin": 20, "samples": 5},
     "ais": {"temperatures": 5},
+    "bdmc": {"temperatures": 5, "burnin": 3},
     "chib": {"samples": 5, "burnin": 2, "iterations": 5},
     "lr": {"particles": 3, "resample": True},
     "lr_wallach": {"particles": 3, "resample": True},
@@ -243,6 +244,8 @@ def _reference_estimate(method, doc, am, s, rng):
         return ref.hm(doc, PHI, am, s["burnin"], s["samples"], rng)
     if method == "ais":
         return ref.ais(doc, PHI, am, schedule(s["temperatures"]), rng)
+    if method == "bdmc":  # the estimate is the lower bound; the upper: test_bdmc.py
+        return ref.bdmc(doc, PHI, am, schedule(s["temperatures"]), s["burnin"], rng)[0]
     if method == "chib":
         return ref.chib(doc, PHI, am, s["samples"], s["burnin"], s["iterations"], rng)
     seq, wallach = ref.lr(doc, PHI, am, s["particles"], s["resample"], rng)

@@ -17,7 +17,7 @@ from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import ratio_ais
-from topiceval.estimators.lda.ais import schedule
+from topiceval.estimators.schedule import schedule
 from topiceval.models import GaPModel, LDAModel, save_model
 from topiceval.threads import numba_threads
 

@@ -41,7 +41,7 @@ PAPERS = {  # the report's categories, and the result files (under results/) eac
     "Capdevila et al. 2018: left-to-right for Gamma-Poisson FA": [
         *(f"{d}/capdevila2018-F{i}.{e}" for i in (1, 2, 3) for d, e in
           (("figures", "png"), ("tables", "csv"))),
-        "tables/capdevila2018-T1.csv"],
+        "tables/capdevila2018-T1.csv", "tables/capdevila2018-F3-convergence.csv"],
     "Corpora used by the four papers": ["tables/corpus_stats.csv", "figures/corpus_lengths.png"],
 }
 GUIDE = ("About this report", "report/about.html")

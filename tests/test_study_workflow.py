@@ -127,6 +127,10 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     docs = pd.read_csv(out / "documents.csv")
     assert list(docs.columns) == DOCUMENT_COLUMNS
     assert len(docs) == 7 * cands["documents"].iloc[0]
+    # issue 31: untrusted_documents counts the documents whose estimate the diagnostics flag
+    flagged = (~docs["trusted"].astype(bool)).groupby(docs["candidate"]).sum()
+    counted = cands.set_index("candidate")["untrusted_documents"]
+    assert (counted == flagged.reindex(counted.index)).all(), (counted, flagged)
     paired = pd.read_csv(out / "paired.csv")
     assert list(paired.columns) == PAIRED_COLUMNS
     best = cands.loc[cands["verdict"] == "best", "candidate"].iloc[0]
@@ -242,3 +246,48 @@ def test_a_sampled_study_estimates_the_full_totals(study_run):
     gap = (sampled["log_likelihood"] - full.loc[sampled.index, "log_likelihood"]).abs()
     assert (gap < 4 * sampled["log_likelihood_se"]).all()
 
+
+
+def test_a_bdmc_study_reports_the_sandwich(study_run, tmp_path):
+    """estimate method bdmc: every document's upper bound (the runs' reverse weights
+    averaged) in documents.csv, and in candidates.csv the total of the upper bounds and the gap
+    per token."""
+    from topiceval.corpus import Corpus
+    from topiceval.estimators import lda
+    from topiceval.evaluation import combine_upper
+    from topiceval.experiments import study as S
+    from topiceval.models import load_model
+    from topiceval.seeds import derive_seed
+
+    tmp, config = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    estimate = {**S.ESTIMATE_DEFAULTS, "runs": 3, "method": "bdmc",
+                "settings": {"temperatures": 20, "burnin": 5}}
+    plan = S.study_plan({**config["study"], "estimate": estimate})
+    rows = []
+    for c in plan.candidates:
+        path = tmp_path / f"{c.name}.csv"
+        S.estimate_job(out / "corpus.npz", out / "candidates" / c.name / "model.npz", c.name,
+                       0, 1, plan.estimate, None, path, tmp_path / "timings.csv")
+        rows.append(pd.read_csv(path, dtype={"name": str}))
+    docs = pd.concat(rows, ignore_index=True)
+    assert list(docs.columns[:len(S.DOCUMENT_COLUMNS)]) == S.DOCUMENT_COLUMNS
+    name = plan.candidates[0].name
+    mine = docs[docs["candidate"] == name]
+    held, model = S._scored(out / "corpus.npz", out / "candidates" / name / "model.npz", None)[::2]
+    runs = lda.estimate_runs("bdmc", [held[d] for d in range(len(held))], model.phi,
+                             model.alpha_m, runs=3, seed=derive_seed(0, "study", name),
+                             doc_keys=mine["doc"].to_numpy(), temperatures=20, burnin=5)
+    np.testing.assert_allclose(mine["upper"], combine_upper(runs.upper)[0], rtol=1e-12)
+    own = {c.name: pd.read_csv(out / "candidates" / c.name / "own.csv") for c in plan.candidates}
+    models = {c.name: load_model(out / "candidates" / c.name / "model.npz")
+              for c in plan.candidates}
+    cands, _ = S.compare_candidates(plan.candidates, plan.estimate, None,
+                                    Corpus.load(out / "corpus.npz"), docs, own, models)
+    by = cands.set_index("candidate")
+    np.testing.assert_allclose(by["log_likelihood_upper"],
+                               docs.groupby("candidate")["upper"].sum()[by.index], rtol=1e-12)
+    np.testing.assert_allclose(by["gap_per_token"],
+                               (by["log_likelihood_upper"] - by["log_likelihood"]) / by["tokens"])
+    full = pd.read_csv(out / "candidates.csv")
+    assert full["log_likelihood_upper"].isna().all()  # chib: no upper bound

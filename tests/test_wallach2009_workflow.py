@@ -29,6 +29,8 @@ def toy_block(**changes):
         "f3": {"dataset": "synth", "scale": 0.002, "lambdas": [0.0, 0.5], "concentration": 1.0,
                "perturbation_seed": 1},
         "t1": {"dataset": "synth", "repeats": 1},
+        "x1": {"datasets": [], "exact": [], "docs": 2, "runs": 2, "doublings": 1,
+               "ladders": {"ais": 5, "chib": 5, "lr": 5}},
     }
     cfg.update(changes)
     return cfg
@@ -226,22 +228,86 @@ def test_shard_checks_its_inputs(toy_files, tmp_path):
         w.summarise_figure("f4", [], [], tmp_path / "x.csv", tmp_path / "y.csv")
 
 
+def test_convergence_study_x1(toy_files, tmp_path):
+    """002-X1 (issue 33 item 7): budgets doubling from the first, LR giving LR-W, the exact
+    value where asked; only X1 when F1-F3 and T1 are left out; its figure and caption."""
+    x1 = {"datasets": ["synth", "real"], "exact": ["synth"], "docs": 3, "runs": 3,
+          "doublings": 2, "ladders": {"ais": 5, "chib": 4, "lr": 4}}
+    cfg = toy_block(f1={"datasets": [], "scale": 1.0, "long_ais": [], "exact": []},
+                    f2={"datasets": [], "scale": 1.0}, f3={**toy_block()["f3"], "dataset": None},
+                    t1={"dataset": None, "repeats": 1}, x1=x1)
+    shards = w.workflow_shards(cfg)
+    assert {figure for figure, _ in shards} == {"x1"}
+    labels = {t.setting.label for t in all_tasks(shards) if t.dataset == "real"}
+    assert labels == {"AIS 5", "AIS 10", "AIS 20", "CS 4", "CS 8", "CS 16", "LR 4", "LR 8",
+                      "LR 16"}
+    assert {t.doc_stop for t in all_tasks(shards)} == {2, 3}  # blocks of 2 of the first 3
+    assert "Exact" in {t.setting.label for t in all_tasks(shards) if t.dataset == "synth"}
+    run_grid(cfg, toy_files, tmp_path)
+    table = pd.read_csv(tmp_path / "table-x1.csv")
+    assert set(table["method"]) == {"exact", "ais", "chib", "lr", "lr_wallach"}
+    assert (table["docs"] == 3).all()
+    plots.figure_files("x1", tmp_path / "table-x1.csv", tmp_path / "x1.png", tmp_path / "x1.md")
+    caption = (tmp_path / "x1.md").read_text()
+    assert caption.startswith(f"{w.PAPER}, beyond the paper (issue 33)")
+    assert "- real, AIS: AIS 5 " in caption and "from LR-W at the paper's budget" in caption
+    assert "- synth, CS: " in caption and "from the exact value" in caption
+    assert "- real, LR-W: LR-W 4 " in caption
+    with pytest.raises(ValueError, match="x1.docs = 9 asks for more than the n_docs = 5"):
+        w.workflow_shards(toy_block(x1={**x1, "docs": 9}))
+    with pytest.raises(ValueError, match="unknown method 'hm'"):
+        w.x1_settings({"hm": 10}, 1)
+
+
+def test_data_line_names_the_stand_ins_beside_the_paper_sizes():
+    """Issue 33 item 2: AP and KOS stand in for PubMed and the New York Times, the synthetic
+    sets' models are fitted to NIPS, not CS abstracts; sizes side by side."""
+    sets = w.data_sets(load_config()["wallach2009"])
+    stats = pd.DataFrame([
+        {"dataset": d, "variant": v, "split": "all", "D": n, "V": vocab, "mean_length": mean,
+         "sd_length": sd}
+        for d, v, n, vocab, mean, sd in [("nips", "wallach2009", 2325, 23870, 1572.2, 317.6),
+                                         ("20newsgroups", "wallach2009", 18842, 22924, 118.8,
+                                          295.9),
+                                         ("ap", "asis", 2246, 10473, 194.1, 111.1),
+                                         ("kos", "asis", 3430, 6906, 136.4, 96.8)]])
+    text = w.data_text(sets, stats)
+    assert ("synthetic-3 (T = 3, 500 tokens per document): true model fitted to nips/wallach2009 "
+            "(2,325 documents, V 23,870), standing in for the paper's CS abstracts (V 9,242)"
+            in text)
+    assert "20newsgroups: V 22,924, 118.8 +/- 295.9 tokens (the paper's: V 22,695" in text
+    assert ("ap: V 10,473, 194.1 +/- 111.1 tokens, standing in for the paper's PubMed Central "
+            "abstracts (V 30,262, 101.8 +/- 49.2; not available)") in text
+    assert w.stand_ins(sets) == (
+        "ap stands in for the paper's PubMed Central abstracts; kos stands in for the paper's "
+        "New York Times articles; the synthetic sets' true models are fitted to nips, not to "
+        "CS abstracts")
+
+
 @pytest.mark.slow
 def test_figure_and_cost_files(toy_files, tmp_path):
     cfg = toy_block(shards={"by": "figure", "block": 5})
     run_grid(cfg, toy_files, tmp_path)
+    stats = tmp_path / "corpus_stats.csv"
+    pd.DataFrame([{"dataset": "toy", "variant": "asis", "split": "all", "D": 60, "V": 30,
+                   "mean_length": 20.5, "sd_length": 11.0}]).to_csv(stats, index=False)
     for figure in ("f1", "f2", "f3"):
         for suffix in ("png", "pdf"):
             out = tmp_path / f"{figure}.{suffix}"
             plots.figure_files(figure, tmp_path / f"table-{figure}.csv", out,
-                               tmp_path / f"{figure}.md", synthetic=("synth",))
+                               tmp_path / f"{figure}.md", sets=w.data_sets(cfg),
+                               stats_path=stats)
             first = out.read_bytes()
             plots.figure_files(figure, tmp_path / f"table-{figure}.csv", out,
-                               tmp_path / f"{figure}.md", synthetic=("synth",))
+                               tmp_path / f"{figure}.md", sets=w.data_sets(cfg),
+                               stats_path=stats)
             assert out.read_bytes() == first  # no creation date in the file
         assert (tmp_path / f"{figure}.md").read_text().startswith(
             f"{w.PAPER}, Figure {figure[1]}:")
     assert "synth, error against the exact value" in (tmp_path / "f1.md").read_text()
+    assert ("\nData (ours beside the paper's Table 2): synth (T = 3, 12 tokens per document): "
+            "true model fitted to toy/asis (60 documents, V 30); real: V 30, 20.5 +/- 11.0 "
+            "tokens.\n") in (tmp_path / "f1.md").read_text()
     with pytest.raises(ValueError, match="unknown wallach2009 figure"):
         plots.figure_files("t1", tmp_path / "table-f1.csv", tmp_path / "x.png", tmp_path / "x.md")
     w.cost_files(toy_files / "synth-docs.npz", toy_files / "synth.npz", tmp_path / "t1.csv",

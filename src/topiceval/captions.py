@@ -27,7 +27,8 @@ from pathlib import Path
 
 from topiceval.io import write_text_atomic
 
-__all__ = ["markdown_to_rst", "rst_caption_path", "write_rst_caption", "write_rst_captions"]
+__all__ = ["counted_names", "markdown_to_rst", "rst_caption_path", "write_rst_caption",
+           "write_rst_captions"]
 
 # inline-markup characters; an underscore only where it could end a reference (``word_``)
 _SPECIAL = re.compile(r"([\\*`|]|_(?=_*(?![A-Za-z0-9])))")
@@ -48,6 +49,12 @@ _BLOCK_START = re.compile(r"^(?:[^\w\s]|[A-Za-z0-9#]+[.)](?:\s|$)|\w+\)(?:\s|$))
 
 # an escaped space: separates inline markup from the text around it and renders as nothing
 _WRAP = "\\ "
+
+
+def counted_names(names: list[str]) -> str:
+    """How many ``names`` there are, with the names: ``"2 (AP, KOS)"``, or ``"0"`` for none (a
+    caption's count of the collections or data sets where a verdict holds)."""
+    return f"{len(names)} ({', '.join(names)})" if names else "0"
 
 
 def _escape(text: str) -> str:

@@ -26,7 +26,11 @@ the exact method).  It measures the Monte Carlo spread only: the log of an unbia
 biased low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard
 error optimistic (in the benchmark, +/- 2 se_d covered the error 77-80% of the time on documents
 of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
-``total_stderr = sqrt(sum_d se_d^2)``.
+``total_stderr = sqrt(sum_d se_d^2)``.  What the standard error cannot see, the diagnostics
+of ``topiceval.diagnostics`` look for, from what the estimator already has (the Pareto tail of
+its importance weights, its chains' effective sample size and R-hat, whether one run carries
+the average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts
+the untrusted estimates (docs/trust.md).
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
 chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
@@ -56,14 +60,16 @@ from scipy.special import logsumexp
 
 from topiceval._docs import page
 from topiceval.corpus import Corpus
+from topiceval.diagnostics import COLUMNS, reason_counts
 from topiceval.documents import (
     OutOfVocabularyWarning,
     as_model_corpus,
     check_oov_share,
     document_listing,
 )
-from topiceval.limits import RATE
+from topiceval.limits import DEFAULT_WORK_LIMIT, RATE, resolve_limit
 from topiceval.models import GaPModel, LDAModel
+from topiceval.targets import BudgetSpent, parse_target, refine
 from topiceval.threads import numba_threads
 from topiceval.validation import Argument, naming
 from topiceval.vocabulary import check_oov
@@ -84,6 +90,16 @@ EMPTY_POLICIES = ("error", "skip")
 PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
+                    "repeats": float, "trusted": bool, "reason": str}
+# what to do about untrusted estimates, per family: a larger budget, then another method
+ADVICE = {
+    "lda": "rerun them with a larger budget (more samples or runs), or with another method "
+           "(ais or is_ip for short documents, lr for long ones); " + page("trust.md"),
+    "gapfa": "rerun them with a larger budget (more samples or runs), or with another method "
+             "(l2r with proposal='code', l2r_seq, or exact for small documents); "
+             + page("trust.md"),
+}
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
 # work of every (document, run), and about three temporaries of combine_runs
 EVALUATE_ARRAYS = 5
@@ -113,16 +129,37 @@ class Evaluation:
     dropped : (D,) int
         Out-of-vocabulary tokens left out of each document.
     logp_runs : (D, R) float
-        log P-hat of every (document, run); NaN for skipped empty documents.
+        log P-hat of every (document, run); NaN for skipped empty documents, and for the runs a
+        document did not need under a ``target`` (documents then have different numbers of
+        runs, ``runs_done``).
     logp, stderr : (D,) float
         Per-document estimate (runs averaged in probability) and its standard error.
     work : (D, R) int
-        The work of every (document, run) in ``work_units``; ``predicted_work`` its total as
-        predicted before the run.
+        The work of every (document, run) in ``work_units`` (under a gap ``target``, summed
+        over the rounds); ``predicted_work`` its total as predicted before each round.
     seconds : float
         Wall-clock seconds spent in the estimator kernels (compilation excluded).
     notes : tuple of str
         Things the reader must know (training documents, skipped documents, biased method).
+    diagnostics : pandas.DataFrame
+        One row per document (``topiceval.diagnostics``, docs/trust.md): ``khat`` (Pareto shape
+        of the largest importance weights), ``ess`` (effective sample size), ``rhat`` (split
+        R-hat of Chib-style chains over the runs), ``runs_spread`` (the largest run's share of
+        the probability average), ``trusted`` and ``reason`` (why not).
+    trusted : (D,) bool
+        Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a
+        skipped document.
+    upper_runs : (D, R) float or None
+        ``method="bdmc"``: the stochastic upper bound of every (document, run); ``logp_runs``
+        holds the lower ones.
+    posterior_given : bool
+        Whether the upper bounds started from posterior samples the caller gave (exact ones
+        make them true bounds) rather than from the forward runs' final states.
+    budget : topiceval.targets.BudgetSpent or None
+        With a ``target``: what each document spent and whether it reached the target.
+    upper, upper_stderr : (D,) float or None
+        Per-document upper bound (the runs' reverse weights averaged, the harmonic mean in
+        probability) and its delta-method standard error.
     """
 
     family: str
@@ -138,13 +175,37 @@ class Evaluation:
     predicted_work: int
     seconds: float
     notes: tuple = ()
+    diagnostics: pd.DataFrame | None = None
+    upper_runs: np.ndarray | None = None
+    posterior_given: bool = False
+    budget: BudgetSpent | None = None
     logp: np.ndarray = field(init=False)
     stderr: np.ndarray = field(init=False)
+    upper: np.ndarray | None = field(init=False)
+    upper_stderr: np.ndarray | None = field(init=False)
 
     def __post_init__(self) -> None:
         logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
+        upper = stderr_upper = None
+        if self.upper_runs is not None:
+            upper, stderr_upper = combine_upper(self.upper_runs)
+        object.__setattr__(self, "upper", upper)
+        object.__setattr__(self, "upper_stderr", stderr_upper)
+        if self.diagnostics is None:  # not diagnosed: nothing is known to be trustworthy
+            object.__setattr__(self, "diagnostics", not_scored(logp.shape[0]).astype(
+                DIAGNOSTIC_TYPES).assign(reason="not diagnosed"))
+
+    @property
+    def trusted(self) -> np.ndarray:
+        """(D,) bool: the estimates that passed the diagnostics (docs/trust.md)."""
+        return self.diagnostics["trusted"].to_numpy(dtype=bool)
+
+    @property
+    def untrusted(self) -> int:
+        """Scored documents whose estimate did not pass the diagnostics."""
+        return int(np.count_nonzero(self.scored & ~self.trusted))
 
     # ------------------------------------------------------------------ totals
     @property
@@ -161,6 +222,22 @@ class Evaluation:
     def total(self) -> float:
         """Sum of the per-document estimates over the scored documents (nats)."""
         return float(self.logp[self.scored].sum())
+
+    @property
+    def runs_done(self) -> np.ndarray:
+        """(D,) int: the runs made per document (``runs``, or more under a ``target``)."""
+        return np.count_nonzero(~np.isnan(self.logp_runs), axis=1)
+
+    @property
+    def gap(self) -> np.ndarray | None:
+        """(D,) ``upper - logp`` (nats): how far from converged the estimate can be, for
+        ``method="bdmc"`` (None otherwise)."""
+        return None if self.upper is None else self.upper - self.logp
+
+    @property
+    def total_upper(self) -> float | None:
+        """Sum of the per-document upper bounds over the scored documents (nats)."""
+        return None if self.upper is None else float(self.upper[self.scored].sum())
 
     @property
     def total_stderr(self) -> float:
@@ -194,7 +271,9 @@ class Evaluation:
 
     # ------------------------------------------------------------------ views
     def to_frame(self) -> pd.DataFrame:
-        """One row per document; units are in the column names (nats are natural logs)."""
+        """One row per document; units are in the column names (nats are natural logs).
+        ``upper_nats`` and ``gap_nats`` are empty (NaN) without bounds (``method="bdmc"``),
+        ``target_reached`` without a ``target``."""
         return pd.DataFrame({
             "doc": np.arange(self.logp.shape[0]),
             "name": self.names,
@@ -203,9 +282,14 @@ class Evaluation:
             "logp_nats": self.logp,
             "stderr_nats": self.stderr,
             "logp_per_token_nats": self.logp / np.where(self.tokens > 0, self.tokens, np.nan),
-            "runs": self.runs,
+            "upper_nats": self.upper if self.upper is not None else np.nan,
+            "gap_nats": self.gap if self.upper is not None else np.nan,
+            "runs": self.runs_done,
+            "target_reached": (pd.array(self.budget.reached, dtype="boolean")
+                               if self.budget is not None else pd.NA),
             "method": self.method,
             "work": self.work.sum(axis=1),
+            **{c: self.diagnostics[c].to_numpy() for c in COLUMNS},
         })
 
     def summary(self) -> str:
@@ -227,12 +311,60 @@ class Evaluation:
             f"  cost: {int(self.work.sum()):,} {self.work_units} (predicted "
             f"{self.predicted_work:,}), {self.seconds:.2f} s in the kernels",
         ]
-        lines += [f"  note: {note}" for note in self.notes]
+        if self.upper is not None:
+            lines.append(self._bounds_line())
+        if self.budget is not None:
+            lines.append("  " + self.budget.summary(scored, self.work_units))
+        lines += [f"  note: {note}" for note in self.notes + self._trust_notes()]
         return "\n".join(lines)
+
+    def _trust_notes(self) -> tuple[str, ...]:
+        """What the diagnostics say: how many scored documents are untrusted, the commonest
+        reasons and what to do (``ADVICE``)."""
+        if not self.untrusted:
+            return ()
+        bad = self.scored & ~self.trusted
+        common = ", ".join(f"{label} {count}" for label, count in
+                           reason_counts(self.diagnostics["reason"][bad]).items())
+        return (f"{self.untrusted:,} of {int(self.scored.sum()):,} estimates are untrusted "
+                f"(the diagnostics: {common}; to_frame() lists them): {ADVICE[self.family]}",)
+
+    def _bounds_line(self) -> str:
+        gap = self.total_upper - self.total
+        start = ("from the posterior samples given: a true stochastic bound if they are exact "
+                 "(e.g. the latent variables that generated synthetic documents)"
+                 if self.posterior_given else
+                 "from the forward runs' final states: approximate, not a guaranteed bound")
+        return (f"  bounds: lower {self.total:,.2f}, upper {self.total_upper:,.2f} nats (gap "
+                f"{gap:,.2f}, {gap / max(self.n_tokens, 1):.4f} per token); the upper bound "
+                f"starts {start}")
 
 
 def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Per-document log of the run average in probability, and its delta-method standard error."""
+    """Per-document log of the run average in probability, and its delta-method standard error.
+
+    A document's runs are its entries before the first NaN: a ``target`` gives documents
+    different numbers of runs, a skipped document has none (NaN results).  Each document is
+    combined exactly as a call with its number of runs would combine it."""
+    counts = np.count_nonzero(~np.isnan(logp_runs), axis=1)
+    logp = np.full(logp_runs.shape[0], np.nan)
+    stderr = np.full(logp_runs.shape[0], np.nan)
+    for n_runs in np.unique(counts[counts > 0]):
+        rows = counts == n_runs
+        logp[rows], stderr[rows] = _combine(logp_runs[rows, :n_runs], exact)
+    return logp, stderr
+
+
+def combine_upper(upper_runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-document upper bound from its runs' upper bounds (BDMC), and its delta-method
+    standard error: 1/U is the unbiased quantity, so the reverse weights exp(-u) are averaged
+    (the harmonic mean in probability), as ``combine_runs`` averages exp(logp)."""
+    upper, stderr = combine_runs(-upper_runs)
+    return -upper, stderr
+
+
+def _combine(logp_runs: np.ndarray, exact: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``combine_runs`` of documents that all have every run."""
     n_runs = logp_runs.shape[1]
     with np.errstate(invalid="ignore"):
         logp = logsumexp(logp_runs, axis=1) - np.log(n_runs)
@@ -252,6 +384,7 @@ def evaluate(model: LDAModel | GaPModel,
              oov: str = "drop", max_oov: float | None = None, columns: str | None = None,
              empty: str = "error", threads: int | None = None,
              progress: bool | None = None, work_limit: WorkLimit = "default",
+             target: str | None = None, posterior: Any = None,
              **settings: Any) -> Evaluation:
     """Estimate log P(document | model) for every document, with standard errors.
 
@@ -314,6 +447,26 @@ def evaluate(model: LDAModel | GaPModel,
         anything runs, with the predicted time and the fewer runs, smaller setting or fewer
         documents that would fit in the message.  A larger number raises it; ``None`` lifts
         it.  Calls whose arrays would not fit in half the memory are refused too.
+        With a ``target``, the rounds together stay within it.
+    target : str, optional
+        Stop when the answer is good enough (``topiceval.targets``): ``"0.05 nats/token"`` or
+        ``"0.5 nats"``, the most standard error per document (per token scored, or per
+        document), or ``"gap 0.05 nats/token"``, the most gap between ``method="bdmc"``'s
+        bounds.  After the first round (``runs`` runs, as without a target), the documents
+        short of it, or untrusted by the diagnostics (``trusted``), get twice the runs (twice
+        the temperatures for a gap), round after round, until all reach it and are trusted or
+        the next round would exceed ``work_limit``; ``budget`` and the summary say what was
+        spent and reached, and why the documents short of it are (untrusted, or above the
+        target).  Needs a method consistent for P(w) (the diagnostics trust none of the
+        others' estimates).  Results do not depend on the number of rounds
+        (new runs are keyed by their index).
+    posterior : optional
+        ``method="bdmc"`` only: one posterior sample per document where its reverse runs
+        start, LDA: its topic assignments z (one per token scored,
+        ``topiceval.training.lda.synthetic_sample``), GaP-FA: a (D, T) array of topic totals
+        (``topiceval.training.gapfa.synthetic.sample_documents``).  Exact samples (the latent
+        variables that generated synthetic documents) make the upper bound a true stochastic
+        bound; without them it starts from the forward runs' final states (approximate).
     **settings
         Estimator settings, e.g. ``particles=50`` for ``lr`` or ``samples=2000`` for ``chib``
         (``topiceval.estimators.lda.estimate`` and ``topiceval.estimators.gapfa.estimate``
@@ -326,7 +479,9 @@ def evaluate(model: LDAModel | GaPModel,
         probability for LDA, of the count vector's probability for GaP-FA), ``tokens`` scored
         and out-of-vocabulary tokens ``dropped``; ``total``, ``total_stderr``,
         ``nats_per_token`` and ``perplexity`` over the scored documents; ``work`` and
-        ``seconds``; ``notes``; ``summary()`` and ``to_frame()``.
+        ``seconds``; ``notes``; ``diagnostics`` and ``trusted`` (can each estimate be trusted?
+        docs/trust.md); ``summary()`` and ``to_frame()``; for ``bdmc`` ``upper`` and ``gap``;
+        with a ``target``, ``budget``.
 
     Raises
     ------
@@ -376,21 +531,62 @@ def evaluate(model: LDAModel | GaPModel,
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
             "converged in our benchmark, estimates may be several nats low and the standard "
             f"error is optimistic ({page('choosing-an-estimator.md#long-documents')})")
+    goal = _target(target, declaration, resolved, runs)
+    if posterior is not None:
+        if not declaration.upper:
+            raise naming(ValueError, Argument("posterior"), " applies only to methods with an "
+                         "upper bound: ", Argument("method", "bdmc"))
+        posterior = backend.check_posterior(posterior, corpus, model)
     predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
                                 threads) * runs
 
-    def call(block, warmup=False):
-        return backend.run(method, corpus, block, model, resolved, 1 if warmup else runs, seed,
-                           warmup=warmup, work_limit=work_limit)
+    def price(documents, n_runs, values):
+        return backend.predict(method, corpus, documents, values, model, n_runs, None,
+                               threads) * n_runs
+
+    def run_round(documents, n_runs, first_run, values, cost=None):
+        def call(block, warmup=False):
+            return backend.run(method, corpus, block, model, values, 1 if warmup else n_runs,
+                               seed, first_run=first_run, posterior=posterior, warmup=warmup,
+                               work_limit=work_limit)
+
+        return run_in_blocks(call, documents,
+                             price(documents, n_runs, values) if cost is None else cost,
+                             n_docs=len(corpus), runs=n_runs, progress=progress, family=family)
 
     with numba_threads(threads):
-        logp_runs, work, seconds = run_in_blocks(call, todo, predicted, n_docs=len(corpus),
-                                                 runs=runs, progress=progress, family=family)
-    return Evaluation(
-        family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
-        names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
-        predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
-    )
+        logp_runs, work, seconds, diagnostics, upper_runs = run_round(todo, runs, 0, resolved,
+                                                                     predicted)
+        result = Evaluation(
+            family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
+            names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
+            predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
+            diagnostics=diagnostics, upper_runs=upper_runs,
+            posterior_given=posterior is not None)
+        if goal is None:
+            return result
+        return refine(result, goal, run_round=run_round,
+                      price=lambda *a: float(price(*a).sum()),
+                      limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
+                      temperatures=resolved.get("temperatures"))
+
+
+def _target(target, declaration, resolved, runs):
+    """The checked ``target`` of ``evaluate`` (None without one)."""
+    if target is None:
+        return None
+    goal = parse_target(target, bounds=declaration.upper)
+    if not declaration.consistent:
+        raise naming(ValueError, "a ", Argument("target"), " needs a method whose estimates can "
+                     "be trusted: ", Argument("method", declaration.name), " is not consistent "
+                     "for P(w); use the default or another method (" + page("trust.md") + ")")
+    if goal.gap and not isinstance(resolved["temperatures"], (int, np.integer)):
+        raise naming(ValueError, "a gap ", Argument("target"), " doubles the number of "
+                     "temperatures: pass ", Argument("temperatures"), " as a number")
+    if not goal.gap and runs < 2:
+        raise naming(ValueError, "a standard-error ", Argument("target"), " needs ",
+                     Argument("runs"), f" >= 2 (a standard error), got {runs}")
+    return goal
 
 
 def _family(model) -> str:
@@ -438,7 +634,8 @@ def _scorable(family: str, lengths: np.ndarray, names: np.ndarray, dropped: np.n
 
 def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int, runs: int,
                   progress: bool, family: str):
-    """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds) over the documents ``todo``.
+    """Run ``call(block)`` -> (logp (b, R), work (b, R), seconds, diagnostics (b rows), upper
+    (b, R) or None) over the documents ``todo``.
 
     The documents go in consecutive blocks of equal predicted work (``predicted``: per
     document, all runs), each about ``BLOCK_SECONDS`` of work per numba thread at
@@ -449,24 +646,53 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
     Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
     themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
     the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
-    NaN / 0 for documents not in ``todo``, and the kernel seconds.
+    NaN / 0 for documents not in ``todo``, the kernel seconds, the diagnostics
+    (``topiceval.diagnostics``, n_docs rows; a document not in ``todo`` is untrusted, "not
+    scored") and the upper bounds (n_docs, R) of a method that has them (else None).
     """
     logp = np.full((n_docs, runs), np.nan)
     work = np.zeros((n_docs, runs), np.int64)
+    upper = None
     seconds = 0.0
+    parts = []
     if not todo.size:
-        return logp, work, seconds
+        return logp, work, seconds, document_diagnostics(parts, n_docs), upper
     with _compile_note(progress):
         call(todo[:1], warmup=True)
     n_blocks = block_count(float(predicted.sum()), family)
     blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
     with _progress_bar(progress, int(predicted.sum()), WORK_UNITS[family]) as bar:
         for block in blocks:
-            out, sites, secs = call(block)
+            out, sites, secs, diag, bounds = call(block)
             logp[block], work[block] = out, sites
+            parts.append(diag.set_axis(block))
+            if bounds is not None:
+                if upper is None:
+                    upper = np.full((n_docs, runs), np.nan)
+                upper[block] = bounds
             seconds += secs
             bar.update(int(predicted[np.searchsorted(todo, block)].sum()))
-    return logp, work, seconds
+    return logp, work, seconds, document_diagnostics(parts, n_docs), upper
+
+
+def document_diagnostics(parts: list[pd.DataFrame], n_docs: int) -> pd.DataFrame:
+    """The diagnostics of ``n_docs`` documents from those of the blocks (``parts``, indexed by
+    document; any columns beyond ``topiceval.diagnostics.COLUMNS`` are kept), a document of no
+    block "not scored"."""
+    frame = not_scored(n_docs)
+    if parts:
+        found = pd.concat(parts)
+        frame = frame.reindex(columns=list(dict.fromkeys([*frame.columns, *found.columns])))
+        frame.loc[found.index, found.columns] = found.to_numpy()
+    return frame.astype(DIAGNOSTIC_TYPES)
+
+
+def not_scored(n_docs: int) -> pd.DataFrame:
+    """Diagnostics of ``n_docs`` documents that were not scored: NaN, untrusted, "not scored"."""
+    frame = pd.DataFrame({c: np.full(n_docs, np.nan) for c in COLUMNS}).astype(object)
+    frame["trusted"] = False
+    frame["reason"] = "not scored"
+    return frame
 
 
 def block_count(total: float, family: str) -> int:
@@ -590,14 +816,24 @@ class _LDA:
                                 extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
-    def run(method, corpus, block, model, settings, runs, seed, warmup=False,
-            work_limit="default"):
+    def run(method, corpus, block, model, settings, runs, seed, *, first_run=0, posterior=None,
+            warmup=False, work_limit="default"):
         from topiceval.estimators import lda
 
         docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
+        starts = None if warmup or posterior is None else [posterior[int(d)] for d in block]
         res = lda.estimate_runs(method, docs, model.phi, model.alpha_m, runs=runs, seed=seed,
-                                doc_keys=block, work_limit=work_limit, **settings)
-        return res.logp, res.site_updates, res.seconds
+                                first_run=first_run, doc_keys=block, work_limit=work_limit,
+                                posterior=starts, **settings)
+        return res.logp, res.site_updates, res.seconds, res.diagnostics, res.upper
+
+    @staticmethod
+    def check_posterior(posterior, corpus, model):
+        """``posterior``: one z per document, as long as its tokens scored."""
+        from topiceval.estimators.lda.inputs import check_posterior
+
+        return check_posterior(posterior, [corpus[d] for d in range(len(corpus))],
+                               model.n_topics)
 
 
 class _GAPFA:
@@ -619,16 +855,29 @@ class _GAPFA:
                                   extra_arrays=EVALUATE_ARRAYS, **settings)
 
     @staticmethod
-    def run(method, corpus, block, model, settings, runs, seed, warmup=False,
-            work_limit="default"):
+    def run(method, corpus, block, model, settings, runs, seed, *, first_run=0, posterior=None,
+            warmup=False, work_limit="default"):
         from topiceval.estimators import gapfa
 
         counts = corpus.subset(block).counts()
         if warmup:
             counts = sp.csr_matrix(counts.shape, dtype=np.int64)
+        starts = None if warmup or posterior is None else posterior[block]
         res = gapfa.estimate_runs(method, counts, model.phi, model.p, model.r, runs=runs,
-                                  seed=seed, doc_keys=block, work_limit=work_limit, **settings)
-        return res.logp, res.work, res.seconds
+                                  seed=seed, first_run=first_run, doc_keys=block,
+                                  work_limit=work_limit, posterior=starts, **settings)
+        return res.logp, res.work, res.seconds, res.diagnostics, res.upper
+
+    @staticmethod
+    def check_posterior(posterior, corpus, model):
+        """``posterior``: (D, T) topic totals, each row summing to its document's counts."""
+        from topiceval.estimators.gapfa._data import Docs
+        from topiceval.estimators.gapfa.bdmc import check_posterior
+
+        mat = corpus.counts().tocsr()
+        docs = Docs(mat.indptr.astype(np.int64), mat.indices.astype(np.int64),
+                    mat.data.astype(np.int64))
+        return check_posterior(posterior, docs, model.n_topics)
 
 
 _BACKENDS = {"lda": _LDA, "gapfa": _GAPFA}

@@ -15,6 +15,13 @@ they were made:
 
 Nothing per shard is copied: the directory holds what a reader opens (figures as PNG, captions
 as Markdown, the tables under ``tables/`` and the timing summaries under ``timings/``).
+
+Every caption written from a table is written again from the published table by the code that
+publishes it (:func:`refresh_publication`, :mod:`topiceval.plots.recaption`), so a run computed
+at an older commit never publishes a caption that the current code would not write; tables
+computed from other published tables (004-F1 from 004-F2) are computed again the same way.
+``provenance.json`` then names, under ``rewritten``, the commit that wrote them and the files
+that changed.
 """
 
 from __future__ import annotations
@@ -33,7 +40,9 @@ from pathlib import Path
 import pandas as pd
 
 from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.plots.recaption import recaption, rederive, redraw
 
+PUBLISHED = "docs/results"  # where the repository keeps its publications
 PACKAGES = ("numpy", "scipy", "numba", "pandas", "matplotlib", "scikit-learn", "snakemake")
 COPIED = ("figures/*.png", "figures/*.svg", "figures/*.pdf", "figures/*.caption.md",
           "tables/*.csv", "tables/*.caption.md", "timings/*.csv")
@@ -112,13 +121,16 @@ def machine() -> dict:
 
 
 def code_version(root: Path) -> dict:
-    """The commit of ``root``'s git checkout and whether its tracked files had changes."""
+    """The commit of ``root``'s git checkout and whether its tracked files had changes (outside
+    the publications, ``docs/results``)."""
     def git(*args):
         return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True,
                               check=False).stdout.strip()
 
     commit = git("rev-parse", "HEAD") or None
-    dirty = bool(git("status", "--porcelain", "--untracked-files=no")) if commit else None
+    # publications are outputs, not code: rewriting one does not make the code "changed"
+    dirty = (bool(git("status", "--porcelain", "--untracked-files=no", "--", ".",
+                      f":(exclude){PUBLISHED}")) if commit else None)
     return {"commit": commit, "uncommitted_changes": dirty}
 
 
@@ -179,9 +191,50 @@ def publish(results_dir, out_dir, *, config: Mapping, command: str, root,
         "config": _plain(config),
         "files": copied,
     }
+    _write_provenance(out, provenance)
+    return refresh_publication(out, root, figures=True)
+
+
+def refresh_publication(directory, root, *, figures: bool = False) -> dict:
+    """Write a publication's derived tables with their figures (:func:`rederive`) and its
+    captions (:func:`recaption`) again from its published tables, record the change in its
+    ``provenance.json`` and write its ``README.md`` index again.
+
+    Parameters
+    ----------
+    directory : path
+        A publication: ``provenance.json``, ``figures/``, ``tables/``.
+    root : path
+        The repository checkout whose code writes them (its commit is recorded).
+    figures : bool
+        Also draw again every figure that the published tables alone determine
+        (:func:`topiceval.plots.recaption.redraw`).
+
+    Returns
+    -------
+    dict
+        The provenance, with ``rewritten``: the commit that wrote the files, whether its work
+        tree had uncommitted changes, and the files that changed (none: the key is left as it
+        was).
+    """
+    out = Path(directory)
+    provenance = json.loads((out / "provenance.json").read_text(encoding="utf-8"))
+    config = provenance["config"]
+    changed = rederive(out, config.get("figure_format", "png"))
+    if figures:
+        changed += redraw(out, config)
+    changed += recaption(out, config)
+    if changed:
+        previous = provenance.get("rewritten", {}).get("files", [])
+        provenance["rewritten"] = {**code_version(Path(root)),
+                                   "files": sorted({*previous, *changed})}
+    _write_provenance(out, provenance)
+    return provenance
+
+
+def _write_provenance(out: Path, provenance: dict) -> None:
     write_text_atomic(out / "provenance.json", json.dumps(provenance, indent=1) + "\n")
     write_text_atomic(out / "README.md", _readme(provenance, out))
-    return provenance
 
 
 def _iso(stamp: float) -> str:
@@ -197,6 +250,18 @@ def _plain(value):
     return value
 
 
+def _rewritten_note(provenance: dict) -> str:
+    """" Written again ..." when the publishing code rewrote some files (else "")."""
+    rewritten = provenance.get("rewritten")
+    if not rewritten:
+        return ""
+    commit = (rewritten["commit"] or "unknown")[:7]
+    return (f" Written again from the published tables (no estimator run) by the code of commit "
+            f"`{commit}`" + (" (with uncommitted changes)" if rewritten["uncommitted_changes"]
+                             else "")
+            + f": {', '.join(f'`{name}`' for name in rewritten['files'])}.")
+
+
 def _readme(provenance: dict, out: Path) -> str:
     """README.md of a publication: where it came from and every figure with its caption's
     first sentence."""
@@ -209,7 +274,8 @@ def _readme(provenance: dict, out: Path) -> str:
                f"({provenance['machine']['cores']} cores); "
                f"{provenance['totals']['cpu_hours']} CPU hours in the benchmarked rules "
                "(`rule_costs.csv`). `provenance.json` holds the configuration, the machine and "
-               "the versions.", "", "| file | caption (first sentence) |", "|---|---|"]
+               "the versions." + _rewritten_note(provenance), "",
+             "| file | caption (first sentence) |", "|---|---|"]
     for name in provenance["files"]:
         if name.endswith(".caption.md"):
             continue

@@ -49,6 +49,20 @@ def _summands(y: np.ndarray, phi: np.ndarray, p, r) -> list[float]:
     return terms
 
 
+def posterior_totals(y, phi, p, r, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` exact draws of the topic totals X_t = sum_v x_vt from p(x | y), (size, T): an x
+    of X(y) drawn with probability proportional to its summand of (6.7)."""
+    y, phi = np.asarray(y), np.asarray(phi, float)
+    n_topics = phi.shape[0]
+    words = np.flatnonzero(y)
+    choices = list(itertools.product(*(list(compositions(int(y[v]), n_topics))
+                                       for v in words)))
+    log_w = np.asarray(_summands(y, phi, p, r))
+    totals = np.array([np.sum(choice, axis=0) if choice else np.zeros(n_topics, int)
+                       for choice in choices], dtype=np.int64)
+    return totals[rng.choice(len(choices), size=size, p=np.exp(log_w - logsumexp(log_w)))]
+
+
 def brute_force_log_marginal(y, phi, p, r) -> float:
     """log p(y) by (6.7) for one dense count vector ``y`` (V,)."""
     return float(logsumexp(_summands(np.asarray(y), np.asarray(phi, float), p, r)))

@@ -145,3 +145,61 @@ def l2r_seq(y, phi, p, r, *, seed, d, checkpoints, gibbs=1, key=405):
             lw += _log_nb(x[j], a, pi[j]) - stats.multinomial.logpmf(x[j], int(ys[j]), rho)
         log_w.append(lw + float((r + x.sum(0)) @ np.log(zero)))
     return _curve(np.asarray(log_w), checkpoints)
+
+
+def _path(ys, phiw, p, r):
+    """log m_t and sum_j [y_j log c_j - log y_j!] of the annealed path (6.20)-(6.22)."""
+    log_m = np.log(r) + np.log(p) - np.log1p(-p)
+    with np.errstate(divide="ignore"):
+        log_c = logsumexp(np.log(phiw) + log_m, axis=1) if len(ys) else np.zeros(0)
+    return log_m, float(np.sum(ys * log_c - gammaln(ys + 1.0)))
+
+
+def _increment(x_sum, log_theta, log_m, phi_sum):
+    """g(theta, X) of (6.22)."""
+    keep = x_sum > 0
+    return float(np.sum(x_sum[keep] * (log_theta[keep] - log_m[keep]))
+                 - np.exp(log_theta[phi_sum > 0]) @ phi_sum[phi_sum > 0])
+
+
+def _tempered_theta(rng, tau, x_sum, p, r, phi_sum):
+    """theta | x at τ (6.21)."""
+    return _theta(rng, r + tau * x_sum, np.log(p) - np.log((1.0 - p) + tau * p * phi_sum))
+
+
+def _tempered_rows(rng, tau, ys, phiw, log_m, log_theta):
+    """The topic totals X of x | theta at τ (6.20)."""
+    return _rows(rng, ys, phiw, (1.0 - tau) * log_m + tau * log_theta, len(ys)).sum(0)
+
+
+def anneal(y, phi, p, r, *, seed, d, run, tau, burnin=0, start=None, reverse=False, key=406):
+    """AIS (``reverse`` False: the estimate) or BDMC (the pair lower, upper) for one document
+    and run: the forward run from (theta ~ prior, x ~ rho), a sweep x | theta, theta | x per
+    temperature; then from the topic totals ``start`` (or the forward run's final ones after
+    ``burnin`` sweeps at τ = 1), theta | X at τ = 1 and the reversed sweeps (theta | x, then
+    x | theta) down the schedule."""
+    ys, phiw = _doc(y, phi)
+    phi_sum = phi.sum(1)
+    rng = rng_state(seed, key, d, run)
+    log_m, const = _path(ys, phiw, p, r)
+    log_theta = _theta(rng, r, np.log(p) - np.log1p(-p))
+    x_sum = _rows(rng, ys, phiw, log_m, len(ys)).sum(0)
+    lower = (tau[1] - tau[0]) * _increment(x_sum, log_theta, log_m, phi_sum)
+    for s in range(1, len(tau) - 1):
+        x_sum = _tempered_rows(rng, tau[s], ys, phiw, log_m, log_theta)
+        log_theta = _tempered_theta(rng, tau[s], x_sum, p, r, phi_sum)
+        lower += (tau[s + 1] - tau[s]) * _increment(x_sum, log_theta, log_m, phi_sum)
+    if not reverse:
+        return lower + const
+    if start is not None:
+        x_sum = np.asarray(start)
+    for _ in range(burnin):
+        x_sum = _tempered_rows(rng, 1.0, ys, phiw, log_m, log_theta)
+        log_theta = _tempered_theta(rng, 1.0, x_sum, p, r, phi_sum)
+    log_theta = _tempered_theta(rng, 1.0, x_sum, p, r, phi_sum)
+    upper = (tau[-1] - tau[-2]) * _increment(x_sum, log_theta, log_m, phi_sum)
+    for s in range(len(tau) - 2, 0, -1):
+        log_theta = _tempered_theta(rng, tau[s], x_sum, p, r, phi_sum)
+        x_sum = _tempered_rows(rng, tau[s], ys, phiw, log_m, log_theta)
+        upper += (tau[s] - tau[s - 1]) * _increment(x_sum, log_theta, log_m, phi_sum)
+    return lower + const, upper + const

@@ -107,9 +107,10 @@ def lse_mean(values):
 
 
 # --------------------------------------------------------------------------- §2 estimators
-def is_pt(doc, phi, am, samples, rng):
-    """§2.1: theta ~ Dir(alpha m) (log space); l = sum_n log sum_t theta_t phi_{w_n|t}."""
-    ells = []
+def is_pt(doc, phi, am, samples, rng, weights=None):
+    """§2.1: theta ~ Dir(alpha m) (log space); l = sum_n log sum_t theta_t phi_{w_n|t}; the
+    log weights l_s are appended to the list ``weights`` if one is given."""
+    ells = [] if weights is None else weights
     lt = np.empty(am.size)
     for _ in range(samples):
         nb.log_dirichlet_into(rng, am, lt)
@@ -178,6 +179,11 @@ def urn_draw(z, cnt, positions, am, rng):
 
 def ais(doc, phi, am, tau, rng):
     """§2.5 Algorithm 1 with schedule tau = (0, τ_1, ..., 1)."""
+    return ais_state(doc, phi, am, tau, rng)[0]
+
+
+def ais_state(doc, phi, am, tau, rng):
+    """``ais``, and the final state (z, counts)."""
     n = len(doc)
     z = np.zeros(n, dtype=np.int64)
     cnt = np.zeros(am.size, dtype=np.int64)
@@ -187,7 +193,27 @@ def ais(doc, phi, am, tau, rng):
         gibbs_sweep(z, cnt, range(n), lambda i, s=s: np.exp(tau[s] * np.log(phi[:, doc[i]])),
                     am, rng)
         logw += (tau[s + 1] - tau[s]) * np.log(phi[z, doc]).sum()
-    return logw
+    return logw, z, cnt
+
+
+def bdmc(doc, phi, am, tau, burnin, rng, start=None):
+    """BDMC: (lower, upper).  Forward AIS; then from ``start`` (a posterior sample z) or the
+    forward run's final state, ``burnin`` forward sweeps at τ = 1, and the reverse run: the
+    sweeps of the schedule backwards, each in the reverse site order N..1, adding
+    (τ_s - τ_{s-1}) log P(w | z^(s)) from s = S down to 1."""
+    n = len(doc)
+    lower, z, cnt = ais_state(doc, phi, am, tau, rng)
+    if start is not None:
+        z = np.asarray(start, dtype=np.int64).copy()
+        cnt = np.bincount(z, minlength=am.size)
+    for _ in range(burnin):
+        gibbs_sweep(z, cnt, range(n), lambda i: phi[:, doc[i]], am, rng)
+    upper = (tau[-1] - tau[-2]) * np.log(phi[z, doc]).sum()
+    for s in range(len(tau) - 2, 0, -1):
+        gibbs_sweep(z, cnt, range(n - 1, -1, -1),
+                    lambda i, s=s: np.exp(tau[s] * np.log(phi[:, doc[i]])), am, rng)
+        upper += (tau[s] - tau[s - 1]) * np.log(phi[z, doc]).sum()
+    return lower, upper
 
 
 def log_transition(z, zstar, doc, phi, am):
@@ -205,8 +231,9 @@ def log_transition(z, zstar, doc, phi, am):
     return out
 
 
-def chib(doc, phi, am, samples, burnin, iterations, rng):
-    """§2.6 Algorithm 2 with z* from G0 sweeps and ICM."""
+def chib(doc, phi, am, samples, burnin, iterations, rng, chain=None):
+    """§2.6 Algorithm 2 with z* from G0 sweeps and ICM; the chain's log-likelihoods
+    log P(w | z^(s), Phi), s = 1..S, are appended to the list ``chain`` if one is given."""
     n = len(doc)
     z, cnt = uniform_init(n, am.size, rng)
 
@@ -239,6 +266,8 @@ def chib(doc, phi, am, samples, burnin, iterations, rng):
         gibbs_sweep(z, cnt, range(n - 1, -1, -1), pw_of, am, rng)
         states[s] = z.copy()
     log_t = [log_transition(states[s], zstar, doc, phi, am) for s in range(samples)]
+    if chain is not None:
+        chain.extend(np.log(phi[states[s], doc]).sum() for s in range(samples))
     return log_joint(doc, zstar, phi, am) - lse_mean(log_t)
 
 

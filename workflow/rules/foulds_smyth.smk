@@ -18,6 +18,7 @@ import re
 
 from topiceval.experiments import foulds_smyth as FS
 from topiceval.experiments import tasks as FS_tasks
+from topiceval.plots import foulds_smyth as FS_plots
 
 FS_CFG = config["foulds_smyth"]
 FS_SHARDS = FS.workflow_shards(FS_CFG)
@@ -49,11 +50,7 @@ FS_EXPERIMENTS = {
 }
 FS_names = "|".join(re.escape(p) for p in FS_CFG["perturbations"])
 FS_shards = lambda perturbation: FS_tasks.shard_names(FS_SHARDS, perturbation)
-FS_note = lambda wc: (
-    "Headline configuration."
-    if wc.perturbation == FS_CFG["headline"]
-    else f"Variant '{wc.perturbation}' (the headline is '{FS_CFG['headline']}')."
-)
+FS_note = lambda wc: FS_plots.perturbation_note(wc.perturbation, FS_CFG["headline"])
 
 
 ruleorder: foulds_smyth_train > bechard2018_train

@@ -8,6 +8,7 @@
 #   shards --wallach2009_summary--> tables/wallach2009-f{1,2,3}.csv (+ timings/)
 #   table --wallach2009_figure--> figures/wallach2009-f{1,2,3}.{FIG} and .caption.{md,rst}
 #   first synthetic document + model --wallach2009_t1--> timings/wallach2009-t1*.csv, caption
+#   002-X1 (beyond the paper, x1.datasets): the same shard/summary/figure rules with figure x1
 #
 # The tasks and the shard names come from the config at DAG-build time
 # (topiceval.experiments.wallach2009.workflow_shards).  Wall-clock seconds go to timings/ only.
@@ -32,9 +33,12 @@ W2_EXPERIMENTS = {
     "f2": "Figure 2: document completion",
     "f3": "Figure 3: sensitivity to perturbed topics and prior",
     "t1": "Table 1: cost and timing of the estimators",
+    "x1": "Beyond the paper: the unbiased estimators run to convergence against LR-W",
 }
 W2_experiment = lambda wc: W2_EXPERIMENTS[wc.figure]
-W2_item = lambda wc: f"Figure {wc.figure[1:]}"
+W2_item = lambda wc: "(not in the paper)" if wc.figure == "x1" else f"Figure {wc.figure[1:]}"
+W2_FIGURE = "f[123]|x1"  # the figures' wildcard: 002-F1, F2, F3 and the convergence study X1
+W2_T1 = W2_CFG["t1"]["dataset"] is not None  # 002-T1 unless t1.dataset is null
 
 W2_names = lambda synthetic: "|".join(
     re.escape(n) for n, s in W2_SETS.items() if s.synthetic == synthetic
@@ -122,14 +126,14 @@ rule wallach2009_shard:
         timings=f"{W2_TIME}/wallach2009/shards/{W2_SHARD}",
     params:
         tasks=W2_shard_tasks,
-        settings={
+        settings=lambda wc: {
             "seed": W2_CFG["seed"],
-            "runs": W2_CFG["runs"],
+            "runs": W2_CFG["x1"]["runs"] if wc.figure == "x1" else W2_CFG["runs"],
             "perturbation_seed": W2_CFG["f3"]["perturbation_seed"],
             "concentration": W2_CFG["f3"]["concentration"],
         },
     wildcard_constraints:
-        figure="f[123]",
+        figure=W2_FIGURE,
         shard="[a-z0-9-]+",
     log:
         f"{LOGS}/wallach2009/shards/{{figure}}/{{shard}}.log",
@@ -162,7 +166,7 @@ rule wallach2009_summary:
         n_boot=W2_CFG["bootstrap"],
         seed=W2_CFG["seed"],
     wildcard_constraints:
-        figure="f[123]",
+        figure=W2_FIGURE,
     log:
         f"{LOGS}/wallach2009/summary-{{figure}}.log",
     benchmark:
@@ -175,7 +179,8 @@ rule wallach2009_summary:
 
 rule wallach2009_figure:
     input:
-        f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        table=f"{RESULTS}/tables/wallach2009-{{figure}}.csv",
+        stats=f"{RESULTS}/tables/corpus_stats.csv",  # the caption's Data line
     output:
         figure=in_report(
             f"{RESULTS}/figures/wallach2009-{{figure}}.{FIG}",
@@ -187,10 +192,8 @@ rule wallach2009_figure:
         ),
         caption=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.md",
         caption_rst=f"{RESULTS}/figures/wallach2009-{{figure}}.caption.rst",
-    params:
-        synthetic=[n for n, s in W2_SETS.items() if s.synthetic],
     wildcard_constraints:
-        figure="f[123]",
+        figure=W2_FIGURE,
     log:
         f"{LOGS}/wallach2009/figure-{{figure}}.log",
     conda:
@@ -199,42 +202,44 @@ rule wallach2009_figure:
         "../scripts/wallach2009_figure.py"
 
 
-rule wallach2009_t1:
-    input:
-        docs=W2_docs(W2_CFG["t1"]["dataset"]),
-        model=W2_model(W2_CFG["t1"]["dataset"]),
-    output:
-        **table_in_report(
-            "table",
-            f"{W2_TIME}/wallach2009-t1.csv",
-            "wallach2009",
-            W2_EXPERIMENTS["t1"],
-            "caption.rst",
-            item="Table 1",
-            output="table: cost per estimator",
-        ),
-        **table_in_report(
-            "workload",
-            f"{W2_TIME}/wallach2009-t1-workload.csv",
-            "wallach2009",
-            W2_EXPERIMENTS["t1"],
-            "wallach2009-t1-workload.rst",
-            item="Table 1",
-            output="table: timing of the paper's workload",
-        ),
-        caption=f"{W2_TIME}/wallach2009-t1.caption.md",
-        caption_rst=f"{W2_TIME}/wallach2009-t1.caption.rst",
-    params:
-        repeats=W2_CFG["t1"]["repeats"],
-        seed=W2_CFG["seed"],
-    log:
-        f"{LOGS}/wallach2009/t1.log",
-    benchmark:
-        f"{BENCH}/wallach2009/t1.tsv"
-    conda:
-        ENV
-    script:
-        "../scripts/wallach2009_t1.py"
+if W2_T1:
+
+    rule wallach2009_t1:
+        input:
+            docs=W2_docs(W2_CFG["t1"]["dataset"]),
+            model=W2_model(W2_CFG["t1"]["dataset"]),
+        output:
+            **table_in_report(
+                "table",
+                f"{W2_TIME}/wallach2009-t1.csv",
+                "wallach2009",
+                W2_EXPERIMENTS["t1"],
+                "caption.rst",
+                item="Table 1",
+                output="table: cost per estimator",
+            ),
+            **table_in_report(
+                "workload",
+                f"{W2_TIME}/wallach2009-t1-workload.csv",
+                "wallach2009",
+                W2_EXPERIMENTS["t1"],
+                "wallach2009-t1-workload.rst",
+                item="Table 1",
+                output="table: timing of the paper's workload",
+            ),
+            caption=f"{W2_TIME}/wallach2009-t1.caption.md",
+            caption_rst=f"{W2_TIME}/wallach2009-t1.caption.rst",
+        params:
+            repeats=W2_CFG["t1"]["repeats"],
+            seed=W2_CFG["seed"],
+        log:
+            f"{LOGS}/wallach2009/t1.log",
+        benchmark:
+            f"{BENCH}/wallach2009/t1.tsv"
+        conda:
+            ENV
+        script:
+            "../scripts/wallach2009_t1.py"
 
 
 if W2_CFG["enabled"]:
@@ -245,6 +250,9 @@ if W2_CFG["enabled"]:
             figure=W2_FIGURES,
             ext=[FIG, "caption.md", "caption.rst"],
         ),
-        f"{W2_TIME}/wallach2009-t1.csv",
-        f"{W2_TIME}/wallach2009-t1.caption.rst",
+        *(
+            [f"{W2_TIME}/wallach2009-t1.csv", f"{W2_TIME}/wallach2009-t1.caption.rst"]
+            if W2_T1
+            else []
+        ),
     )

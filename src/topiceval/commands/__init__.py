@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import textwrap
 
+from topiceval._docs import page
+
 SECONDS = (
     "wall-clock seconds spent in the estimator kernels (compilation excluded) by the calls that "
     "produced this row, shared equally among the rows those calls produced: the kernels time "
@@ -33,7 +35,11 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("tokens", "tokens in the document after out-of-vocabulary words were dropped"),
         ("run", "independent run, 0 .. --runs - 1 (each run has its own random streams)"),
         ("logp_nats", "the run's estimate of the log-probability of the document (or of its "
-                      "second part, for target complete), in nats"),
+                      "second part, for target complete), in nats; for bdmc its stochastic "
+                      "lower bound"),
+        ("upper_nats", "bdmc: the run's stochastic upper bound on the log-probability, in nats "
+                       "(reverse annealing; approximate without exact posterior samples); "
+                       "empty for the other methods"),
         ("work", WORK),
         ("seconds", SECONDS),
         ("seed", "--seed"),
@@ -49,9 +55,32 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("stderr_nats", "standard error of logp_nats from the spread of the runs (delta "
                         "method), in nats; 0 for the exact method, empty with one run"),
         ("logp_per_token_nats", "logp_nats / tokens_scored"),
-        ("runs", "independent runs per document (--runs)"),
+        ("upper_nats", "--method bdmc: the stochastic upper bound on log P(document | model), "
+                       "in nats (the runs' reverse weights averaged; approximate: started from "
+                       "the forward runs' final states); empty for the other methods"),
+        ("gap_nats", "upper_nats - logp_nats: how far from converged the estimate can be; "
+                     "empty for the other methods"),
+        ("runs", "independent runs of the document (--runs; with --target, as many as it "
+                 "needed)"),
+        ("target_reached", "with --target: True if the document reached it within the work "
+                           "limit and its estimate is trusted (column trusted); empty "
+                           "otherwise"),
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
+        ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "
+                 "(above 1 - 1/log10 of their number, or 1, the mean and its standard error "
+                 "cannot be trusted; empty where the method has no weights or too few); L2R: "
+                 "the median over runs of its largest factor's (" + page("trust.md") + ")"),
+        ("ess", "effective sample size of the pooled weights (Chib-style: of the chains)"),
+        ("rhat", "Chib-style: split R-hat of the chains' log-likelihoods over the runs (near "
+                 "1 when the runs agree; empty for other methods)"),
+        ("runs_spread", "the share of the runs' probability average carried by the largest "
+                        "run (1/runs when they agree, near 1 when one run dominates)"),
+        ("repeats", "the share of importance draws whose weight repeats the draw's before "
+                    "(near 1: the proposal keeps drawing one state)"),
+        ("trusted", "True when the estimate passed the diagnostics ("
+                    + page("trust.md#the-rule") + ")"),
+        ("reason", "why it is not trusted (empty when trusted)"),
         ("seconds", SECONDS + "; 0 for a skipped document"),
         ("seed", "--seed"),
         ("settings", SETTINGS),

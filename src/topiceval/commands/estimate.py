@@ -135,12 +135,12 @@ def _lda(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
         res = runner(args.method, docs, model.phi, model.alpha_m, runs=1 if warmup else args.runs,
                      seed=args.seed, doc_keys=block, work_limit=args.work_limit,
                      **({} if warmup else split), **settings)
-        return res.logp, res.site_updates, res.seconds
+        return res.logp, res.site_updates, res.seconds, res.diagnostics, res.upper
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "lda")
+    logp, work, seconds, _, upper = _blocks(call, corpus, predicted, args, "lda")
     table = registry.COMPLETE if args.complete else registry.ESTIMATE
     resolved = table[args.method].resolve(settings)
-    return _rows("lda", args, corpus, logp, work, seconds), resolved
+    return _rows("lda", args, corpus, logp, work, seconds, upper), resolved
 
 
 def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
@@ -157,11 +157,11 @@ def _gapfa(args, model, corpus, settings) -> tuple[pd.DataFrame, dict]:
         res = gapfa.estimate_runs(args.method, counts[block], model.phi, model.p, model.r,
                                   runs=1 if warmup else args.runs, seed=args.seed,
                                   doc_keys=block, work_limit=args.work_limit, **settings)
-        return res.logp, res.work, res.seconds
+        return res.logp, res.work, res.seconds, res.diagnostics, res.upper
 
-    logp, work, seconds = _blocks(call, corpus, predicted, args, "gapfa")
+    logp, work, seconds, _, upper = _blocks(call, corpus, predicted, args, "gapfa")
     resolved = registry.get(args.method).resolve(settings)
-    return _rows("gapfa", args, corpus, logp, work, seconds), resolved
+    return _rows("gapfa", args, corpus, logp, work, seconds, upper), resolved
 
 
 def _blocks(call, corpus, predicted, args, family):
@@ -174,9 +174,11 @@ def _blocks(call, corpus, predicted, args, family):
                          family=family)
 
 
-def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:
+def _rows(family, args, corpus, logp, sites, seconds, upper=None) -> pd.DataFrame:
+    """One row per (document, run); ``upper_nats``: the upper bounds of bdmc (NaN otherwise)."""
     n_docs, n_runs = logp.shape
     doc = np.repeat(np.arange(n_docs), n_runs)
+    bounds = np.full(logp.size, np.nan) if upper is None else upper.ravel()
     return pd.DataFrame({
         "family": family,
         "method": args.method,
@@ -185,6 +187,7 @@ def _rows(family, args, corpus, logp, sites, seconds) -> pd.DataFrame:
         "tokens": corpus.lengths[doc],
         "run": np.tile(np.arange(n_runs), n_docs),
         "logp_nats": logp.ravel(),
+        "upper_nats": bounds,
         "work": sites.ravel(),
         "seconds": seconds,
     })

@@ -76,6 +76,12 @@ def register(subparsers) -> None:
     parser.add_argument("--runs", type=int, default=None,
                         help="independent runs per document, for the standard error "
                              "(default: 8 for LDA, 4 for GaP-FA)")
+    parser.add_argument("--target", default=None,
+                        help="stop when the answer is good enough: e.g. '0.05 nats/token' or "
+                             "'0.5 nats' (the most standard error per document), or 'gap 0.05 "
+                             "nats/token' (--method bdmc: the most gap between the bounds); "
+                             "documents short of it, or untrusted by the diagnostics, get twice "
+                             "the runs (temperatures), round after round, within --work-limit")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of every random stream (default 0); each document's streams "
                              "also depend on its position, so results are reproducible")
@@ -108,7 +114,8 @@ def run(args: argparse.Namespace) -> int:
                           oov=args.oov, max_oov=1.0,
                           empty="skip" if args.skip_empty else "error", threads=args.threads,
                           progress=False if args.no_progress else None,
-                          work_limit=args.work_limit, **settings_from(args))
+                          work_limit=args.work_limit, target=args.target,
+                          **settings_from(args))
         print(result.summary(), file=sys.stderr)
         write_csv_atomic(out, output_frame(result))
     return 0

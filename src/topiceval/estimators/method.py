@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from topiceval import diagnostics
 from topiceval.validation import Argument, arguments, check_integer, extended, naming
 
 
@@ -121,8 +122,20 @@ class Method:
         LDA: its dispatch code in ``estimators.lda.tasks.run_tasks`` (0: not run there).
     alternative : bool
         LDA left-to-right: report the Wallach form (2.4) of the shared kernel's two forms.
+    upper : bool
+        Each run also gives a stochastic upper bound on the log-likelihood (bidirectional Monte
+        Carlo): ``Runs.upper``; the LDA kernel writes it to its alternative slot, a GaP-FA
+        ``run`` to its ``upper`` array.
     run : callable, optional
         GaP-FA: the function that runs its tasks (``ds.run``, ``l2r.run``...).
+    diagnostics : str
+        What its kernel records for ``topiceval.diagnostics`` (``diagnostics.KINDS``):
+        ``"weights"`` (importance weights, pooled over the runs), ``"factors"`` (L2R's
+        per-factor weights), ``"chain"`` (a Markov chain's log-likelihoods), ``"runs"`` (one
+        weight per run: AIS) or ``""`` (exact: nothing to diagnose).
+    consistent : bool
+        False for a method whose limit is not the quantity (harmonic mean, Wallach's
+        left-to-right, estimated theta): ``topiceval.diagnostics`` trusts none of its numbers.
     """
 
     name: str
@@ -137,11 +150,28 @@ class Method:
     key: int = 0
     code: int = 0
     alternative: bool = False
+    upper: bool = False
     run: Callable[..., Any] | None = None
+    diagnostics: str = ""
+    consistent: bool = True
 
     def formula_for(self, settings: Mapping[str, Any]) -> str:
         """``formula`` for these resolved settings."""
         return self.formula(settings) if callable(self.formula) else self.formula
+
+    def record_width(self, settings: Mapping[str, Any], runs: int) -> int:
+        """Length of one (document, run) task's record of ``topiceval.diagnostics`` with the
+        resolved ``settings`` and ``runs`` runs (its weights per run are its budget setting:
+        samples or particles)."""
+        per_run = (int(settings[self.budget]) if self.diagnostics in ("weights", "factors")
+                   else 0)
+        return diagnostics.record_width(self.diagnostics, per_run, runs)
+
+    def diagnose(self, logp_runs: np.ndarray, stats: np.ndarray | None) -> Any:
+        """``topiceval.diagnostics.diagnose`` of its (D, R) run estimates and (D, R, W)
+        records: one row per document (khat, ess, rhat, runs_spread, trusted, reason)."""
+        return diagnostics.diagnose(self.diagnostics, logp_runs, stats,
+                                    consistent=self.consistent)
 
     def resolve(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults overridden by ``settings``, each checked; ``ValueError`` for an unknown

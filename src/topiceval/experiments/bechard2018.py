@@ -28,7 +28,8 @@ curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard20
 
 001-T1 / 001-T2: :func:`match_paper_topics` pairs the paper's six labelled topics with ours
 (assignment maximising the probability mass our topic gives to the paper's five words) and lists
-our top words next to the paper's; :func:`tables_caption` summarises the match.
+our top words next to the paper's; :func:`theme_recovery` says per theme whether it is recovered;
+:func:`tables_caption` summarises the match.
 
 Workflow (``workflow/rules/bechard2018.smk``): :func:`workflow_plan` turns the config block
 ``bechard2018`` into the training jobs at DAG-build time; :func:`train_job` (one job per
@@ -107,10 +108,13 @@ PAPER_TABLES = {
 }
 TABLE_TRAINERS = {"T1": "vem", "T2": "gibbs"}
 COLUMNS = ["trainer", "T", "seed", "split", "definition", "optimistic", "perplexity",
-           "log_likelihood", "log_likelihood_se", "tokens", "documents"]
+           "log_likelihood", "log_likelihood_se", "tokens", "documents", "untrusted"]
+# ``untrusted``: the honest estimates' documents the diagnostics do not trust (docs/trust.md);
+# empty for plug-in values and bounds, and absent from tables written before the diagnostics
+OPTIONAL_COLUMNS = {"untrusted"}
 SUMMARY_COLUMNS = ["trainer", "definition", "optimistic", "split", "T", "perplexity",
                    "perplexity_min", "perplexity_max", "log_likelihood", "log_likelihood_se",
-                   "seeds", "tokens", "documents"]
+                   "seeds", "tokens", "documents", "untrusted"]
 
 
 def _non_empty(corpus: Corpus) -> Corpus:
@@ -118,9 +122,11 @@ def _non_empty(corpus: Corpus) -> Corpus:
     return corpus if keep.size == corpus.n_docs else corpus.subset(keep)
 
 
-def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus, se=np.nan):
+def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corpus, se=np.nan,
+         untrusted=np.nan):
     """One table row from per-document log-probabilities (or a pooled one) of ``corpus``;
-    ``se`` is the Monte Carlo standard error of their sum (NaN for plug-in values and bounds)."""
+    ``se`` is the Monte Carlo standard error of their sum and ``untrusted`` the documents whose
+    estimate the diagnostics do not trust (both NaN for plug-in values and bounds)."""
     log_probs = np.atleast_1d(log_probs)
     lengths = corpus.lengths if log_probs.size == corpus.n_docs else [corpus.n_tokens]
     return {
@@ -135,6 +141,7 @@ def _row(trainer, n_topics, seed, split, definition, optimistic, log_probs, corp
         "log_likelihood_se": float(se),
         "tokens": corpus.n_tokens,
         "documents": corpus.n_docs,
+        "untrusted": untrusted,
     }
 
 
@@ -252,7 +259,8 @@ def honest_rows(model: LDAModel, test: Corpus, trainer: str, n_topics: int, *, s
                                        work_limit=None, **settings)
             logp, se = combine_runs(result.logp)
             rows.append(_row(trainer, n_topics, seed, "test", definition, False, logp, docs,
-                             se=float(np.sqrt(np.sum(se ** 2)))))
+                             se=float(np.sqrt(np.sum(se ** 2))),
+                             untrusted=int((~result.diagnostics["trusted"]).sum())))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -285,16 +293,19 @@ def f4_table(tables: Sequence[pd.DataFrame]) -> pd.DataFrame:
 def f4_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Mean perplexity over seeds of each (trainer, definition, split, T), with its range;
     ``tokens`` is the mean over seeds (the honest estimates' subsets differ between seeds)."""
-    if missing := set(COLUMNS) - set(df.columns):
+    if missing := set(COLUMNS) - OPTIONAL_COLUMNS - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     if df.empty:
         raise ValueError("the perplexity table has no rows")
     keys = ["trainer", "definition", "optimistic", "split", "T"]
+    if "untrusted" not in df:
+        df = df.assign(untrusted=np.nan)
     summary = df.assign(_var=df["log_likelihood_se"] ** 2).groupby(keys, sort=False).agg(
         perplexity=("perplexity", "mean"), perplexity_min=("perplexity", "min"),
         perplexity_max=("perplexity", "max"), log_likelihood=("log_likelihood", "mean"),
         _var=("_var", "sum"), seeds=("seed", "nunique"),
-        tokens=("tokens", "mean"), documents=("documents", "first")).reset_index()
+        tokens=("tokens", "mean"), documents=("documents", "first"),
+        untrusted=("untrusted", lambda u: u.sum(min_count=1))).reset_index()
     # the Monte Carlo error of the mean over seeds (NaN where the rows have none)
     summary["log_likelihood_se"] = np.sqrt(summary["_var"].where(summary["_var"] > 0)) \
         / summary["seeds"]
@@ -394,25 +405,54 @@ def match_paper_topics(model: LDAModel, table: str, n: int = 5) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# a theme counts as recovered when our matched topic's top-5 words hold at least this many of the
+# words the paper lists for it in either table (Tables 1 and 2 name the same six themes)
+RECOVERED_WORDS = 2
+
+
+def theme_recovery(matches: pd.DataFrame) -> pd.DataFrame:
+    """Per label of :func:`match_paper_topics`' table: ``theme_words``, how many of our topic's
+    words are among the words the paper lists for that label in either of its tables, and
+    ``recovered``, whether that is at least :data:`RECOVERED_WORDS`."""
+    themes = {label: {w for table in PAPER_TABLES.values() for w in table[label]}
+              for label in PAPER_TABLES["T1"]}
+    shared = [len(set(str(words).split()) & themes[label])
+              for label, words in zip(matches["label"], matches["words"], strict=True)]
+    return pd.DataFrame({"label": matches["label"], "theme_words": shared,
+                         "recovered": [n >= RECOVERED_WORDS for n in shared]})
+
+
 def tables_caption(matches: pd.DataFrame, table: str) -> str:
-    """Summary of :func:`match_paper_topics`: how many of the paper's words we recover, which
-    of them our vocabulary lacks, and the side-by-side table (markdown)."""
+    """Summary of :func:`match_paper_topics`: how the topics are matched, how many of the
+    paper's words we recover, which themes are recovered (:func:`theme_recovery`), which paper
+    words our vocabulary lacks, and the side-by-side table (markdown)."""
     if table not in PAPER_TABLES:
         raise ValueError(f"unknown paper table {table!r}; expected one of {sorted(PAPER_TABLES)}")
     total = int(matches["overlap"].sum())
     found = ", ".join(f"{r.label} {r.overlap}/5" for r in matches.itertuples())
     trainer = "variational EM" if TABLE_TRAINERS[table] == "vem" else "collapsed Gibbs"
-    missing = sorted({w for m in matches["missing"] for w in str(m).split()})
+    missing = sorted({w for m in matches["missing"] if isinstance(m, str) for w in m.split()})
+    themes = theme_recovery(matches)
+    lost = [f"{r.label} ({r.words})" for r, ok in zip(matches.itertuples(), themes["recovered"],
+                                                      strict=True) if not ok]
     lines = [f"{PAPER}, Table {table[1]}, lists the top-5 words of six hand-labelled topics of a "
-             f"12-topic {trainer} model. Matching our topics to those labels (the assignment "
-             f"maximising the probability our topic gives to the paper's five words), our top-5 "
-             f"lists contain {total} of the paper's 30 words ({found})."]
+             f"12-topic {trainer} model. Each label is matched to a different one of our 12 "
+             f"topics by the one-to-one assignment (Hungarian algorithm) that maximises the "
+             f"total probability our topics give to the paper's five words of their labels; our "
+             f"top-5 lists contain {total} of the paper's 30 words ({found})."]
     if missing:
         lines[0] += (f" Paper words absent from our vocabulary (lemmatised or outside it): "
                      f"{', '.join(missing)}.")
-    lines += ["", "| label | paper | ours (topic) | shared |", "|---|---|---|---|"]
-    lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 |"
-              for r in matches.itertuples()]
+    lines[0] += (f" A theme counts as recovered when at least {RECOVERED_WORDS} of our topic's "
+                 f"top-5 words are among the words the paper lists for that label in either "
+                 f"table (Tables 1 and 2 name the same six themes with different words): "
+                 f"{int(themes['recovered'].sum())} of {len(themes)} recovered"
+                 + (f"; not recovered: {'; '.join(lost)}." if lost else "."))
+    lines += ["", "| label | paper | ours (topic) | shared | theme words | recovered |",
+              "|---|---|---|---|---|---|"]
+    lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 | "
+              f"{t.theme_words}/5 | {'yes' if t.recovered else 'no'} |"
+              for r, t in zip(matches.itertuples(), themes.itertuples(), strict=True)]
     return "\n".join(lines)
 
 

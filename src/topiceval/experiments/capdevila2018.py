@@ -12,7 +12,9 @@ the plot functions of ``topiceval.plots.capdevila2018`` draw them
   (``estimate_curve``), at ``checkpoints`` (Capdevila et al. 2018: 100 equally spaced sizes up to
   10,000).
 * 004-F1 ``kl_vs_length``: KL of L2R and DS at the largest S against the average document length.
-* 004-F3 ``loglik_curves``: sum of log p-hat over the first documents against S (DS, HM, L2R).
+* 004-F3 ``loglik_curves``: sum of log p-hat over the first documents against S (DS, HM, L2R);
+  ``loglik_convergence``: per document, each method's distance from its own final value and the
+  paired differences between methods, the statistics of 004-F3's verdicts.
 * ``caption_t1``: what the paper found for Table 1 and what ours shows; the figures' captions
   (§9.4 headlines) are drawn up beside the figures, in ``topiceval.plots.capdevila2018``.
 
@@ -44,6 +46,7 @@ by the configuration (``f3_parts``); F2 shards are blocks of repeats
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -98,10 +101,15 @@ F3_METHODS = ("ds", "hm", "l2r")
 # the columns of 004-F3's per-document rows (loglik_documents)
 LOGLIK_COLUMNS = ("collection", "method", "repeat", "doc", "samples", "logp")
 # labelled extra curves: an estimator run with fixed settings (same seed as its base method, so
-# the two curves share their random numbers)
+# the two curves share their random numbers); also l2r_inner<k>, L2R with S' = k inner samples
+# (method_variant)
 METHOD_VARIANTS = {"l2r_code": ("l2r", {"proposal": "code"})}
+INNER_VARIANT = re.compile(r"l2r_inner(?P<k>[1-9][0-9]*)")
 LABELS = {"ds": "DS", "hm": "HM", "l2r": "L2R", "l2r_exact": "L2R-E", "exact": "Exact",
           "l2r_code": "L2R (code's proposal)"}
+# the panels of short texts, where the paper finds L2R worse than DS (the released Twitter
+# model's documents are tweets too)
+SHORT_TEXTS = ("Twitter", "WS", "Twitter (L2R release)")
 
 # workflow names: staged dataset -> the paper's collection; released L2R model -> (file, panel)
 DATASETS = {"nips": "NIPS", "ap": "AP", "20newsgroups": "20NGs", "reuters21578": "Reuters",
@@ -142,14 +150,35 @@ def kl_bits(log_exact, log_estimate) -> float:
     return float(np.sum(np.exp(log_p) * (log_p - log_q)) / math.log(2.0))
 
 
+def method_variant(name: str) -> tuple[str, dict] | None:
+    """(base method, fixed settings) of a labelled extra curve: a ``METHOD_VARIANTS`` entry, or
+    ``l2r_inner<k>`` (k >= 2), L2R with k inner samples S' (the paper's proposal); None for an
+    estimator method itself."""
+    if name in METHOD_VARIANTS:
+        return METHOD_VARIANTS[name]
+    match = INNER_VARIANT.fullmatch(name)
+    if match and int(match["k"]) >= 2:
+        return "l2r", {"inner_samples": int(match["k"])}
+    return None
+
+
+def label(method: str) -> str:
+    """A method's label in figures and captions ("L2R-E", "L2R (S' = 4)", ...)."""
+    variant = method_variant(method)
+    if method not in LABELS and variant is not None and "inner_samples" in variant[1]:
+        return f"L2R (S' = {variant[1]['inner_samples']})"
+    return LABELS.get(method, method)
+
+
 def _method(name: str, settings: Mapping[str, Mapping] | None) -> tuple[str, dict]:
-    """(estimator method, settings) of a method or a ``METHOD_VARIANTS`` entry; a variant takes
-    its base method's settings, then its own fixed ones, then ``settings[name]``."""
+    """(estimator method, settings) of a method or a variant (``method_variant``); a variant
+    takes its base method's settings, then its own fixed ones, then ``settings[name]``."""
     settings = settings or {}
-    base, fixed = METHOD_VARIANTS.get(name, (name, {}))
+    base, fixed = method_variant(name) or (name, {})
     if base not in gapfa.METHODS:
         raise ValueError(f"unknown method {name!r}; choose from "
-                         f"{sorted(set(gapfa.METHODS) | set(METHOD_VARIANTS))}")
+                         f"{sorted(set(gapfa.METHODS) | set(METHOD_VARIANTS))} or l2r_inner<k> "
+                         "(k >= 2)")
     extra = {**settings.get(base, {}), **fixed} if name != base else {}
     return base, {**extra, **settings.get(name, {})}
 
@@ -208,7 +237,9 @@ def accuracy_curves(
     sample size, on the first ``max_docs`` tractable documents (fewer than ``max_summands``
     summands and at least two non-zero words, file order; G4-15).
 
-    Columns: collection, method, repeat, samples, kl_bits, mae, n_docs.  ``settings`` maps a
+    Columns: collection, method, repeat, samples, kl_bits, mae, n_docs, untrusted (the
+    documents whose estimate the diagnostics do not trust, at the largest sample size only:
+    the diagnostics are of the whole run; docs/trust.md).  ``settings`` maps a
     method to its estimator settings (e.g. ``{"hm": {"burnin": 100}}``); ``methods`` may name
     ``METHOD_VARIANTS`` (e.g. ``"l2r_code"``).  Repeats ``first_repeat .. first_repeat +
     repeats - 1`` are run (repeat k with seed ``derive_seed(seed, "accuracy", k)``), so blocks of
@@ -227,14 +258,17 @@ def accuracy_curves(
     for method in methods:
         base, extra = _method(method, settings)
         for k in range(first_repeat, first_repeat + repeats):
-            curve = gapfa.estimate_curve(base, sub, model.phi, model.p, model.r,
-                                         checkpoints=checks, seed=derive_seed(seed, "accuracy", k),
-                                         threads=threads, work_limit=None, **extra)
+            curve, diagnosed = gapfa.estimate_curve(
+                base, sub, model.phi, model.p, model.r, checkpoints=checks,
+                seed=derive_seed(seed, "accuracy", k), threads=threads, work_limit=None,
+                return_diagnostics=True, **extra)
+            untrusted = int((~diagnosed["trusted"]).sum())
             for i, s in enumerate(checks):
                 rows.append({
                     "collection": collection, "method": method, "repeat": k,
                     "samples": int(s), "kl_bits": kl_bits(exact, curve[:, i]),
                     "mae": float(np.mean(np.abs(curve[:, i] - exact))), "n_docs": docs.size,
+                    "untrusted": untrusted if i == len(checks) - 1 else np.nan,
                 })
     return pd.DataFrame(rows)
 
@@ -246,9 +280,12 @@ def summarise_accuracy(curves: pd.DataFrame) -> pd.DataFrame:
     point mass); the MAE of log p-hat is the informative metric there.
     """
     grouped = curves.groupby(["collection", "method", "samples"], sort=False)
+    extra = ({"untrusted": ("untrusted", lambda u: u.sum(min_count=1))}
+             if "untrusted" in curves else {})  # summed over the repeats
     out = grouped.agg(kl_bits=("kl_bits", "mean"), kl_sd=("kl_bits", "std"),
                       mae=("mae", "mean"), mae_sd=("mae", "std"),
-                      repeats=("repeat", "nunique"), n_docs=("n_docs", "first")).reset_index()
+                      repeats=("repeat", "nunique"), n_docs=("n_docs", "first"),
+                      **extra).reset_index()
     for name in ("kl", "mae"):
         out[f"{name}_se"] = out[f"{name}_sd"].fillna(0.0) / np.sqrt(out["repeats"])
     return out.drop(columns=["kl_sd", "mae_sd"])
@@ -267,9 +304,11 @@ def mean_document_length(counts) -> float:
 
 
 def kl_vs_length(summary: pd.DataFrame, lengths: Mapping[str, float],
-                 methods: Sequence[str] = ("l2r", "ds")) -> pd.DataFrame:
-    """Figure 1 table: KL at the largest S of each method against the collection's average
-    document length.  Columns: collection, mean_length, method, kl_bits, kl_se, n_docs."""
+                 methods: Sequence[str] = ("l2r", "l2r_code", "ds")) -> pd.DataFrame:
+    """Figure 1 table: KL at the largest S of each method of ``methods`` that ``summary`` has
+    (L2R with the paper's proposal and with the authors' code's, and DS) against the
+    collection's average document length.  Columns: collection, mean_length, method, kl_bits,
+    kl_se, n_docs."""
     final = final_accuracy(summary)
     final = final[final["method"].isin(methods) & final["collection"].isin(list(lengths))]
     out = final[["collection", "method", "kl_bits", "kl_se", "n_docs"]].copy()
@@ -348,6 +387,42 @@ def sum_loglik(documents: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def loglik_convergence(documents: pd.DataFrame, reference: str = "l2r") -> pd.DataFrame:
+    """004-F3's convergence measure (docs/methods/experiments.md#capdevila2018): per collection,
+    sample size and method, the mean over documents and its standard error of
+
+    * ``distance``: |log p-hat_d(S) - log p-hat_d(S_max)|, how far the method's estimate still
+      is from its own final value;
+    * ``distance_minus_<reference>``: the method's distance minus ``reference``'s on the same
+      document (paired), for the other methods;
+    * ``estimate_minus_<reference>``: log p-hat_d(S) minus ``reference``'s (paired).
+
+    Rows of ``loglik_documents`` in; a document's repeats are averaged first (its log p-hat
+    per S is the mean over repeats).  Columns: collection, samples, statistic, method, mean,
+    se, n_docs (se is NaN with one document).
+    """
+    keys = ["collection", "method", "doc", "samples"]
+    logp = documents.groupby(keys, sort=False)["logp"].mean()
+    out = []
+    for collection, part in logp.groupby(level="collection", sort=False):
+        wide = part.droplevel("collection").unstack("samples")  # (method, doc) x samples
+        methods = list(dict.fromkeys(wide.index.get_level_values("method")))
+        estimate = {m: wide.loc[m] for m in methods}
+        distance = {m: (e.sub(e[e.columns.max()], axis=0)).abs() for m, e in estimate.items()}
+        stats = [("distance", m, distance[m]) for m in methods]
+        if reference in methods:
+            for m in (m for m in methods if m != reference):
+                stats += [(f"distance_minus_{reference}", m, distance[m] - distance[reference]),
+                          (f"estimate_minus_{reference}", m, estimate[m] - estimate[reference])]
+        for statistic, method, values in stats:
+            n = values.notna().sum()
+            out.append(pd.DataFrame({
+                "collection": collection, "samples": values.columns.astype(np.int64),
+                "statistic": statistic, "method": method, "mean": values.mean().to_numpy(),
+                "se": (values.std(ddof=1) / np.sqrt(n)).to_numpy(), "n_docs": n.to_numpy()}))
+    return pd.concat(out, ignore_index=True)
+
+
 def _stride(positions: pd.Series) -> int:
     steps = np.diff(np.unique(positions.to_numpy()))
     return int(steps.min()) if steps.size else 1
@@ -410,16 +485,6 @@ def f3_parts(parts: Mapping, method: str, dataset: str) -> int:
     ``parts[method]["default"]``, else ``parts["default"]``."""
     own = parts.get(method, {})
     return own.get(dataset, own.get("default", parts["default"]))
-
-
-def samples_to_converge(curve: pd.DataFrame, tolerance: float) -> int:
-    """Smallest S after which a log-likelihood curve stays within ``tolerance`` nats of its
-    final value."""
-    curve = curve.sort_values("samples")
-    dev = np.abs(curve["loglik"].to_numpy() - curve["loglik"].to_numpy()[-1])
-    outside = np.flatnonzero(dev > tolerance)
-    idx = 0 if outside.size == 0 else min(outside[-1] + 1, dev.size - 1)
-    return int(curve["samples"].to_numpy()[idx])
 
 
 # --------------------------------------------------------------------------- workflow jobs
@@ -496,8 +561,9 @@ def loglik_shard(paths: Sequence, out, *, collection: str, method: str, part: in
     write_csv_atomic(out, rows)
 
 
-def loglik_table(shards: Sequence, out) -> None:
-    """004-F3 table: the shards' per-document rows summed over documents (``sum_loglik``);
+def loglik_table(shards: Sequence, out, convergence_out=None) -> None:
+    """004-F3 tables: the shards' per-document rows summed over documents (``sum_loglik``) and,
+    when ``convergence_out`` is given, their per-document statistics (``loglik_convergence``);
     shards of no document (empty parts) are skipped."""
     frames = [frame for frame in map(pd.read_csv, shards) if len(frame)]
     if not frames:
@@ -505,6 +571,8 @@ def loglik_table(shards: Sequence, out) -> None:
     rows = in_order(pd.concat(frames, ignore_index=True),
                     ["collection", "method", "repeat", "doc", "samples"])
     write_csv_atomic(out, sum_loglik(rows))
+    if convergence_out is not None:
+        write_csv_atomic(convergence_out, loglik_convergence(rows))
 
 
 def corpus_table_job(corpora: Mapping[str, object], out, caption) -> None:

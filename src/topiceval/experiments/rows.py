@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["in_order", "read_shards"]
+__all__ = ["in_order", "read_shards", "untrusted_documents"]
 
 
 def read_shards(paths: Sequence[str | os.PathLike], *,
@@ -60,3 +60,24 @@ def in_order(frame: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
              for k in keys]
     index = np.lexsort([o.to_numpy() for o in reversed(order)])
     return frame.iloc[index].reset_index(drop=True)
+
+
+def untrusted_documents(group: pd.DataFrame) -> dict:
+    """``{"untrusted": n}``, the documents of a group of rows whose estimate the diagnostics do
+    not trust (``trusted`` False on their rows; docs/trust.md), or ``{}`` for rows written
+    before the diagnostics (no ``trusted`` column).
+
+    Parameters
+    ----------
+    group : pandas.DataFrame
+        Tidy rows with ``doc`` and, per row, its document's ``trusted`` (empty for a row not
+        diagnosed, such as an intermediate sample size of a convergence curve).
+
+    Returns
+    -------
+    dict
+    """
+    if "trusted" not in group:
+        return {}
+    flagged = group["trusted"].astype(str).str.lower() == "false"  # empty: not diagnosed
+    return {"untrusted": int(flagged.groupby(group["doc"]).any().sum())}

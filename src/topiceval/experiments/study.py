@@ -46,10 +46,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topiceval._docs import page
 from topiceval.adapters._common import INSTALL_HINT
 from topiceval.corpus import Corpus
+from topiceval.diagnostics import reason_counts
 from topiceval.estimators import lda
-from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS, LONG_DOCUMENT, combine_runs
+from topiceval.evaluation import (
+    DEFAULT_RUNS,
+    DEFAULTS,
+    LONG_DOCUMENT,
+    combine_runs,
+    combine_upper,
+)
 from topiceval.experiments.paired import (
     paired_difference,
     sample_positions,
@@ -103,13 +111,18 @@ CANDIDATE_COLUMNS = {
     "perplexity": "exp(-nats_per_token)",
     "perplexity_low": "perplexity at log_likelihood + 2 se",
     "perplexity_high": "perplexity at log_likelihood - 2 se",
+    "log_likelihood_upper": "with estimate method bdmc: the total of the documents' stochastic "
+                            "upper bounds (reverse annealing from the forward runs' final "
+                            "states: approximate); empty for the other methods",
+    "gap_per_token": "(log_likelihood_upper - log_likelihood) / tokens: how far from converged "
+                     "the estimates can be, per token; empty for the other methods",
     "rank": "1 = the best total log-likelihood",
     "verdict": "best, tie (within 2 paired standard errors of the best) or worse",
     "difference_to_best": "sum over the scored documents of log P(best) - log P(this) (nats)",
     "difference_se": "its paired standard error (paired.csv)",
-    "untrusted_documents": "scored documents whose estimate is not to be trusted; for now those "
-                           "over the long-document threshold (diagnostics will add others)",
-    "untrusted_reason": "why they are untrusted",
+    "untrusted_documents": "scored documents whose estimate the diagnostics do not trust "
+                           "(topiceval.diagnostics, " + page("trust.md") + ")",
+    "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
     "method": "the estimator", "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",
     "own_kind": "what it is (a variational bound, a plug-in, a joint, left-to-right as MALLET)",
@@ -121,7 +134,8 @@ CANDIDATE_COLUMNS = {
     "own_tokens": "the tokens it covers",
     "own_note": "what to know when comparing it",
 }
-DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "long"]
+DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "upper", "long",
+                    "trusted", "reason"]
 PAIRED_COLUMNS = ["candidate", "best", "documents", "difference", "difference_se",
                   "se_sampling", "se_monte_carlo", "difference_per_token", "z", "tie"]
 RATIO_COLUMNS = ["best", "runner_up", "topics", "documents", "log_ratio", "log_ratio_se",
@@ -833,19 +847,23 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
     work, _ = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, int(parts))[int(part)]
     block = np.arange(lo, hi)
-    logp = np.zeros((0, runs))
+    logp = upper = np.zeros((0, runs))
     seconds = 0.0
+    trusted, reason = np.zeros(0, bool), np.zeros(0, object)
     if block.size:
         res = lda.estimate_runs(method, [docs[int(d)] for d in block], model.phi, model.alpha_m,
                                 runs=runs, seed=derive_seed(int(estimate["seed"]), "study",
                                                             candidate),
                                 doc_keys=scored[block], work_limit=None, **settings)
         logp, seconds = res.logp, res.seconds
+        trusted, reason = res.diagnostics["trusted"].to_numpy(), res.diagnostics["reason"]
+        upper = res.upper if res.upper is not None else np.full(logp.shape, np.nan)
     mean, se = combine_runs(logp, exact=method == "exact")
     frame = pd.DataFrame({
         "candidate": candidate, "doc": scored[block], "name": docs.names[block],
         "tokens": docs.lengths[block], "logp": mean, "stderr": se,
-        "long": docs.lengths[block] > LONG_DOCUMENT,
+        "upper": combine_upper(upper)[0], "long": docs.lengths[block] > LONG_DOCUMENT,
+        "trusted": trusted, "reason": np.asarray(reason, dtype=object),
         "seconds": seconds / max(block.size, 1), "threads": _threads()})
     write_split([frame], ["candidate", "doc"], rows_path, timings_path)
 
@@ -892,7 +910,14 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
     tokens = int(held.n_tokens)
     total = sampled_total(rows["logp"].to_numpy(), rows["stderr"].to_numpy(), held.n_docs,
                           tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
-    long = int(rows["long"].sum())
+    untrusted = ~rows["trusted"].astype(bool)
+    reasons = reason_counts(rows.loc[untrusted, "reason"].fillna(""))
+    upper = rows["upper"].to_numpy()
+    upper_total = float("nan")
+    if np.isfinite(upper).all():  # the same estimator of the total, from the upper bounds
+        upper_total = sampled_total(upper, np.zeros(upper.shape), held.n_docs,
+                                    tokens=rows["tokens"].to_numpy(),
+                                    population_tokens=tokens).total
     return {
         "candidate": c.name, "library": c.library, "trainer": c.trainer,
         "topics": model.n_topics, "seed": c.seed, "vocabulary": model.n_types,
@@ -903,8 +928,10 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "perplexity": float(np.exp(-total.total / tokens)),
         "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
         "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
-        "untrusted_documents": long,
-        "untrusted_reason": f"longer than {LONG_DOCUMENT} tokens" if long else ""}
+        "log_likelihood_upper": upper_total,
+        "gap_per_token": (upper_total - total.total) / tokens,
+        "untrusted_documents": int(untrusted.sum()),
+        "untrusted_reason": "; ".join(f"{label} {n}" for label, n in reasons.items())}
 
 
 def _paired_row(name: str, best: str, by: Mapping[str, pd.DataFrame]) -> dict:

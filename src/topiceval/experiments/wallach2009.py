@@ -17,6 +17,11 @@ Snakemake rules call these functions and ``topiceval.plots.wallach2009`` draws t
 * 002-F3 ``f3_tasks`` -> ``run_shard(..., perturbation=...)`` -> ``f3_summary``: Phi and m
   interpolated towards random ones (§4), lambda in {0, .25, .5, .75}; IS-PT, LR, CS on whole
   documents, ET on completion; sum_d [log P-bar_d(lambda) - log P-bar_d(0)].
+* 002-X1 ``x1_tasks`` (beyond the paper; issue 33): does Wallach's Algorithm 3 over-estimate on
+  real data?  The unbiased estimators run on a sample of held-out documents with budgets that
+  double from the paper's (AIS temperatures, CS samples, LR's cost-matched particles, which also
+  give LR-W), summarised like F1 (``aggregate``), until each moves less than its Monte Carlo
+  error when its budget doubles.
 * 002-T1 ``cost_table`` and ``paper_workload``: Table 1's site-update costs next to measured
   site updates and seconds, and the CS S = 1000 + LR R = 20 workload on a 200-token document.
 * ``caption_t1``: what the paper found for Table 1 and whether ours agrees; the figures'
@@ -43,7 +48,7 @@ from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.estimators.lda import registry
 from topiceval.experiments.bootstrap import bootstrap_totals, document_means
-from topiceval.experiments.rows import read_shards
+from topiceval.experiments.rows import read_shards, untrusted_documents
 from topiceval.experiments.tasks import (
     Shards,
     blocks,
@@ -78,9 +83,18 @@ PAPER_WORKLOAD = {"doc_length": 200, "topics": 50, "chib_samples": 1000, "lr_par
 WORKLOAD_TARGET_SECONDS = 0.020
 
 ROW_COLUMNS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "tokens", "logp",
-               "site_updates", "seconds", "threads"]
+               "trusted", "site_updates", "seconds", "threads"]
 
 PAPER = "Wallach, Murray, Salakhutdinov & Mimno (2009)"
+# the paper's Table 2 (V, mean and sd of the document length; the synthetic sets' "true" models
+# were fitted to CS abstracts) and which of it each of our corpora stands for: 20 Newsgroups is
+# the paper's own, AP and KOS stand in for PubMed and the New York Times, which are not
+# available (docs/methods/experiments.md#wallach2009)
+PAPER_DATA = {"cs": ("CS abstracts", 9_242, None, None),
+              "20newsgroups": ("20 Newsgroups", 22_695, 120.4, 296.2),
+              "pubmed": ("PubMed Central abstracts", 30_262, 101.8, 49.2),
+              "nyt": ("New York Times articles", 50_412, 230.6, 250.5)}
+PAPER_COLLECTION = {"20newsgroups": "20newsgroups", "ap": "pubmed", "kos": "nyt", "nips": "cs"}
 
 PAPER_T1 = ("CS (S = 1000) and LR (R = 20) on a 200-word synthetic document (T = 50) each ran "
             "in 3.2 s on a 1000 MHz Opteron 175; costs in Gibbs site updates: AIS S N, HM "
@@ -175,6 +189,30 @@ def f3_settings(scale: float = 1.0) -> list[Configuration]:
     ]
 
 
+# 002-X1: estimator method -> (the Configuration field its budget sets, label); LR's budget is
+# the CS-equivalent sample count of its cost-matched particles, R = round(4 S / N_d)
+X1_LADDERS = {"ais": ("temperatures", "AIS"), "chib": ("samples", "CS"),
+              "lr": ("cost_samples", "LR")}
+
+
+def x1_settings(ladders: Mapping[str, int], doublings: int, *,
+                exact: bool = False) -> list[Configuration]:
+    """002-X1: each method of ``ladders`` (method -> its first budget) at that budget and at
+    ``doublings`` successive doublings of it; LR runs resampling (rejuvenation) and gives LR-W
+    from the same particles; ``exact`` adds the exact value (small T only)."""
+    out = [Configuration("Exact", "exact", max_work=EXACT_MAX_WORK)] if exact else []
+    for method, start in ladders.items():
+        if method not in X1_LADDERS:
+            raise ValueError(f"wallach2009.x1.ladders: unknown method {method!r}; choose from "
+                             f"{sorted(X1_LADDERS)}")
+        field, name = X1_LADDERS[method]
+        extra = {"resample": True} if method == "lr" else {}
+        for k in range(doublings + 1):
+            budget = int(start) * 2 ** k
+            out.append(Configuration(f"{name} {budget}", method, **{field: budget}, **extra))
+    return out
+
+
 # --------------------------------------------------------------------------- task grids
 @dataclass(frozen=True)
 class Task:
@@ -240,6 +278,17 @@ def f3_tasks(dataset: str, n_docs: int, *, scale: float = 1.0, block: int = 10,
     return tasks
 
 
+def x1_tasks(datasets: Sequence[str], n_docs: int, *, ladders: Mapping[str, int],
+             doublings: int, block: int = 10, exact: Sequence[str] = ()) -> list[Task]:
+    """002-X1 tasks: the first ``n_docs`` held-out documents of each data set under every rung
+    of ``x1_settings`` (the data sets in ``exact`` also get the exact value)."""
+    tasks = []
+    for name in datasets:
+        settings = x1_settings(ladders, doublings, exact=name in exact)
+        tasks += _tasks("x1", name, settings, n_docs, block)
+    return tasks
+
+
 # --------------------------------------------------------------------------- shards
 def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS,
               threads: int | None = 1, perturbation_seed: int = 0,
@@ -252,6 +301,8 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
     log ratios to lambda = 0 use common random numbers.  Each document is one call with ``runs``
     runs on ``threads`` threads; ``seconds`` is that call's wall time divided by ``runs`` (the
     time of one run when ``threads`` = 1).  LR tasks give rows for both "lr" and "lr_wallach".
+    ``trusted``: whether the diagnostics trust the document's estimate (over its runs; the same
+    on every run's row; docs/trust.md).
     """
     setting, kind = task.setting, task.kind
     lam = task.lam if kind else np.nan
@@ -274,10 +325,12 @@ def run_shard(task: Task, docs, phi, alpha_m, *, seed: int = 0, runs: int = RUNS
             result = run_fn(setting.method, [doc], phi, alpha_m, runs=runs, seed=stream,
                             doc_keys=[d], work_limit=None, **settings)  # priced by the grid
             for method, values in result.forms.items():
+                trusted = bool(result.trusted_of(method)[0])
                 for r in range(runs):
                     rows.append((task.dataset, kind, lam, method, setting.label, d, r,
-                                 doc.shape[0], values[0, r], int(result.site_updates[0, r]),
-                                 result.seconds / runs, n_threads))
+                                 doc.shape[0], values[0, r], trusted,
+                                 int(result.site_updates[0, r]), result.seconds / runs,
+                                 n_threads))
     return pd.DataFrame(rows, columns=ROW_COLUMNS)
 
 
@@ -317,6 +370,7 @@ def aggregate(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> 
             "boot_sd": boot_sd,
             "docs": logp.shape[0], "runs": logp.shape[1], "tokens": int(tokens.sum()),
             "site_updates": int(group["site_updates"].sum()),
+            **untrusted_documents(group),
             **({"seconds": float(group["seconds"].sum())} if "seconds" in group else {}),
         })
     return pd.DataFrame(out)
@@ -347,7 +401,8 @@ def f3_summary(rows: pd.DataFrame, *, n_boot: int = BOOTSTRAP, seed: int = 0) ->
             out.append({"kind": kind, "setting": label, "method": part["method"].iloc[0],
                         "lam": float(lam),
                         "value": float((document_means(logp) - document_means(base)).sum()),
-                        "boot_sd": float(diff.std(ddof=1)), "docs": logp.shape[0]})
+                        "boot_sd": float(diff.std(ddof=1)), "docs": logp.shape[0],
+                        **untrusted_documents(part)})
     return pd.DataFrame(out).sort_values(["kind", "setting", "lam"], ignore_index=True)
 
 
@@ -445,6 +500,7 @@ def caption_t1(costs: pd.DataFrame, workload: pd.DataFrame) -> str:
 # files out, written atomically).  Estimates and timings go to separate files, so that result
 # tables are bit-identical for any thread count and machine.
 TRAINER = "wallach2009"
+FIGURES = ("f1", "f2", "f3", "x1")
 SHARD_LEVELS = ("setting", "dataset", "figure")
 TIMING_KEYS = ["dataset", "kind", "lam", "method", "setting", "doc", "run", "site_updates"]
 _KEY_HELDOUT = 21
@@ -484,6 +540,49 @@ def data_sets(cfg: Mapping) -> dict[str, DataSet]:
     return out
 
 
+def data_text(sets: Mapping[str, DataSet], stats: pd.DataFrame) -> str:
+    """The data sets of ``sets`` beside the paper's Table 2 (V; mean +/- sd tokens), from the
+    run's corpus statistics (``corpus_stats.csv``, rows of split "all"): the paper's collection
+    or the one it stands in for, and for a synthetic set the corpus its true model was fitted
+    to."""
+    rows = stats[stats["split"] == "all"].set_index(["dataset", "variant"])
+    parts = []
+    for name, data in sets.items():
+        ours = rows.loc[(data.dataset, data.variant)]
+        key = PAPER_COLLECTION.get(data.dataset)
+        paper, paper_v, mean, sd = PAPER_DATA[key] if key else (None, None, None, None)
+        if data.synthetic:
+            parts.append(f"{name} (T = {data.topics}, {data.doc_length} tokens per document): "
+                         f"true model fitted to {data.dataset}/{data.variant} "
+                         f"({int(ours['D']):,} documents, V {int(ours['V']):,})"
+                         + (f", standing in for the paper's {paper} (V {paper_v:,})"
+                            if key and key != data.dataset else ""))
+            continue
+        text = (f"{name}: V {int(ours['V']):,}, {ours['mean_length']:.1f} +/- "
+                f"{ours['sd_length']:.1f} tokens")
+        if key == data.dataset:
+            text += f" (the paper's: V {paper_v:,}, {mean} +/- {sd})"
+        elif key:
+            text += (f", standing in for the paper's {paper} (V {paper_v:,}, {mean} +/- {sd}; "
+                     "not available)")
+        parts.append(text)
+    return "; ".join(parts) + "."
+
+
+def stand_ins(sets: Mapping[str, DataSet]) -> str:
+    """Which of ``sets`` stand in for which of the paper's collections, in a phrase ("" when
+    none does)."""
+    real = [(n, PAPER_DATA[PAPER_COLLECTION[d.dataset]][0]) for n, d in sets.items()
+            if not d.synthetic and PAPER_COLLECTION.get(d.dataset, d.dataset) != d.dataset]
+    fitted = sorted({d.dataset for d in sets.values()
+                     if d.synthetic and PAPER_COLLECTION.get(d.dataset) == "cs"})
+    parts = [f"{n} stands in for the paper's {p}" for n, p in real]
+    if fitted:
+        parts.append(f"the synthetic sets' true models are fitted to {', '.join(fitted)}, not "
+                     f"to {PAPER_DATA['cs'][0]}")
+    return "; ".join(parts)
+
+
 def _known(cfg, names, what):
     unknown = [n for n in names if n not in cfg["datasets"]]
     if unknown:
@@ -507,22 +606,30 @@ def shard_key(task: Task, by: str) -> tuple[str, str]:
 
 
 def workflow_shards(cfg: Mapping) -> Shards:
-    """Every task of 002-F1, F2 and F3 under a ``wallach2009`` config block, by (figure, shard).
+    """Every task of 002-F1, F2, F3 (unless ``f3.dataset`` is null) and X1 under a
+    ``wallach2009`` config block, by (figure, shard).
 
-    ``n_docs`` documents per data set, ``shards.block`` documents per block, ``shards.by`` one of
-    ``SHARD_LEVELS`` (``shard_key``).
+    ``n_docs`` documents per data set (X1: the first ``x1.docs`` of them), ``shards.block``
+    documents per block, ``shards.by`` one of ``SHARD_LEVELS`` (``shard_key``).
     """
     n, block = int(cfg["n_docs"]), int(cfg["shards"]["block"])
-    f1, f2, f3 = cfg["f1"], cfg["f2"], cfg["f3"]
+    f1, f2, f3, x1 = cfg["f1"], cfg["f2"], cfg["f3"], cfg["x1"]
     _known(cfg, [*f1["long_ais"], *f1["exact"]], "f1")
-    _known(cfg, [cfg["t1"]["dataset"]], "t1.dataset")
+    _known(cfg, x1["exact"], "x1.exact")
+    _known(cfg, [d for d in [cfg["t1"]["dataset"]] if d is not None], "t1.dataset")
+    if x1["datasets"] and int(x1["docs"]) > n:
+        raise ValueError(f"wallach2009.x1.docs = {x1['docs']} asks for more than the n_docs = "
+                         f"{n} held-out documents of a data set")
     tasks = [
         *f1_tasks({d: n for d in _known(cfg, f1["datasets"], "f1.datasets")}, scale=f1["scale"],
                   block=block, long_ais=f1["long_ais"], exact=f1["exact"]),
         *f2_tasks({d: n for d in _known(cfg, f2["datasets"], "f2.datasets")},
                   scale=f2["scale"], block=block),
-        *f3_tasks(_known(cfg, [f3["dataset"]], "f3.dataset")[0], n, scale=f3["scale"],
-                  block=block, lambdas=f3["lambdas"]),
+        *(f3_tasks(_known(cfg, [f3["dataset"]], "f3.dataset")[0], n, scale=f3["scale"],
+                   block=block, lambdas=f3["lambdas"]) if f3["dataset"] is not None else []),
+        *x1_tasks(_known(cfg, x1["datasets"], "x1.datasets"), int(x1["docs"]),
+                  ladders=x1["ladders"], doublings=int(x1["doublings"]), block=block,
+                  exact=x1["exact"]),
     ]
     by = cfg["shards"]["by"]
     return group_shards((shard_key(task, by), task) for task in tasks)
@@ -619,9 +726,10 @@ def timing_summary(timings: pd.DataFrame) -> pd.DataFrame:
 def summarise_figure(figure: str, rows_paths: Sequence, timings_paths: Sequence, table_path,
                      timings_out, *, n_boot: int = BOOTSTRAP, seed: int = 0) -> None:
     """Rule ``wallach2009_summary``: the shards of one figure, in the given order, into its table
-    (``aggregate`` for F1 and F2, ``f3_summary`` for F3) and its timing summary."""
-    if figure not in ("f1", "f2", "f3"):
-        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3")
+    (``aggregate`` for F1, F2 and X1, ``f3_summary`` for F3) and its timing summary."""
+    if figure not in FIGURES:
+        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from "
+                         f"{', '.join(FIGURES)}")
     rows = read_shards(rows_paths, text=["kind"])
     summary = (f3_summary if figure == "f3" else aggregate)(rows, n_boot=n_boot, seed=seed)
     write_csv_atomic(table_path, summary)

@@ -20,12 +20,14 @@ from matplotlib.figure import Figure
 from topiceval.experiments.bechard2018 import (
     COLUMNS,
     HONEST,
+    OPTIONAL_COLUMNS,
     PAPER_BEST_T,
     SPLITS,
     f4_summary,
     minimum_table,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
 TITLES = {
@@ -50,61 +52,89 @@ PAPER = "Béchard & Gervet"
 
 def plot_perplexity_vs_topics(df: pd.DataFrame, path: str | os.PathLike) -> None:
     """001-F4: one panel per trainer; train and test curves per perplexity definition (mean over
-    seeds, range shaded); the test minimum starred; the paper's best T = 12 as a dotted line."""
-    if missing := set(COLUMNS) - set(df.columns):
+    seeds, range shaded); the test minimum starred; the paper's best T = 12 as a dotted line.
+    The honest estimates, computed on a subset of the test documents, are drawn in a row of
+    their own below: a perplexity on one set of documents has no level in common with one on
+    another set, so only where each curve is lowest is compared across the rows."""
+    if missing := set(COLUMNS) - OPTIONAL_COLUMNS - set(df.columns):
         raise ValueError(f"table lacks column(s) {sorted(missing)}")
     trainers = [t for t in TITLES if t in set(df["trainer"])]
     if not trainers:
         raise ValueError("table has no rows for a known trainer")
     summary = f4_summary(df[df["trainer"].isin(trainers)])
+    honest = summary["definition"].isin(list(HONEST))
+    rows = [summary[~honest]] + ([summary[honest]] if honest.any() else [])
     # at least 7.5 inches wide and a two-column legend, so that one panel has room for both
-    fig = Figure(figsize=(max(4.2 * len(trainers), 7.5), 4.4), layout="constrained")
+    fig = Figure(figsize=(max(4.2 * len(trainers), 7.5), 0.6 + 3.8 * len(rows)),
+                 layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, len(trainers), squeeze=False)
+    axes = fig.subplots(len(rows), len(trainers), squeeze=False)
     entries: dict[str, object] = {}
-    for ax, trainer in zip(axes[0], trainers, strict=True):
-        part = summary[summary["trainer"] == trainer]
-        for (definition, split), curve in part.groupby(["definition", "split"], sort=False):
-            curve = curve.sort_values("T")
-            style = dict(SPLIT_STYLE[split])
-            label = f"{split}, {DEFINITIONS[definition]}"
-            if curve["optimistic"].any():
-                label += " (optimistic)"
-            if definition in HONEST:
-                style["color"] = HONEST_COLORS[definition]
-                # +-2 s.e. of log perplexity (the log-likelihood's s.e. per token) around the
-                # plotted value: exp(-(L -+ 2 se) / N) for one seed; with several seeds, whose
-                # subsets differ in N, the mean perplexity with the mean N
-                width = 2 * curve["log_likelihood_se"].to_numpy() / curve["tokens"].to_numpy()
-                value = curve["perplexity"].to_numpy()
-                lower, upper = -value * np.expm1(-width), value * np.expm1(width)
-                line = ax.errorbar(curve["T"], value, yerr=[lower, upper],
-                                   linestyle=DEFINITION_STYLE[definition], capsize=2, **style)
-            else:
-                (line,) = ax.plot(curve["T"], curve["perplexity"],
-                                  linestyle=DEFINITION_STYLE[definition], label=label, **style)
-            entries.setdefault(label, line)
-            if curve["seeds"].max() > 1:
-                band = ax.fill_between(curve["T"], curve["perplexity_min"],
-                                       curve["perplexity_max"], color=style["color"], alpha=0.2,
-                                       linewidth=0)
-                entries.setdefault(f"{split}: range over seeds", band)
-            if split == "test":
-                best = curve.loc[curve["perplexity"].idxmin()]
-                (star,) = ax.plot(best["T"], best["perplexity"], marker="*", color="k",
-                                  markersize=12, linestyle="none")
-                entries.setdefault("lowest test perplexity of a curve", star)
-        paper = ax.axvline(PAPER_BEST_T, color="grey", linestyle=":")
-        entries.setdefault(f"paper's best T = {PAPER_BEST_T}", paper)
-        ax.set_title(TITLES[trainer], fontsize=10)
-        ax.set_xlabel("number of topics T")
-        ax.set_ylabel("perplexity per token")
+    for row, (axes_row, part_row) in enumerate(zip(axes, rows, strict=True)):
+        docs = _documents(part_row, "test")
+        for ax, trainer in zip(axes_row, trainers, strict=True):
+            _draw_trainer(ax, part_row[part_row["trainer"] == trainer], entries)
+            title = TITLES[trainer] if row == 0 else f"honest estimates, {trainer}"
+            ax.set_title(f"{title}\n(test: {docs})", fontsize=9)
+            ax.set_xlabel("number of topics T")
+            ax.set_ylabel("perplexity per token")
     fig.legend(list(entries.values()), list(entries), loc="outside lower center",
                ncols=min(3 if len(trainers) > 1 else 2, len(entries)), fontsize=8,
                frameon=False, handlelength=3.5)
     fig.suptitle(f"{PAPER}, Figure 4: training and test perplexity against the number of "
-                 "topics", fontsize=11)
+                 "topics" + ("" if len(rows) == 1 else "\n(below: honest estimates on a "
+                                                        "subset of the test documents)"),
+                 fontsize=11)
     save_figure(fig, path, dpi=150, default_format="png")
+
+
+def _documents(part: pd.DataFrame, split: str) -> str:
+    """"7,532 documents" (or a range over seeds) of one split of a row of panels."""
+    counts = part.loc[part["split"] == split, "documents"]
+    if counts.empty:
+        return "none"
+    lo, hi = int(counts.min()), int(counts.max())
+    return f"{lo:,} documents" if lo == hi else f"{lo:,}-{hi:,} documents"
+
+
+def _draw_trainer(ax, part: pd.DataFrame, entries: dict) -> None:
+    """One panel: every (definition, split) curve of one trainer, the test minima starred and
+    the paper's best T; legend entries collected in ``entries``."""
+    for (definition, split), curve in part.groupby(["definition", "split"], sort=False):
+        curve = curve.sort_values("T")
+        style = dict(SPLIT_STYLE[split])
+        label = f"{split}, {DEFINITIONS[definition]}"
+        if curve["optimistic"].any():
+            label += " (optimistic)"
+        if definition in HONEST:
+            style["color"] = HONEST_COLORS[definition]
+            # +-2 s.e. of log perplexity (the log-likelihood's s.e. per token) around the
+            # plotted value: exp(-(L -+ 2 se) / N) for one seed; with several seeds, whose
+            # subsets differ in N, the mean perplexity with the mean N
+            width = 2 * curve["log_likelihood_se"].to_numpy() / curve["tokens"].to_numpy()
+            value = curve["perplexity"].to_numpy()
+            lower, upper = -value * np.expm1(-width), value * np.expm1(width)
+            line = ax.errorbar(curve["T"], value, yerr=[lower, upper],
+                               linestyle=DEFINITION_STYLE[definition], capsize=2, **style)
+            flagged = curve["untrusted"].to_numpy() > 0  # hollow: untrusted documents
+            ax.plot(curve["T"][flagged], value[flagged], linestyle="none",
+                    marker=style["marker"], color=style["color"], mfc="white")
+        else:
+            (line,) = ax.plot(curve["T"], curve["perplexity"],
+                              linestyle=DEFINITION_STYLE[definition], label=label, **style)
+        entries.setdefault(label, line)
+        if curve["seeds"].max() > 1:
+            band = ax.fill_between(curve["T"], curve["perplexity_min"],
+                                   curve["perplexity_max"], color=style["color"], alpha=0.2,
+                                   linewidth=0)
+            entries.setdefault(f"{split}: range over seeds", band)
+        if split == "test":
+            best = curve.loc[curve["perplexity"].idxmin()]
+            (star,) = ax.plot(best["T"], best["perplexity"], marker="*", color="k",
+                              markersize=12, linestyle="none")
+            entries.setdefault("lowest test perplexity of a curve", star)
+    paper = ax.axvline(PAPER_BEST_T, color="grey", linestyle=":")
+    entries.setdefault(f"paper's best T = {PAPER_BEST_T}", paper)
 
 
 # --------------------------------------------------------------------------- captions
@@ -120,7 +150,11 @@ DEFINITIONS_TEXT = (
     "L = sum_d log P(w_d | Phi, alpha m), by topiceval's Chib-style and sequential "
     "left-to-right estimators (unbiased for P(w_d)), on a seeded subset of the test documents "
     "shared by every model, with bars of +-2 Monte Carlo standard errors (estimator noise "
-    "only: the documents are a sample of the test split, the same for every T).")
+    "only: the documents are a sample of the test split, the same for every T). They are drawn "
+    "in a row of their own, below the curves on all test documents: perplexities of different "
+    "document sets have no common level (the subset can be harder or easier than the whole "
+    "split), so across the rows only where each curve is lowest over T is compared, never its "
+    "height.")
 _LABELS = {"P2": "P2, plug-in, optimistic on test", "P1-bound": "P1-bound, from the ELBO",
            "P4": "P4, sklearn's bound", "P1-CS": "P1 by Chib-style",
            "P1-LR": "P1 by left-to-right"}
@@ -135,7 +169,8 @@ def f4_caption(df: pd.DataFrame) -> str:
     head = [
         f"{PAPER}, Figure 4: perplexity per token of the training documents (blue circles) and of "
         "the test documents (red squares) against the number of topics T, one panel per "
-        "trainer; a star marks the lowest point of each test curve, the dotted line the "
+        "trainer (where the table has honest estimates, they have a second row of panels); a "
+        "star marks the lowest point of each test curve, the dotted line the "
         f"paper's best T = {PAPER_BEST_T}; with several seeds, a curve is their mean and the "
         "shaded band their range.",
         DEFINITIONS_TEXT,
@@ -162,7 +197,10 @@ def f4_caption(df: pd.DataFrame) -> str:
         parts.append(f"Ours, {r.trainer} ({_LABELS[r.definition]}): test minimum at "
                      f"T = {r.best_T} ({where}){seeds}{train}.")
     parts += _honest_verdicts(df, minima)
-    return "\n".join([*head, " ".join(parts)])
+    honest = df[df["definition"].isin(list(HONEST))]
+    if "untrusted" in honest:
+        parts.append(untrusted_note(honest))
+    return "\n".join([*head, " ".join(filter(None, parts))])
 
 
 def _honest_verdicts(df: pd.DataFrame, minima: pd.DataFrame) -> list[str]:

@@ -18,21 +18,25 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from topiceval._docs import page
+from topiceval.captions import counted_names
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import (
     COLLECTIONS,
-    LABELS,
-    METHOD_VARIANTS,
+    SHORT_TEXTS,
     final_accuracy,
-    samples_to_converge,
+    label,
+    method_variant,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
 COLORS = {"ds": "tab:blue", "hm": "tab:red", "l2r": "tab:green", "l2r_exact": "tab:purple",
@@ -44,6 +48,24 @@ LEGEND = {"ds": "DS: direct sampling", "hm": "HM: harmonic mean",
           "l2r": "L2R: left-to-right (paper's proposal)",
           "l2r_exact": "L2R-E: left-to-right, exact conditionals",
           "l2r_code": "L2R with the reference code's proposal", "exact": "Exact"}
+# L2R with S' inner samples (l2r_inner<k>): dash-dotted, darker green as S' grows
+INNER_COLORS = ("#74c476", "#41ab5d", "#238b45", "#006d2c", "#00441b")
+
+
+def _color(method: str):
+    inner = method_variant(method)
+    if method in COLORS or inner is None:
+        return COLORS.get(method)
+    k = int(np.log2(inner[1]["inner_samples"]))
+    return INNER_COLORS[min(max(k - 1, 0), len(INNER_COLORS) - 1)]
+
+
+def _style(method: str) -> str:
+    return STYLES.get(method, "-." if method not in COLORS and method_variant(method) else "-")
+
+
+def _legend_label(method: str) -> str:
+    return LEGEND.get(method, label(method))
 LN2 = math.log(2.0)
 MAE_BITS = r"mean $|\log_2 \hat p - \log_2 p|$ (bits)"
 
@@ -75,8 +97,8 @@ def _legend(fig: Figure, axes) -> None:
     """One legend for every panel, below them (methods in order of first appearance)."""
     entries = {}
     for ax in axes:
-        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            entries.setdefault(label, handle)
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(text, handle)
     fig.legend(list(entries.values()), list(entries), loc="outside lower center",
                ncols=min(len(entries), 3), fontsize="small", frameon=False)
 
@@ -101,11 +123,14 @@ def plot_accuracy(summary: pd.DataFrame, path: str | os.PathLike, metric: str = 
             s = group["samples"].to_numpy()
             value = np.maximum(scale * group[column].to_numpy(), 1e-12)
             se = scale * group[f"{shown}_se"].to_numpy()
-            color = COLORS.get(method)
-            ax.plot(s, value, color=color, linestyle=STYLES.get(method, "-"),
-                    label=LEGEND.get(method, LABELS.get(method, method)))
+            color = _color(method)
+            ax.plot(s, value, color=color, linestyle=_style(method),
+                    label=_legend_label(method))
             ax.fill_between(s, np.maximum(value - se, 1e-12), value + se, color=color,
                             alpha=0.25, linewidth=0)
+            if "untrusted" in group:  # hollow: the diagnostics flag documents of the last S
+                flagged = group["untrusted"].to_numpy() > 0
+                ax.plot(s[flagged], value[flagged], "o", ms=4, color=color, mfc="white")
         what = "KL" if shown == "kl" else "|error|"
         ax.set_title(f"{name} ({n_docs} doc{'s' if n_docs != 1 else ''}, {what})",
                      fontsize="small")
@@ -127,7 +152,8 @@ def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
     for method, group in table.groupby("method", sort=False):
         group = group.sort_values("mean_length")
         ax.errorbar(group["mean_length"], group["kl_bits"], yerr=group["kl_se"], marker="o",
-                    color=COLORS.get(method), label=LEGEND.get(method, method), capsize=2)
+                    color=_color(method), label=_legend_label(method), capsize=2,
+                    linestyle=_style(method))
     for name, group in table.groupby("collection", sort=False):
         ax.annotate(name, (group["mean_length"].iloc[0], group["kl_bits"].max()),
                     textcoords="offset points", xytext=(3, 4), fontsize="x-small")
@@ -140,30 +166,60 @@ def plot_kl_vs_length(table: pd.DataFrame, path: str | os.PathLike) -> None:
     save_figure(fig, path)
 
 
-def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike) -> None:
-    """004-F3: sum of log p-hat over the evaluated documents against samples."""
+def plot_loglik(curves: pd.DataFrame, path: str | os.PathLike,
+                convergence: pd.DataFrame | None = None) -> None:
+    """004-F3: sum of log p-hat over the evaluated documents against samples; with the
+    ``convergence`` statistics (``loglik_convergence``), a second set of panels below with each
+    method's mean distance from its own final value per document, band +/- 2 standard errors."""
     mean = curves.groupby(["collection", "method", "samples"], sort=False).agg(
         loglik=("loglik", "mean"), n_docs=("n_docs", "first")).reset_index()
     names = _panel_order(mean["collection"])
     stride = _strides(curves)
-    fig, axes = _panels(len(names))
+    fig, axes = _panels(len(names) * (1 if convergence is None else 2))
     for ax, name in zip(axes, names, strict=False):
         panel = mean[mean["collection"] == name]
         for method, group in panel.groupby("method", sort=False):
             group = group.sort_values("samples")
-            ax.plot(group["samples"], group["loglik"], color=COLORS.get(method),
-                    linestyle=STYLES.get(method, "-"),
-                    label=LEGEND.get(method, LABELS.get(method, method)))
+            ax.plot(group["samples"], group["loglik"], color=_color(method),
+                    linestyle=_style(method), label=_legend_label(method))
         ax.set_title(f"{name} ({int(panel['n_docs'].iloc[0])} docs{_every(stride[name])})",
                      fontsize="small")
         ax.set(xscale="log", xlabel="samples S",
                ylabel=r"$\Sigma_d \log \hat p(\mathbf{y}_d)$ (nats)")
         _log_ticks(ax.xaxis)
+    if convergence is not None:
+        _plot_distances(axes[len(names):], names, convergence)
     _legend(fig, axes)
     fig.suptitle(f"{PAPER}, Figure 3: estimated log-likelihood of each collection's first "
-                 "documents,\nsummed over the documents, against the number of samples",
+                 "documents,\nsummed over the documents, against the number of samples"
+                 + ("" if convergence is None else
+                    " (below: mean distance per document from the method's own final value)"),
                  fontsize="medium")
     save_figure(fig, path)
+
+
+def _plot_distances(axes, names, convergence: pd.DataFrame) -> None:
+    """Per collection: each method's mean |log p-hat_d(S) - log p-hat_d(S_max)| against S (the
+    last checkpoint, 0 by construction, left out), band +/- 2 standard errors (its lower edge
+    cut at half the panel's smallest mean)."""
+    distance = convergence[convergence["statistic"] == "distance"]
+    for ax, name in zip(axes, names, strict=False):
+        panel = distance[distance["collection"] == name]
+        panel = panel[(panel["samples"] < panel["samples"].max()) & (panel["mean"] > 0)]
+        # the band's lower edge is cut at half the panel's smallest mean, so that a wide band
+        # does not stretch the log axis over decades
+        floor = 0.5 * panel["mean"].min() if len(panel) else 1e-6
+        for method, group in panel.groupby("method", sort=False):
+            group = group.sort_values("samples")
+            value = group["mean"].to_numpy()
+            band = 2 * group["se"].fillna(0.0).to_numpy()
+            ax.plot(group["samples"], value, color=_color(method), linestyle=_style(method))
+            ax.fill_between(group["samples"], np.maximum(value - band, floor), value + band,
+                            color=_color(method), alpha=0.25, linewidth=0)
+        ax.set_title(f"{name}: distance from the final value", fontsize="small")
+        ax.set(xscale="log", yscale="log", xlabel="samples S",
+               ylabel="mean distance per document (nats)")
+        _log_ticks(ax.xaxis)
 
 
 def _strides(curves: pd.DataFrame) -> dict[str, int]:
@@ -193,7 +249,8 @@ DESCRIBE_F2 = (
     "construction, shows the mean absolute error of log2 p-hat instead, also in bits. "
     + METHODS_TEXT)
 DESCRIBE_F1 = (
-    f"{ex.PAPER}, Figure 1: the KL divergence of Figure 2 (bits) of L2R and of DS at the largest S "
+    f"{ex.PAPER}, Figure 1: the KL divergence of Figure 2 (bits) of L2R (solid: the paper's "
+    "proposal; dashed, where present: the reference code's) and of DS at the largest S "
     "against the average length (tokens) of the collection's downsized documents; mean over "
     "repeats, bars +/- one standard error; collections with a single tractable document (KL 0 "
     "by construction) are left out.")
@@ -215,12 +272,16 @@ PAPER_F3 = ("L2R converges faster than DS on all six collections; HM converges f
 
 def caption_f2(summary: pd.DataFrame) -> str:
     """What the paper found and what ``summary`` shows: rankings at the largest S among the
-    paper's methods (by MAE on one-document panels, where KL is 0 by construction), and L2R
-    against DS with each proposal."""
+    paper's methods (by MAE on one-document panels, where KL is 0 by construction), L2R
+    against DS with each proposal, the paper's whole ranking with each proposal and, where the
+    table has them, L2R with more inner samples S' against L2R-E."""
     final = final_accuracy(summary)
     lines, lowest_e, second_l2r = [], [], []
     worse = {"l2r": [], "l2r_code": []}
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
+    whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
+    inner = [m for m in dict.fromkeys(final["method"]) if _inner_samples(m) > 1]
+    inner_sep: dict[str, list] = {m: [] for m in ["l2r", *inner]}  # separated from L2R-E
     for coll, group in final.groupby("collection", sort=False):
         single = int(group["n_docs"].iloc[0]) < 2
         metric = "mae" if single else "kl_bits"
@@ -228,11 +289,14 @@ def caption_f2(summary: pd.DataFrame) -> str:
         se = group.set_index("method")["mae_se" if single else "kl_se"]
         if {"l2r", "l2r_exact"} <= set(value.index):
             separation[_lower_beyond_noise(value, se, "l2r_exact", "l2r")].append(coll)
-        ranked = value[[m for m in value.index if m not in METHOD_VARIANTS]]
+            for method in inner_sep:
+                if _lower_beyond_noise(value, se, "l2r_exact", method) is not None:
+                    inner_sep[method].append(coll)
+        ranked = value[[m for m in value.index if method_variant(m) is None]]
         ranked = ranked.sort_values(kind="stable").index.tolist()
         lines.append(f"{coll} ({int(group['n_docs'].iloc[0])} doc"
                      f"{'s' if not single else ', by MAE'}): "
-                     + " < ".join(LABELS.get(m, m) for m in ranked))
+                     + " < ".join(label(m) for m in ranked))
         if ranked[0] == "l2r_exact":
             lowest_e.append(coll)
         if len(ranked) > 1 and ranked[1] == "l2r":
@@ -240,6 +304,14 @@ def caption_f2(summary: pd.DataFrame) -> str:
         for method, colls in worse.items():
             if method in value and "ds" in value and value[method] > value["ds"]:
                 colls.append(coll)
+        for method, (ordered, separated) in whole.items():
+            order = _paper_ranking(coll, method)
+            if set(order) <= set(value.index):
+                if value[order].is_monotonic_increasing:
+                    ordered.append(coll)
+                    if all(_lower_beyond_noise(value, se, a, b) == a
+                           for a, b in zip(order, order[1:], strict=False)):
+                        separated.append(coll)
     n = final["collection"].nunique()
     s_max = int(final["samples"].max())
     n_rep = int(final["repeats"].max())
@@ -248,6 +320,20 @@ def caption_f2(summary: pd.DataFrame) -> str:
         code = (f"; with the reference code's proposal (rho_t proportional to a_t pi_tj phi_tv, "
                 f"extra curve) L2R is worse than DS on {', '.join(worse['l2r_code']) or 'none'}"
                 ", so the paper's finding depends on the proposal")
+    ranking = "; ".join(
+        f"with {what} on {len(ordered)} of {n} panels (every neighbouring pair separated by "
+        f"more than twice its standard error on {counted_names(separated)})"
+        for method, what in (("l2r", "the paper's proposal (6.16)"),
+                             ("l2r_code", "the code's proposal"))
+        for ordered, separated in [whole[method]] if (final["method"] == method).any())
+    ranking = (f"The paper's whole ranking (L2R-E < L2R < DS < HM; on the short texts, "
+               f"{', '.join(SHORT_TEXTS)}, L2R-E < DS < L2R < HM) holds {ranking}.")
+    sweep = ""
+    if inner:
+        sweep = (" More inner samples S' (the paper's untabulated claim that they bring L2R to "
+                 "L2R-E), L2R against L2R-E separated by more than twice the standard error "
+                 "of the difference on: " + "; ".join(f"{label(m)} {counted_names(inner_sep[m])}"
+                                                     for m in inner_sep) + ".")
     return (f"{DESCRIBE_F2}\nPaper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
             f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
             f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
@@ -256,9 +342,24 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) worse "
             f"than DS on {', '.join(worse['l2r']) or 'none'}{code}. "
             f"L2R-E against L2R, separated when their difference exceeds twice its standard "
-            f"error over repeats: L2R-E lower on {_listed(separation['l2r_exact'])}, L2R lower "
-            f"on {_listed(separation['l2r'])}, not separated on {_listed(separation[None])}. "
-            f"Ranking: {'; '.join(lines)}.")
+            f"error over repeats: L2R-E lower on {counted_names(separation['l2r_exact'])}, "
+            f"L2R lower on {counted_names(separation['l2r'])}, not separated on "
+            f"{counted_names(separation[None])}. "
+            f"{ranking}{sweep} Ranking: {'; '.join(lines)}."
+            + (f"\n{note}" if (note := untrusted_note(final)) else ""))
+
+
+def _inner_samples(method: str) -> int:
+    """S' of an L2R curve (1 for L2R itself and for curves that are not L2R's)."""
+    variant = method_variant(method)
+    return int(variant[1].get("inner_samples", 1)) if variant else 1
+
+
+def _paper_ranking(collection: str, l2r: str) -> list[str]:
+    """The paper's Figure 2 order of a panel, lowest KL first, with ``l2r`` for L2R."""
+    if collection in SHORT_TEXTS:
+        return ["l2r_exact", "ds", l2r, "hm"]
+    return ["l2r_exact", l2r, "ds", "hm"]
 
 
 def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
@@ -272,60 +373,132 @@ def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str 
     return a if diff < 0 else b
 
 
-def _listed(names: list[str]) -> str:
-    return f"{len(names)} ({', '.join(names)})" if names else "0"
-
-
 def caption_f1(table: pd.DataFrame) -> str:
+    """004-F1 caption: KL(L2R)/KL(DS) per collection, shortest first, and its Spearman
+    correlation with the length, for each L2R proposal in the table."""
     usable = table[table["n_docs"] >= 2]  # KL of a single document is 0 by construction
     wide = usable.pivot_table(index=["collection", "mean_length"], columns="method",
                               values="kl_bits").reset_index().sort_values("mean_length")
     if not {"l2r", "ds"} <= set(wide.columns) or len(wide) < 2:
         return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: fewer than two collections with two "
                 "or more evaluated documents and both L2R and DS.")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.log(wide["l2r"].to_numpy() / wide["ds"].to_numpy())
-    rho = pd.Series(ratio).corr(pd.Series(np.log(wide["mean_length"].to_numpy())),
-                                method="spearman")
-    pairs = ", ".join(f"{c} ({length:.1f} tokens): {r:.2f}" for c, length, r in
-                      zip(wide["collection"], wide["mean_length"], np.exp(ratio), strict=True))
-    if not np.isfinite(rho):
-        trend = "undetermined"
-    else:
-        trend = "favourable to L2R" if rho < 0 else "not favourable to L2R"
-    return (f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: KL(L2R)/KL(DS) by collection, shortest "
-            f"first: {pairs}; "
-            f"Spearman correlation of log ratio with log length {rho:.2f} ({trend}).")
+    parts = []
+    for method in (m for m in ("l2r", "l2r_code") if m in wide.columns):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio = np.log(wide[method].to_numpy() / wide["ds"].to_numpy())
+        rho = pd.Series(ratio).corr(pd.Series(np.log(wide["mean_length"].to_numpy())),
+                                    method="spearman")
+        pairs = ", ".join(f"{c} ({length:.1f} tokens): {r:.2g}" for c, length, r in
+                          zip(wide["collection"], wide["mean_length"], np.exp(ratio),
+                              strict=True))
+        trend = ("undetermined" if not np.isfinite(rho) else
+                 "favourable to L2R" if rho < 0 else "not favourable to L2R")
+        parts.append(f"KL({label(method)})/KL(DS) by collection, shortest first: {pairs}; "
+                     f"Spearman correlation of log ratio with log length {rho:.2f} ({trend})")
+    return f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: {'. '.join(parts)}."
 
 
-def caption_f3(curves: pd.DataFrame, tolerance_per_doc: float = 0.01) -> str:
+def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
+               settings: Mapping | None = None) -> str:
+    """What the paper found for 004-F3 and what the tables show: the final sums and, from the
+    per-document ``convergence`` statistics (``loglik_convergence``) judged by ``settings``
+    (the configuration's ``realistic.convergence``: at, enough, gap_share, ties), whether L2R
+    converges faster than DS, whether DS <= L2R <= HM at the largest S and whether a few hundred
+    samples suffice for L2R, ties called ties (docs/methods/experiments.md#capdevila2018).
+    Without the statistics (publications made before them) only the sums are described."""
     mean = curves.groupby(["collection", "method", "samples"], sort=False)["loglik"].mean()
     mean = mean.reset_index()
-    parts, faster, sandwiched = [], [], []
     stride = _strides(curves)
+    finals = []
     for coll, group in mean.groupby("collection", sort=False):
         n_docs = int(curves.loc[curves["collection"] == coll, "n_docs"].iloc[0])
-        tol = tolerance_per_doc * n_docs
-        conv = {m: samples_to_converge(g, tol) for m, g in group.groupby("method")}
         final = group.loc[group.groupby("method")["samples"].idxmax()].set_index("method")
-        final = final["loglik"]
-        if "l2r" in conv and "ds" in conv and conv["l2r"] < conv["ds"]:
-            faster.append(coll)
-        if {"ds", "hm", "l2r"} <= set(final.index) and final["ds"] <= final["l2r"] <= final["hm"]:
-            sandwiched.append(coll)
-        parts.append(f"{coll} ({n_docs} documents{_every(stride[coll], n_docs)}): "
-                     + ", ".join(f"{LABELS.get(m, m)} {final[m]:.1f} "
-                                 f"(within {tol:g} nats from S = {conv[m]})"
-                                 for m in final.index))
-    n = mean["collection"].nunique()
-    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: L2R reaches its final value (within "
-            f"{tolerance_per_doc} nats per document) before DS on {len(faster)} of {n} "
-            f"({', '.join(faster) or 'none'}); DS <= L2R <= HM at the largest S on "
-            f"{len(sandwiched)} of {n} ({', '.join(sandwiched) or 'none'}). "
-            f"Final sums: {'; '.join(parts)}.")
+        finals.append(f"{coll} ({n_docs} documents{_every(stride[coll], n_docs)}): "
+                      + ", ".join(f"{label(m)} {final.loc[m, 'loglik']:.1f}"
+                                  for m in final.index))
+    sums = f"Final sums (S = {int(mean['samples'].max()):,}): {'; '.join(finals)}."
+    if convergence is None or settings is None:
+        return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours: the per-document estimates of this run "
+                "were not published, so the convergence measure of "
+                f"{page('methods/experiments.md#capdevila2018')} "
+                "(each method's distance from its own final value per document, ties within 2 "
+                f"standard errors) cannot be applied to it; the sums alone show no Monte Carlo "
+                f"error. {sums}")
+    verdicts = [_f3_verdicts(coll, part, settings)
+                for coll, part in convergence.groupby("collection", sort=False)]
+    n = len(verdicts)
+
+    def tally(key: str, outcomes: tuple[str, ...]) -> str:
+        return "; ".join(
+            f"{word} on {counted_names([v['name'] for v in verdicts if v[key] == word])}"
+            for word in outcomes)
+
+    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours, judged per document ({n} collections; "
+            f"distance = |log p-hat_d(S) - log p-hat_d(S_max)|, mean over the documents +/- "
+            f"standard error; a difference within {settings['ties']:g} standard errors is a "
+            f"tie): L2R converges faster than DS (lower distance at every S of "
+            f"{', '.join(f'{s:,}' for s in settings['at'])}): "
+            f"{tally('faster', ('yes', 'tie', 'no'))}. "
+            f"DS <= L2R <= HM at the largest S: {tally('ordered', ('yes', 'tie', 'no'))}. "
+            f"A few hundred samples suffice for L2R (its distance at S = "
+            f"{settings['enough']:,} below {100 * settings['gap_share']:g}% of the HM - DS "
+            f"gap): {tally('enough', ('yes', 'undetermined', 'no'))}. "
+            f"Per collection: {' '.join(v['text'] for v in verdicts)} {sums}")
+
+
+def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
+    """004-F3's three verdicts on one collection from its ``loglik_convergence`` rows."""
+    ties = float(settings["ties"])
+    table = part.set_index(["statistic", "method", "samples"])[["mean", "se"]]
+    checkpoints = np.sort(part["samples"].unique())
+    s_max = int(checkpoints[-1])
+
+    def at(s):  # the first checkpoint at or above s, if it is below S_max
+        above = checkpoints[(checkpoints >= s) & (checkpoints < s_max)]
+        return int(above[0]) if above.size else None
+
+    def sign(statistic, method, s):  # +1 / -1 beyond `ties` s.e., 0 a tie
+        mean, se = table.loc[(statistic, method, s)]
+        return 0 if not abs(mean) > ties * (se if np.isfinite(se) else np.inf) else int(
+            np.sign(mean))
+
+    compared = [s for s in dict.fromkeys(at(s) for s in settings["at"]) if s is not None]
+    wins = [sign("distance_minus_l2r", "ds", s) for s in compared]
+    faster = "no" if -1 in wins else "yes" if wins and all(w == 1 for w in wins) else "tie"
+    below, above = (sign("estimate_minus_l2r", m, s_max) for m in ("ds", "hm"))
+    ordered = ("no" if below == 1 or above == -1 else
+               "yes" if (below, above) == (-1, 1) else "tie")
+    gap = (table.loc[("estimate_minus_l2r", "hm", s_max), "mean"]
+           - table.loc[("estimate_minus_l2r", "ds", s_max), "mean"])
+    limit = float(settings["gap_share"]) * gap
+    enough_s = at(settings["enough"])
+    enough, said = "undetermined", "no checkpoint below the largest S"
+    if enough_s is not None:
+        d, se = table.loc[("distance", "l2r", enough_s)]
+        enough = ("yes" if d + ties * se < limit else "no" if d - ties * se > limit else
+                  "undetermined")
+        said = f"{d:.3g} +/- {se:.2g} at S = {enough_s:,} against {limit:.3g}"
+
+    def distances(method):
+        return ", ".join(f"{table.loc[('distance', method, s), 'mean']:.3g} +/- "
+                         f"{table.loc[('distance', method, s), 'se']:.2g}" for s in compared)
+
+    differences = ", ".join(
+        f"{label(m)} - L2R {mean:+.3g} +/- {se:.2g}"
+        for m in ("ds", "hm") for mean, se in [table.loc[("estimate_minus_l2r", m, s_max)]])
+    text = (f"{name}: distance at S = {', '.join(f'{s:,}' for s in compared)} (nats per "
+            f"document): L2R {distances('l2r')}; DS {distances('ds')}; HM {distances('hm')} "
+            f"(faster: {faster}); at S = {s_max:,} per document {differences} (ordered: "
+            f"{ordered}); L2R's distance {said} nats, {100 * settings['gap_share']:g}% of the "
+            f"HM - DS gap of {gap:.3g} (few hundred suffice: {enough}).")
+    return {"name": name, "faster": faster, "ordered": ordered, "enough": enough, "text": text}
 
 
 # --------------------------------------------------------------------------- workflow jobs
+# the caption of each figure, from its table (also topiceval.plots.recaption)
+FIGURE_CAPTIONS = {"F1": caption_f1, "F2": caption_f2, "F3": caption_f3}
+
+
 def accuracy_figure(table, figure, caption) -> None:
     """004-F2 figure and caption from the ``summarise_accuracy`` table file."""
     summary = pd.read_csv(table)
@@ -340,11 +513,14 @@ def kl_length_figure(table, figure, caption) -> None:
     write_text_atomic(caption, caption_f1(frame) + "\n")
 
 
-def loglik_figure(table, figure, caption) -> None:
-    """004-F3 figure and caption from the ``sum_loglik`` table file."""
+def loglik_figure(table, figure, caption, *, convergence=None,
+                  settings: Mapping | None = None) -> None:
+    """004-F3 figure and caption from the ``sum_loglik`` table file and, when given, the
+    ``loglik_convergence`` table file judged by ``settings`` (``realistic.convergence``)."""
     curves = pd.read_csv(table)
-    plot_loglik(curves, figure)
-    write_text_atomic(caption, caption_f3(curves) + "\n")
+    stats = None if convergence is None else pd.read_csv(convergence)
+    plot_loglik(curves, figure, stats)
+    write_text_atomic(caption, caption_f3(curves, stats, settings) + "\n")
 
 
 FIGURE_JOBS = {"F1": kl_length_figure, "F2": accuracy_figure, "F3": loglik_figure}

@@ -174,6 +174,13 @@ def describe_perturbation(concentration: float = 1.0, weight: float = PERTURB_WE
             f"Dir(c 1_V), c = {concentration:g} ({kind})")
 
 
+def perturbation_note(name: str, headline: str) -> str:
+    """The caption's sentence on a perturbation's role: the headline, or a variant of it."""
+    if name == headline:
+        return "Headline configuration."
+    return f"Variant '{name}' (the headline is '{headline}')."
+
+
 def caption_f1(summary: pd.DataFrame, *, concentration: float = 1.0,
                weight: float = PERTURB_WEIGHT, note: str = "") -> str:
     """Figure 003-F1's caption: the paper's finding, ours, and whether they agree.

@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from topiceval._docs import page
 from topiceval.experiments.study import own_picks
 from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
@@ -141,9 +142,10 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
                       "library's candidates)? " + "; ".join(said) + "."]
     untrusted = int(candidates["untrusted_documents"].max())
     if untrusted:
-        lines += ["", f"Up to {untrusted} scored document(s) per candidate are longer than the "
-                      "estimators were shown to converge on: their estimates may read low "
-                      "(candidates.csv, untrusted_documents)."]
+        lines += ["", f"The diagnostics do not trust up to {untrusted} scored document(s) per "
+                      "candidate: their estimates may be off by more than their standard "
+                      "errors say (candidates.csv, untrusted_documents and untrusted_reason; "
+                      f"{page('trust.md')})."]
     if candidates["vocabulary"].nunique() > 1:
         lines += ["", "The candidates' vocabularies differ in size: every candidate scores the "
                       "same tokens, but a model spreading its probability over more words is "

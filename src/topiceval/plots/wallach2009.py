@@ -6,6 +6,8 @@
 * ``plot_f2`` (002-F2): document completion, ET, AIS and LR per data set.
 * ``plot_f3`` (002-F3): log ratio to lambda = 0 against lambda, Phi (left) and m (right);
   table of ``f3_summary``.
+* ``plot_x1`` (002-X1, beyond the paper): each unbiased estimator against its doubling work,
+  with LR-W at the paper's budget; table of ``aggregate``.
 
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
 atomically without a creation date, so the same table gives the same bytes; the format follows
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import NullFormatter
 
+from topiceval.captions import counted_names
 from topiceval.experiments import wallach2009 as experiment
 from topiceval.experiments.wallach2009 import (
     AIS_DC_BURNIN,
@@ -40,6 +44,7 @@ from topiceval.experiments.wallach2009 import (
     S_CS,
 )
 from topiceval.io import write_text_atomic
+from topiceval.plots.flags import face, untrusted_note
 from topiceval.plots.save import save_figure
 
 COLORS = {"exact": "k", "ais": "tab:purple", "hm": "tab:red", "chib": "tab:blue", "lr": "tab:green",
@@ -97,8 +102,9 @@ def _points(ax, part: pd.DataFrame, *, ylabel: str | None = None) -> None:
     labels = [_label(r) for _, r in part.iterrows()]
     x = np.arange(len(part))
     for xi, (_, row) in zip(x, part.iterrows(), strict=True):
+        color = COLORS.get(row["method"], "k")
         ax.errorbar(xi, row["value"], yerr=row["boot_sd"], fmt="o", ms=4, capsize=2,
-                    color=COLORS.get(row["method"], "k"))
+                    color=color, mfc=face(row, color))
     ax.set_xticks(x, labels, rotation=60, ha="right", fontsize=8)
     ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", alpha=0.3)
@@ -156,9 +162,12 @@ def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
         for label, line in part.groupby("setting", sort=False):
             line = line.sort_values("lam")
             method = line["method"].iloc[0]
+            color = COLORS.get(method, "k")
             ax.errorbar(line["lam"], line["value"], yerr=line["boot_sd"], marker="o", ms=3,
-                        capsize=2, label=F3_NAMES.get(method, label),
-                        color=COLORS.get(method, "k"))
+                        capsize=2, label=F3_NAMES.get(method, label), color=color)
+            if "untrusted" in line:  # hollow where the diagnostics flag documents
+                flagged = line[line["untrusted"] > 0]
+                ax.plot(flagged["lam"], flagged["value"], "o", ms=3, color=color, mfc="white")
         ax.axhline(0.0, color="k", lw=0.5)
         ax.set_title(titles[kind], fontsize=9)
         ax.set_xlabel(r"$\lambda$ (weight of the random parameters)", fontsize=8)
@@ -176,6 +185,67 @@ def plot_f3(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     fig.suptitle(f"{PAPER}, Figure 3: change in log-likelihood as the model is perturbed"
                  + (f" ({docs})" if docs else ""), fontsize=10)
     save_figure(fig, path)
+
+
+X1_METHODS = ("ais", "chib", "lr", "lr_wallach")  # the ladders, LR-W from LR's particles
+UNBIASED = ("ais", "chib", "lr")  # unbiased in probability: their logs are stochastic lower bounds
+
+
+def plot_x1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
+    """002-X1: per data set, sum_d log P(w_d) of each method against its work (Gibbs site
+    updates per document and run, log axis), bars +/- one bootstrap sd; the dotted line is LR-W
+    at its smallest budget (the paper's), the dashed black line the exact value where known."""
+    names = list(dict.fromkeys(summary["dataset"]))
+    cols = min(len(names), 2)
+    rows = math.ceil(len(names) / cols)
+    fig = Figure(figsize=(4.6 * cols, 3.6 * rows + 0.8), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[len(names):]:
+        ax.set_visible(False)
+    for ax, name in zip(axes, names, strict=False):
+        part = summary[summary["dataset"] == name]
+        for method in X1_METHODS:
+            line = _ladder(part, method)
+            if line.empty:
+                continue
+            ax.errorbar(line["work"], line["value"], yerr=line["boot_sd"], marker="o", ms=3,
+                        capsize=2, color=COLORS[method], label=METHOD_NAMES[method])
+        reference = _ladder(part, "lr_wallach")
+        if len(reference):
+            ax.axhline(reference["value"].iloc[0], color=COLORS["lr_wallach"], linestyle=":",
+                       label="LR-W at the paper's budget")
+        exact = part[part["method"] == "exact"]
+        if len(exact):
+            ax.axhline(exact["value"].iloc[0], color="k", linestyle="--",
+                       label=METHOD_NAMES["exact"])
+        ax.set_xscale("log")
+        # a panel spanning less than a decade labels its minor ticks too, and they overlap
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(name + _docs(part), fontsize=9)
+        ax.set_xlabel("Gibbs site updates per document and run", fontsize=8)
+        ax.set_ylabel(SUM_LOGP, fontsize=8)
+        ax.tick_params(labelsize=8)
+        ax.grid(alpha=0.3)
+    handles, labels = {}, []
+    for ax in axes[:len(names)]:
+        for handle, text in zip(*ax.get_legend_handles_labels(), strict=True):
+            if text not in handles:
+                handles[text] = handle
+                labels.append(text)
+    fig.legend([handles[t] for t in labels], labels, loc="outside lower center", ncols=2,
+               fontsize=8, frameon=False)
+    fig.suptitle(f"{PAPER}, beyond the paper: the unbiased estimators with budgets doubling "
+                 "from the paper's,\nagainst Wallach's Algorithm 3 (LR-W); sums over the "
+                 "documents, mean of runs, bars ±1 bootstrap sd", fontsize=10)
+    save_figure(fig, path)
+
+
+def _ladder(part: pd.DataFrame, method: str) -> pd.DataFrame:
+    """One method's rungs of a data set's 002-X1 rows, by work: value, boot_sd, work (site
+    updates per document and run) and setting."""
+    rows = part[part["method"] == method].copy()
+    rows["work"] = rows["site_updates"] / (rows["docs"] * rows["runs"])
+    return rows.sort_values("work", kind="stable").reset_index(drop=True)
 
 
 # --------------------------------------------------------------------------- captions
@@ -233,19 +303,37 @@ def _runs(summary: pd.DataFrame) -> str:
     return str(lo) if lo == hi else f"{lo}-{hi}"
 
 
+def _flagged(summary: pd.DataFrame) -> list[str]:
+    """The caption's line on the points whose documents the diagnostics flag (if any)."""
+    note = untrusted_note(summary)
+    return [note] if note else []
+
+
 def _verdict(ok: bool) -> str:
     return "agrees" if ok else "DISAGREES"
 
 
+def _data(data: tuple[str, str] | None) -> tuple[str, list[str]]:
+    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line) of
+    ``data`` = (``experiment.stand_ins``, ``experiment.data_text``) of the figure's data sets."""
+    if data is None:
+        return "", []
+    phrase, text = data
+    return (f" ({phrase})" if phrase else ""), [f"Data (ours beside the paper's Table 2): {text}"]
+
+
 def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
-                                                                   "synthetic-50")) -> str:
-    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees."""
+                                                                   "synthetic-50"),
+               data: tuple[str, str] | None = None) -> str:
+    """What Wallach et al. 2009 found for 002-F1 and, claim by claim, whether ``summary`` agrees;
+    ``data`` (``figure_data``) says which collections the data sets are and stand for."""
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 1: log P(w_d | Phi, alpha m) summed over the held-out "
-             "documents of each data set (nats); each document's estimate is the mean of "
+             f"documents of each data set{phrase} (nats); each document's estimate is the mean of "
              f"{_runs(summary)} runs in probability space, bars +/- one bootstrap standard "
              "deviation. Top row: every method; bottom row: the competitive ones on a zoomed "
              "axis.",
-             LABELS_F1, f"Paper: {PAPER_F1}", "Ours:"]
+             LABELS_F1, *data_line, f"Paper: {PAPER_F1}", "Ours:"]
     datasets = list(dict.fromkeys(summary["dataset"]))
     seq = summary[summary["method"] != "lr_wallach"]
     lrw = summary[summary["method"] == "lr_wallach"]
@@ -303,17 +391,18 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
                 lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats "
                              f"from {label} ({_verdict(ok)} with 'more temperatures bring AIS "
                              "to LR').")
-    return "\n".join(lines)
+    return "\n".join(lines + _flagged(summary))
 
 
-def caption_f2(summary: pd.DataFrame) -> str:
+def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
     """002-F2 caption: paper's finding and the comparison of ET, LR with AIS per data set."""
     runs = _runs(summary)
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 2: document completion, log P(w2_d | w1_d, Phi, alpha "
-             "m) summed over the held-out documents of each data set (nats), w1_d the first "
-             f"floor(N_d / 2) tokens of document d and w2_d the rest; mean of {runs} runs per "
-             "document in probability space, bars +/- one bootstrap standard deviation.",
-             LABELS_F2, f"Paper: {PAPER_F2}", "Ours:"]
+             f"m) summed over the held-out documents of each data set{phrase} (nats), w1_d the "
+             f"first floor(N_d / 2) tokens of document d and w2_d the rest; mean of {runs} runs "
+             "per document in probability space, bars +/- one bootstrap standard deviation.",
+             LABELS_F2, *data_line, f"Paper: {PAPER_F2}", "Ours:"]
     seq = summary[summary["method"] != "lr_wallach"]
     lrw = summary[summary["method"] == "lr_wallach"]
     for name in dict.fromkeys(seq["dataset"]):
@@ -331,17 +420,18 @@ def caption_f2(summary: pd.DataFrame) -> str:
             ok = abs(lrw_ - ais) < abs(et - ais)
             lines.append(f"  LR-W (the paper's Algorithm 3) {lrw_ - ais:+.1f} nats from AIS "
                          f"({_verdict(ok)}).")
-    return "\n".join(lines)
+    return "\n".join(lines + _flagged(summary))
 
 
-def caption_f3(summary: pd.DataFrame) -> str:
+def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
     """002-F3 caption: the effect at the largest lambda, per method and perturbation kind."""
+    phrase, data_line = _data(data)
     lines = [f"{experiment.PAPER}, Figure 3: sum over the held-out documents of log "
              "P_lambda(w_d) - log P_0(w_d) (nats), where the topics Phi (left) or the prior mean "
              "m (right) are replaced by (1 - lambda) times themselves plus lambda times random "
              "ones; one data set (wallach2009.f3.dataset of the configuration: synthetic-50, as "
-             "in the paper, by default), bars +/- one bootstrap standard deviation.", LABELS_F3,
-             f"Paper: {PAPER_F3}", "Ours:"]
+             f"in the paper, by default){phrase}, bars +/- one bootstrap standard deviation.",
+             LABELS_F3, *data_line, f"Paper: {PAPER_F3}", "Ours:"]
     top = summary[summary["lam"] == summary["lam"].max()]
 
     def effect(kind, setting):
@@ -360,24 +450,123 @@ def caption_f3(summary: pd.DataFrame) -> str:
         ok = abs(m["IS-PT"]) > abs(m["LR"]) and abs(m["ET"]) < abs(m["IS-PT"])
         lines.append(f"- m: IS-PT {m['IS-PT']:+.1f}, ET {m['ET']:+.1f}, LR {m['LR']:+.1f} nats "
                      f"({_verdict(ok)} with 'IS-PT strongly affected, ET less sensitive').")
+    return "\n".join(lines + _flagged(summary))
+
+
+LABELS_X1 = (
+    "Labels: AIS b anneals over b temperatures; CS b (Chib-style) draws b samples; LR b "
+    "(left-to-right, the unbiased sequential form, with rejuvenation) runs R = round(4 b / N_d) "
+    "particles on a document of N_d tokens, the cost of CS b, and LR-W b reads the same "
+    "particles through Wallach's Algorithm 3 as printed; each first budget is the paper's "
+    "(AIS 10,000 temperatures, CS 2 and LR 2 from S_CS = 2,000) and doubles from there; no "
+    "scale.")
+PAPER_X1 = ("(not studied; the paper's Figure 1 finds LR, Wallach's Algorithm 3, consistently "
+            "better than CS on the real data sets and AIS low on 20 Newsgroups until 20,000 "
+            "temperatures)")
+
+
+def caption_x1(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
+    """002-X1 caption: per data set, where each unbiased estimator settles (the first budget
+    from which no doubling moves it by more than its Monte Carlo error, twice the bootstrap sd
+    of the change, as every tie of the captions) and where it settles against LR-W at the
+    paper's budget (below, above, or within twice the sd of the difference)."""
+    phrase, data_line = _data(data)
+    lines = [f"{experiment.PAPER}, beyond the paper (issue 33): does Wallach's Algorithm 3 "
+             "over-estimate on real data? sum over the first held-out documents of each data "
+             f"set{phrase} of log P(w_d | Phi, alpha m) (nats), each document's estimate the "
+             f"mean of {_runs(summary)} runs in probability space, bars +/- one bootstrap "
+             "standard deviation, against the work per document and run (Gibbs site updates).",
+             LABELS_X1, *data_line, f"Paper: {PAPER_X1}", "Ours:"]
+    verdicts: dict[str, list[str]] = {"below": [], "above": [], "undecided": []}
+    for name in dict.fromkeys(summary["dataset"]):
+        part = summary[summary["dataset"] == name]
+        reference = _ladder(part, "lr_wallach")
+        ref = reference.iloc[0] if len(reference) else None
+        exact = _value(part, name, "Exact", "exact")
+        sides = []
+        for method in X1_METHODS:
+            ladder = _ladder(part, method)
+            if ladder.empty:
+                continue
+            text, side = _settling(ladder, ref if method in UNBIASED else None)
+            if exact is not None:
+                text += f"; {ladder['value'].iloc[-1] - exact:+.1f} from the exact value"
+            lines.append(f"- {name}, {_x1_label(method)}: {text}.")
+            if side is not None:
+                sides.append(side)
+        if ref is not None and sides:
+            verdict = sides[0] if len(set(sides)) == 1 and sides[0] != "within" else "undecided"
+            verdicts[verdict].append(name)
+    if any(verdicts.values()):
+        lines.append(
+            "- The unbiased estimators at their largest budgets (AIS, CS, LR: their logs are "
+            "stochastic lower bounds, so a settled value above LR-W shows that LR-W is low) "
+            "all lie below LR-W at the paper's budget by more than 2 sd (LR-W over-estimates "
+            f"or they have not reached the truth) on {counted_names(verdicts['below'])}; all "
+            f"above it (LR-W under-estimates) on {counted_names(verdicts['above'])}; neither on "
+            f"{counted_names(verdicts['undecided'])}.")
     return "\n".join(lines)
 
 
-def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
-                 caption_path: str | os.PathLike, *,
-                 synthetic: tuple[str, ...] = ("synthetic-3", "synthetic-50")) -> None:
-    """Rule ``wallach2009_figure``: draw 002-F1, F2 or F3 from its table and write its caption
-    (``synthetic`` names the synthetic data sets for the F1 caption)."""
-    table = pd.read_csv(table_path)
+def _x1_label(method: str) -> str:
+    return "LR-W" if method == "lr_wallach" else METHOD_NAMES[method].split(":")[0]
+
+
+def _settling(ladder: pd.DataFrame, reference) -> tuple[str, str | None]:
+    """The values of one method's ladder, the budget from which it settles and, against the
+    ``reference`` row (LR-W at the paper's budget; None: not compared), its side: "below",
+    "above" or "within" 2 sd of the difference."""
+    values = ", ".join(f"{_label(r._asdict())} {r.value:.1f} +/- {r.boot_sd:.1f}"
+                       for r in ladder.itertuples())
+    moves = np.abs(np.diff(ladder["value"].to_numpy()))
+    errors = np.hypot(ladder["boot_sd"].to_numpy()[1:], ladder["boot_sd"].to_numpy()[:-1])
+    within = moves <= 2 * errors
+    settled = next((k for k in range(len(within)) if within[k:].all()), None)
+    text = values + ("; still moving at the last doubling (by more than twice the sd of the "
+                     "change)" if settled is None else
+                     f"; settled from {ladder['setting'].iloc[settled].split()[-1]} (no later "
+                     "doubling moves it by more than twice the sd of the change)")
+    if reference is None:
+        return text, None
+    last = ladder.iloc[-1]
+    diff = last["value"] - reference["value"]
+    sd = math.hypot(last["boot_sd"], reference["boot_sd"])
+    side = "within" if abs(diff) <= 2 * sd else ("below" if diff < 0 else "above")
+    return text + f"; largest budget {diff:+.1f} +/- {sd:.1f} from LR-W at the paper's budget", side
+
+
+def figure_data(table: pd.DataFrame, sets: Mapping, stats: pd.DataFrame) -> tuple[str, str]:
+    """(stand-in phrase, data line) of a figure's data sets (those in ``table``; ``sets`` from
+    ``experiment.data_sets``, ``stats`` the run's ``corpus_stats.csv``), for its caption."""
+    shown = {n: sets[n] for n in dict.fromkeys(table["dataset"]) if n in sets} \
+        if "dataset" in table else {}
+    return experiment.stand_ins(shown), experiment.data_text(shown, stats)
+
+
+def caption_of_figure(figure: str, table: pd.DataFrame, *,
+                      synthetic: tuple[str, ...] = ("synthetic-3", "synthetic-50"),
+                      data: tuple[str, str] | None = None) -> str:
+    """The caption of 002-F1, F2, F3 or X1 from its table (``data``: ``figure_data``)."""
     if figure == "f1":
-        plot_f1(table, figure_path)
-        caption = caption_f1(table, synthetic)
-    elif figure == "f2":
-        plot_f2(table, figure_path)
-        caption = caption_f2(table)
-    elif figure == "f3":
-        plot_f3(table, figure_path)
-        caption = caption_f3(table)
-    else:
-        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3")
+        return caption_f1(table, synthetic, data)
+    captions = {"f2": caption_f2, "f3": caption_f3, "x1": caption_x1}
+    if figure not in captions:
+        raise ValueError(f"unknown wallach2009 figure {figure!r}; choose from f1, f2, f3, x1")
+    return captions[figure](table, data)
+
+
+def figure_files(figure: str, table_path: str | os.PathLike, figure_path: str | os.PathLike,
+                 caption_path: str | os.PathLike, *, sets: Mapping | None = None,
+                 stats_path: str | os.PathLike | None = None) -> None:
+    """Rule ``wallach2009_figure``: draw 002-F1, F2, F3 or X1 from its table and write its
+    caption; ``sets``, the configuration's data sets (``experiment.data_sets``), name the
+    synthetic ones for the F1 caption (default synthetic-3 and synthetic-50) and, with
+    ``stats_path``, the run's corpus statistics, give its Data line."""
+    table = pd.read_csv(table_path)
+    synthetic = (("synthetic-3", "synthetic-50") if sets is None else
+                 tuple(n for n, s in sets.items() if s.synthetic))
+    data = (figure_data(table, sets, pd.read_csv(stats_path))
+            if sets is not None and stats_path is not None else None)
+    caption = caption_of_figure(figure, table, synthetic=synthetic, data=data)
+    {"f1": plot_f1, "f2": plot_f2, "f3": plot_f3, "x1": plot_x1}[figure](table, figure_path)
     write_text_atomic(caption_path, caption + "\n")

@@ -50,10 +50,11 @@ from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
+import pandas as pd
 
 from topiceval import limits
 from topiceval.counts import as_count_matrix
-from topiceval.estimators.gapfa import exact, registry
+from topiceval.estimators.gapfa import bdmc, exact, registry
 from topiceval.estimators.gapfa._data import Docs, prepare
 from topiceval.estimators.gapfa.registry import predicted_work
 from topiceval.threads import numba_threads
@@ -95,6 +96,12 @@ class Runs:
         Wall-clock seconds of the kernel call (compilation and cache loading excluded).
     settings : dict
         The settings used, defaults included.
+    diagnostics : pandas.DataFrame
+        One row per document of ``topiceval.diagnostics`` (``khat``, ``ess``, ``rhat``,
+        ``runs_spread``, ``trusted``, ``reason``), over the R runs of this call.
+    upper : numpy.ndarray or None
+        For ``bdmc``, the (D, R) stochastic upper bounds of the same runs (``logp`` holds the
+        lower ones); None otherwise.
     """
 
     method: str
@@ -102,6 +109,8 @@ class Runs:
     work: np.ndarray
     seconds: float
     settings: dict
+    diagnostics: pd.DataFrame
+    upper: np.ndarray | None = None
 
     @property
     def cost(self) -> Cost:
@@ -164,7 +173,8 @@ def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayL
 def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
                   r: float | npt.ArrayLike, *, runs: int = 1, seed: int = 0, first_run: int = 0,
                   doc_keys: npt.ArrayLike | None = None, threads: int | None = None,
-                  work_limit: WorkLimit = "default", **settings: Any) -> Runs:
+                  work_limit: WorkLimit = "default", posterior: npt.ArrayLike | None = None,
+                  **settings: Any) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
     Parameters
@@ -197,6 +207,13 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
         ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
+    posterior : array_like, shape (D, T), optional
+        ``bdmc`` only: one posterior sample per document of its topic totals X_dt = sum_v
+        x_dvt (each row sums to the document's total count), where its reverse runs start.  An
+        exact sample (the totals that generated a synthetic document,
+        ``training.gapfa.synthetic.sample_documents``) makes ``upper`` a true stochastic upper
+        bound; without one, each run starts from its forward run's final state after
+        ``burnin`` iterations (approximate).
     **settings
         The method's settings, as in ``estimate`` (defaults there).
 
@@ -204,8 +221,9 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
     -------
     Runs
         ``logp`` (D, R) natural-log estimates (nats) and ``work`` (D, R) topic-word site
-        updates, ``seconds`` of the kernel, the resolved ``settings``.  Run 0 with the default
-        keys equals ``estimate``.
+        updates, ``seconds`` of the kernel, the resolved ``settings``; for ``bdmc``, ``logp``
+        is the lower bound and ``upper`` the upper bound.  Run 0 with the default keys equals
+        ``estimate``.
 
     Raises
     ------
@@ -217,20 +235,25 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
     """
     spec = registry.get(method)
     resolved = spec.resolve(settings)
-    checks = np.array([resolved["samples"]], dtype=np.int64) if spec.sampled else None
-    values, work, seconds = _execute(spec, counts, phi, p, r, resolved, checks,
-                                     work_limit=work_limit, runs=runs,
-                                     seed=seed, first_run=first_run, doc_keys=doc_keys,
-                                     threads=threads)
+    if posterior is not None and not spec.upper:
+        raise ValueError(f"posterior applies only to the methods with an upper bound (bdmc), "
+                         f"not {method!r}")
+    checks = (np.array([resolved.get("samples", 1)], dtype=np.int64) if spec.sampled
+              else None)
+    values, work, seconds, stats, upper = _execute(spec, counts, phi, p, r, resolved, checks,
+                                                   work_limit=work_limit, runs=runs, seed=seed,
+                                                   first_run=first_run, doc_keys=doc_keys,
+                                                   threads=threads, posterior=posterior)
     logp = np.ascontiguousarray(values[:, :, 0])
     return Runs(method, logp, np.repeat(work[:, None], logp.shape[1], axis=1), seconds,
-                resolved)
+                resolved, spec.diagnose(logp, stats), upper)
 
 
 def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
                    r: float | npt.ArrayLike, *, checkpoints: Sequence[int], seed: int = 0,
                    doc_keys: npt.ArrayLike | None = None, threads: int | None = None,
-                   work_limit: WorkLimit = "default", **settings: Any) -> np.ndarray:
+                   work_limit: WorkLimit = "default", return_diagnostics: bool = False,
+                   **settings: Any) -> np.ndarray | tuple[np.ndarray, pd.DataFrame]:
     """Running estimates after each of ``checkpoints`` samples, from one run (run 0).
 
     For L2R the estimate at S_k uses the samples 1..S_k of the same chain, as in the
@@ -263,19 +286,25 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
         ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
+    return_diagnostics : bool, default False
+        Also return the run's diagnostics at the last checkpoint (``Runs.diagnostics``).
     **settings
         The method's other settings (see ``estimate``); ``samples``, if given, must equal the
         last checkpoint.
 
     Returns
     -------
-    numpy.ndarray
+    numpy.ndarray or (numpy.ndarray, pandas.DataFrame)
         (D, K) natural-log estimates (nats); the last column equals ``estimate`` with
-        ``samples=checkpoints[-1]``.
+        ``samples=checkpoints[-1]``; with ``return_diagnostics``, also one row per document of
+        ``topiceval.diagnostics``.
     """
     spec = registry.get(method)
     if not spec.sampled:
         raise ValueError(f"method {method!r} does not sample; checkpoints do not apply")
+    if spec.budget != "samples":
+        raise ValueError(f"method {method!r} has no running estimate over samples; checkpoints "
+                         "apply to ds, hm and the l2r methods")
     checks = np.asarray(checkpoints)
     if (checks.ndim != 1 or checks.size == 0 or not np.issubdtype(checks.dtype, np.integer)
             or checks[0] < 1 or np.any(np.diff(checks) <= 0)):
@@ -289,9 +318,11 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = spec.resolve({**settings, "samples": int(checks[-1])})
-    values, _, _ = _execute(spec, counts, phi, p, r, resolved, checks, work_limit=work_limit,
-                            runs=1, seed=seed,
-                            first_run=0, doc_keys=doc_keys, threads=threads)
+    values, _, _, stats, _ = _execute(spec, counts, phi, p, r, resolved, checks,
+                                      work_limit=work_limit, runs=1, seed=seed, first_run=0,
+                                      doc_keys=doc_keys, threads=threads)
+    if return_diagnostics:
+        return values[:, 0, :], spec.diagnose(values[:, :, -1], stats)
     return values[:, 0, :]
 
 
@@ -340,7 +371,9 @@ def _check_ds_range(params) -> None:
             "method")
 
 
-RESULT_ARRAYS = 2  # (D, R) arrays of estimate_runs besides the (D, R, K) values: logp, work
+# (D, R) arrays of estimate_runs besides the (D, R, K) values: logp, work (and the upper bounds
+# of a method that has them)
+RESULT_ARRAYS = 2
 
 
 def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, checkpoints,
@@ -366,8 +399,10 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 
     def parts_at(values) -> dict:
         tasks = n_docs * values["runs"]
+        records = spec.record_width(resolved, values["runs"])  # diagnostics, per (d, r)
         return {"results": 8.0 * n_docs * values["runs"] * (checkpoints + RESULT_ARRAYS
-                                                            + extra_arrays),
+                                                            + spec.upper + extra_arrays
+                                                            + records),
                 "working arrays": per_task * limits.working_threads(values["threads"], tasks)}
 
     limits.check_memory(parts_at, {"runs": runs, "threads": threads}, method=spec.name,
@@ -377,8 +412,10 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 
 
 def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
-             doc_keys, threads):
-    """Validate, then run ``runs`` runs; return values (D, R, K), work (D,) and seconds.
+             doc_keys, threads, posterior=None):
+    """Validate, then run ``runs`` runs; return values (D, R, K), work (D,), seconds, the
+    records of ``topiceval.diagnostics`` (D, R, W) and the upper bounds (D, R) of a method that
+    has them (else None).
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
@@ -398,22 +435,31 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
     n_docs = docs.offsets.shape[0] - 1
     keys = check_doc_keys(doc_keys, n_docs)
     n_topics = params.p.shape[0]
+    if posterior is not None:
+        posterior = bdmc.check_posterior(posterior, docs, n_topics)
     if not spec.sampled:
         codes, _ = exact.choose_algorithms(docs, n_topics, resolved["algorithm"],
                                            float(resolved["max_terms"]))
     work = registry.document_work(spec, docs, n_topics, resolved)
     _check_call(spec, docs, n_topics, resolved, work, work_limit, runs=runs,
                 checkpoints=1 if checks is None else checks.shape[0], threads=threads)
+    stats = np.zeros((n_docs, runs, spec.record_width(resolved, runs)))
+    upper = None
     with numba_threads(threads), _one_task_per_chunk():
         if spec.sampled:
             kernel_settings = {k: v for k, v in resolved.items() if k != "samples"}
             values = np.empty((n_docs, runs, checks.shape[0]))
             run_keys = np.arange(first_run, first_run + runs, dtype=np.int64)
             common = {"seed": seed, "keys": keys, "checkpoints": checks, **kernel_settings}
+            if spec.upper:
+                upper = np.empty((n_docs, runs))
+                common["posterior"] = posterior
+            warm = {"upper": upper[:, :0]} if spec.upper else {}
             spec.run(docs, params, run_keys=run_keys[:0], out=np.empty((n_docs, 0, checks.size)),
-                     **common)  # same argument types (C-contiguous), no tasks
+                     stats=stats[:, :0], **common, **warm)  # same argument types, no tasks
             start = time.perf_counter()
-            spec.run(docs, params, run_keys=run_keys, out=values, **common)
+            spec.run(docs, params, run_keys=run_keys, out=values, stats=stats, **common,
+                     **({"upper": upper} if spec.upper else {}))
             seconds = time.perf_counter() - start
         else:
             out = np.empty(n_docs)
@@ -423,4 +469,4 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, codes, out)
             seconds = time.perf_counter() - start
             values = np.repeat(out[:, None, None], runs, axis=1)
-    return values, work, seconds
+    return values, work, seconds, stats, upper

@@ -26,6 +26,7 @@ from numba import njit, prange
 
 from topiceval import interrupt
 from topiceval._numba import lse_add, lse_value, seed_into
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.gapfa._data import n_tokens, n_words
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
@@ -45,9 +46,10 @@ KEY = 402
 
 
 @njit(cache=True)
-def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_row, stop):
-    """Running HM estimates at ``checkpoints`` into ``out_row`` (unfinished once ``stop`` is
-    set: polled once per Gibbs iteration)."""
+def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_row, rec, stop):
+    """Running HM estimates at ``checkpoints`` into ``out_row``, the weights 1 / p(y | theta)
+    in the record ``rec``; unfinished once ``stop`` is set (polled once per Gibbs
+    iteration)."""
     n_words = counts.shape[0]
     n_topics = params.p.shape[0]
     log_prior_scale = np.empty(n_topics)
@@ -72,6 +74,7 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
         sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes, False)
     m, s = -np.inf, 0.0
     k = 0
+    record_reset(rec)
     for i in range(checkpoints[-1]):
         if stopped(stop):
             return
@@ -80,11 +83,12 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
         ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, work[0],
                             lam)
         m, s = lse_add(m, s, -ll)
+        record_weight(rec, -ll)
         k = record(out_row, checkpoints, k, i + 1, math.log(i + 1.0) - lse_value(m, s))
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out, stop):
+def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out, stats, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_runs = run_keys.shape[0]
     for task in prange((offsets.shape[0] - 1) * n_runs):
@@ -97,14 +101,16 @@ def _hm_kernel(docs, params, burnin, seed, keys, run_keys, checkpoints, out, sto
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         hm_document(rng, counts[lo:hi], phiw, log_phiw, params, burnin, checkpoints,
-                    out[d, i], stop)
+                    out[d, i], stats[d, i], stop)
 
 
-def run(docs, params, *, seed, keys, run_keys, checkpoints, out, burnin=100):
-    """Fill ``out`` (D, R, K) with running HM estimates at the sample sizes ``checkpoints``;
+def run(docs, params, *, seed, keys, run_keys, checkpoints, out, stats, burnin=100):
+    """Fill ``out`` (D, R, K) with running HM estimates at the sample sizes ``checkpoints`` and
+    ``stats`` with the records of ``topiceval.diagnostics``;
     task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i]); Ctrl-C stops it
     (``interrupt.run``)."""
-    interrupt.run(_hm_kernel, docs, params, burnin, seed, keys, run_keys, checkpoints, out)
+    interrupt.run(_hm_kernel, docs, params, burnin, seed, keys, run_keys, checkpoints, out,
+                  stats)
 
 
 def _cost(docs, t, s):
@@ -119,5 +125,5 @@ HM = Method(
     "hm", (Setting("samples", 1000, "posterior samples S", minimum=1),
            Setting("burnin", 100, "Gibbs iterations B before sampling")),
     cost=_cost, formula="(B + S) (T (J + 1) + Y) + S T J", budget="samples",
-    cheaper=("burnin",), key=KEY, run=run,
+    cheaper=("burnin",), key=KEY, run=run, diagnostics="weights", consistent=False,
     nature="biased upward: the harmonic mean; never use it to compare models")

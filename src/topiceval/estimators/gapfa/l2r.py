@@ -53,6 +53,12 @@ from numba import njit, prange
 
 from topiceval import interrupt
 from topiceval._numba import log_rising, lse_add, lse_value, multinomial_into, seed_into
+from topiceval.diagnostics import (
+    factors_add,
+    factors_reset,
+    record_reset,
+    record_weight,
+)
 from topiceval.estimators.gapfa._data import left_draws, n_tokens, n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
@@ -332,9 +338,11 @@ def left_gibbs(rng, j, r, x_sum, log_left_scale_j, scales, counts, phi_tj, phiw,
 
 @njit(cache=True)
 def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, checkpoints,
-                 out_row, stop):
-    """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples
-    (unfinished once ``stop`` is set: polled once per sample of each factor)."""
+                 out_row, rec, stop):
+    """Algorithm 1 for one document; ``out_row[k]`` = estimate after checkpoints[k] samples,
+    each factor's weights c[s, j] summarised in the factors record ``rec``
+    (``topiceval.diagnostics``); unfinished once ``stop`` is set (polled once per sample of
+    each factor)."""
     n_words, n_topics = phiw.shape
     log_left_scale, _, log_pi, log_zero = prefix_terms(phiw, params)
     log1m_pi = prefix_log1m_pi(phiw, params)
@@ -354,6 +362,9 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                         np.empty(ymax + 1), np.empty(ymax + 1), np.empty(ymax + 1))
     log_fact = log_factorials_table(ymax)
     out_row[:] = 0.0
+    factor = np.empty(rec.shape[0])
+    chain = np.empty(checkpoints[-1])  # the factor's log c[s, j], s = 1..S
+    factors_reset(rec, checkpoints[-1])
     for j in range(n_words + 1):
         if j > 0:  # row j - 1 joins the left rows, initialised with its last proposal draw
             for t in range(n_topics):
@@ -365,6 +376,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
         props_j = props[row] if props.shape[0] > j else props[:0, 0]  # empty: log space
         m, s = -np.inf, 0.0
         k = 0
+        record_reset(factor)
         for i in range(checkpoints[-1]):
             if stopped(stop):
                 return
@@ -382,14 +394,17 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                 for t in range(n_topics):
                     log_c += a[t] * log_zero[t]
             m, s = lse_add(m, s, log_c)
+            record_weight(factor, log_c)
+            chain[i] = log_c
             if k < checkpoints.shape[0] and i + 1 == checkpoints[k]:
                 out_row[k] += lse_value(m, s) - math.log(i + 1.0)
                 k += 1
+        factors_add(rec, factor, chain)
 
 
 @njit(cache=True, parallel=True, nogil=True)
 def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys, checkpoints,
-                out, stop):
+                out, stats, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_runs = run_keys.shape[0]
     for task in prange((offsets.shape[0] - 1) * n_runs):
@@ -402,7 +417,7 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
         lo, hi = offsets[d], offsets[d + 1]
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         l2r_document(rng, counts[lo:hi], phiw, log_phiw, params, mode, n_inner, n_gibbs,
-                     checkpoints, out[d, i], stop)
+                     checkpoints, out[d, i], stats[d, i], stop)
 
 
 @njit(cache=True)
@@ -437,7 +452,7 @@ def seq_particle(rng, counts, phi_tj, phiw, log_phiw, params, terms, log1m_pi, l
 
 
 @njit(cache=True, parallel=True, nogil=True)
-def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, stop):
+def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, stats, stop):
     offsets, words, counts = docs.offsets, docs.words, docs.counts
     n_topics = params.p.shape[0]
     n_runs = run_keys.shape[0]
@@ -464,37 +479,42 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, s
         first = run_keys[i] * n_particles
         m, s = -np.inf, 0.0
         k = 0
+        record_reset(stats[d, i])
         for q in range(n_particles):
             if stopped(stop):
                 break
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
-            m, s = lse_add(m, s, seq_particle(rng, counts[lo:hi], phi_tj, phiw, log_phiw, params,
-                                              terms, log1m_pi, linear, n_gibbs, b, work, stop))
+            log_w = seq_particle(rng, counts[lo:hi], phi_tj, phiw, log_phiw, params, terms,
+                                 log1m_pi, linear, n_gibbs, b, work, stop)
+            m, s = lse_add(m, s, log_w)
+            record_weight(stats[d, i], log_w)
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
 
 
-def run(docs, params, *, seed, keys, run_keys, checkpoints, out, inner_samples=1, gibbs=1,
-        proposal="paper"):
-    """Fill ``out`` (D, R, K) with running L2R estimates at the sample sizes ``checkpoints``;
+def run(docs, params, *, seed, keys, run_keys, checkpoints, out, stats, inner_samples=1,
+        gibbs=1, proposal="paper"):
+    """Fill ``out`` (D, R, K) with running L2R estimates at the sample sizes ``checkpoints``
+    and ``stats`` (D, R, W) with the records of ``topiceval.diagnostics``;
     task (d, i) uses the stream (seed, KEY, keys[d], run_keys[i]); Ctrl-C stops it
     (``interrupt.run``)."""
     interrupt.run(_l2r_kernel, docs, params, PROPOSALS[proposal], inner_samples, gibbs, seed,
-                  KEY, keys, run_keys, checkpoints, out)
+                  KEY, keys, run_keys, checkpoints, out, stats)
 
 
-def run_exact(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
+def run_exact(docs, params, *, seed, keys, run_keys, checkpoints, out, stats, gibbs=1):
     """Fill ``out`` (D, R, K) with running L2R-E estimates (exact conditionals, eqs. 17-19);
     task (d, i) uses the stream (seed, KEY_EXACT, keys[d], run_keys[i]); Ctrl-C stops it."""
     interrupt.run(_l2r_kernel, docs, params, L2R_E, 1, gibbs, seed, KEY_EXACT, keys, run_keys,
-                  checkpoints, out)
+                  checkpoints, out, stats)
 
 
-def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, gibbs=1):
+def run_sequential(docs, params, *, seed, keys, run_keys, checkpoints, out, stats, gibbs=1):
     """Fill ``out`` (D, runs, K) with running estimates of the unbiased sequential variant
     (P = checkpoints[-1] particles per run); particle q of task (d, i) uses the stream
     (seed, KEY_SEQ, keys[d], run_keys[i] * P + q).  The caller keeps
     (max(run_keys) + 1) * P <= 2**63.  Ctrl-C stops it."""
-    interrupt.run(_seq_kernel, docs, params, gibbs, seed, keys, run_keys, checkpoints, out)
+    interrupt.run(_seq_kernel, docs, params, gibbs, seed, keys, run_keys, checkpoints, out,
+                  stats)
 
 
 def _l2r_cost(docs, t, s):
@@ -538,14 +558,14 @@ L2R = Method(
     cost=_l2r_cost,
     formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + (S' + 1) T J + S' Y + T)",
     budget="samples",
-    cheaper=("gibbs", "inner_samples"), key=KEY, run=run,
+    cheaper=("gibbs", "inner_samples"), key=KEY, run=run, diagnostics="factors",
     nature="consistent, not unbiased for finite samples (left-to-right, seed 004)")
 L2R_EXACT = Method(
     "l2r_exact", (Setting("samples", 1000, "samples S", minimum=1), _GIBBS),
     cost=_l2r_exact_cost,
     formula="S (G [T J (J + 1) / 2 + T J + sum_j (J + 1 - j) y_j] + T "
             "+ sum_j [2 T + T (y_j + 1) + (T - 1)(y_j + 1)(y_j + 2) / 2 + y_j])",
-    budget="samples", cheaper=("gibbs",), key=KEY_EXACT, run=run_exact,
+    budget="samples", cheaper=("gibbs",), key=KEY_EXACT, run=run_exact, diagnostics="factors",
     nature="consistent, not unbiased for finite samples (L2R with exact conditionals)")
 L2R_SEQ = Method(
     "l2r_seq", (Setting("samples", 1000, "particles R", minimum=1),
@@ -553,5 +573,5 @@ L2R_SEQ = Method(
     cost=_l2r_seq_cost,
     formula="S (G [T J (J - 1) / 2 + T (J - 1) + sum_j (J - j) y_j] + 2 T J + Y + T)",
     budget="samples",
-    cheaper=("gibbs",), key=KEY_SEQ, run=run_sequential,
+    cheaper=("gibbs",), key=KEY_SEQ, run=run_sequential, diagnostics="weights",
     nature="unbiased for p(y) (sequential left-to-right)")

@@ -2,8 +2,8 @@
 settings with defaults and bounds, the function that runs them, their cost), collected.
 
 Methods (docs/methods/gapfa.md): ``exact`` (§6.3, exact.py), ``ds`` (§6.4, ds.py), ``hm``
-(§6.5, hm.py), ``l2r``, ``l2r_exact`` and ``l2r_seq`` (§6.6, l2r.py); each module declares its
-methods' settings, defaults and cost formula.
+(§6.5, hm.py), ``l2r``, ``l2r_exact`` and ``l2r_seq`` (§6.6, l2r.py), ``ais`` and ``bdmc``
+(annealing, bdmc.py); each module declares its methods' settings, defaults and cost formula.
 
 ``l2r_seq`` is the unbiased sequential variant (not in Capdevila et al. 2018), kept for testing L2R.
 
@@ -44,6 +44,7 @@ import numpy as np
 
 from topiceval.counts import as_count_matrix
 from topiceval.estimators.gapfa._data import Docs
+from topiceval.estimators.gapfa.bdmc import AIS, BDMC
 from topiceval.estimators.gapfa.ds import DS
 from topiceval.estimators.gapfa.exact import EXACT
 from topiceval.estimators.gapfa.hm import HM
@@ -53,7 +54,7 @@ from topiceval.validation import check_integer
 
 MAX_WORK = 9_000_000_000_000_000_000  # < 2**63
 
-METHODS: dict[str, Method] = table(EXACT, DS, HM, L2R, L2R_EXACT, L2R_SEQ)
+METHODS: dict[str, Method] = table(EXACT, DS, HM, L2R, L2R_EXACT, L2R_SEQ, AIS, BDMC)
 
 
 def get(method: str) -> Method:

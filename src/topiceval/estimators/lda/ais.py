@@ -28,37 +28,9 @@ import numpy as np
 from numba import njit
 
 from topiceval.estimators.lda.chains import Chain, log_lik, sweep_chain, temper_rows, urn_draw
-from topiceval.estimators.method import Method, Setting
+from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import n_temperatures, temperatures
 from topiceval.interrupt import stopped
-
-
-def schedule(temperatures) -> np.ndarray:
-    """(τ_0 = 0, τ_1, ..., τ_S = 1) from S (linear) or from the sequence τ_1..τ_S."""
-    n = check_temperatures(temperatures)
-    if _is_count(temperatures):
-        return np.arange(n + 1, dtype=np.float64) / n
-    return np.concatenate(([0.0], np.asarray(temperatures, dtype=np.float64)))
-
-
-def check_temperatures(temperatures) -> int:
-    """S, the number of temperatures of ``temperatures`` (an integer S >= 1 or the sequence
-    τ_1 < ... < τ_S = 1), checked without building the schedule (its memory is priced first)."""
-    if _is_count(temperatures):
-        if int(temperatures) < 1:
-            raise ValueError(f"temperatures must be >= 1, got {int(temperatures)}")
-        return int(temperatures)
-    tau = np.asarray(temperatures, dtype=np.float64)
-    if tau.ndim != 1 or tau.size < 1:
-        raise ValueError("temperatures must be an integer S or a 1-D sequence τ_1 < ... < τ_S = 1")
-    if not (np.all(np.diff(tau) > 0) and tau[0] > 0 and tau[-1] == 1.0):
-        raise ValueError(
-            "a temperature schedule must increase strictly from above 0 and end exactly at 1"
-        )
-    return int(tau.size)
-
-
-def _is_count(temperatures) -> bool:
-    return isinstance(temperatures, (int, np.integer)) and not isinstance(temperatures, bool)
 
 
 @njit(cache=True)
@@ -76,49 +48,73 @@ def new_chains(n_runs, n_tokens, n_topics):
 
 
 @njit(cache=True)
-def ais_runs(tab, d, tau, rngs, logw, stop):
-    """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``;
-    returns the site updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled
-    once per temperature)."""
+def ais_runs(tab, d, tau, rngs, logw, moved, stop):
+    """Algorithm 1 for document d, R = rngs.shape[0] runs in lockstep: log w -> ``logw[r]``,
+    and into ``moved[r]`` the share of the transitions after which run r's log-likelihood
+    changed (``topiceval.diagnostics``: 0 for a chain that never moved); returns the site
+    updates of one run (0, ``logw`` unfinished, once ``stop`` is set; polled once per
+    temperature)."""
+    n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
+    chains = new_chains(rngs.shape[0], n_tokens, tab.am.shape[0])
+    return forward_runs(tab, d, tau, chains, rngs, logw, moved, stop)
+
+
+@njit(cache=True)
+def forward_runs(tab, d, tau, chains, rngs, logw, moved, stop):
+    """``ais_runs`` in the storage ``chains`` (``new_chains``), which ends holding each run's
+    final state z^(S) (the reverse run of BDMC starts from it, bdmc.py)."""
+    n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
+    z, cnt, nz, nnz, buf = chains
+    for r in range(rngs.shape[0]):
+        urn_draw(chain_views(z, cnt, nz, nnz, buf, r), tab.am, 0, n_tokens, rngs[r])
+    sweeps = anneal_runs(tab, d, tau, chains, rngs, logw, moved, False, stop)
+    return 0 if stopped(stop) else n_tokens + sweeps
+
+
+@njit(cache=True)
+def anneal_runs(tab, d, tau, chains, rngs, logw, moved, reverse, stop):
+    """Anneal the R chains of document d from their states: up the schedule (z^(1) given, a
+    forward sweep at τ_s for s = 1..S-1, log w = sum_s (τ_s - τ_{s-1}) log P(w | z^(s))) or, with
+    ``reverse``, down it (z^(S) given, a reversed sweep at τ_s for s = S-1..1, the same sum:
+    bdmc.py); ``moved[r]``: the share of the transitions after which run r's log-likelihood
+    changed.  Returns the site updates of one run (0, ``logw`` unfinished, once ``stop`` is
+    set; polled once per temperature)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
     r0 = tab.tab_off[d]
     r1 = tab.tab_off[d + 1]
     n_temps = tau.shape[0] - 1
-    z, cnt, nz, nnz, buf = new_chains(rngs.shape[0], n_tokens, n_topics)
+    z, cnt, nz, nnz, buf = chains
+    first = n_temps if reverse else 1
+    last = np.empty(rngs.shape[0])  # each run's latest log-likelihood
+    moves = np.zeros(rngs.shape[0])
     for r in range(rngs.shape[0]):
-        ch = chain_views(z, cnt, nz, nnz, buf, r)
-        urn_draw(ch, tab.am, 0, n_tokens, rngs[r])
-        logw[r] = (tau[1] - tau[0]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+        last[r] = log_lik(z[r], tab.logpw, rows, 0, 0, n_tokens)
+        logw[r] = (tau[first] - tau[first - 1]) * last[r]
     pw_tau = np.empty((r1 - r0, n_topics))
     cq_tau = np.empty((r1 - r0, n_topics))
-    for s in range(1, n_temps):
+    for k in range(1, n_temps):
         if stopped(stop):
             return 0
+        s = n_temps - k if reverse else k
+        step = tau[s] - tau[s - 1] if reverse else tau[s + 1] - tau[s]
         temper_rows(tab.logpw, tab.am, tau[s], r0, r1, pw_tau, cq_tau)
         for r in range(rngs.shape[0]):
             ch = chain_views(z, cnt, nz, nnz, buf, r)
-            sweep_chain(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, False, rngs[r])
-            logw[r] += (tau[s + 1] - tau[s]) * log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
-    return n_temps * n_tokens
-
-
-def n_temperatures(settings: dict) -> int:
-    """S, the number of temperatures of the resolved (checked) ``settings``' schedule."""
-    temperatures = settings["temperatures"]
-    return int(temperatures) if _is_count(temperatures) else len(temperatures)
-
-
-def temperatures(default: int) -> Setting:
-    """The ``temperatures`` setting (S, or the schedule τ_1..τ_S; checked by ``schedule``)."""
-    return Setting("temperatures", default, "annealing temperatures S (linear schedule)",
-                   minimum=1, check=check_temperatures)
+            sweep_chain(ch, pw_tau, cq_tau, rows, r0, tab.am, 0, n_tokens, reverse, rngs[r])
+            ll = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+            moves[r] += ll != last[r]
+            last[r] = ll
+            logw[r] += step * ll
+    for r in range(rngs.shape[0]):
+        moved[r] = moves[r] / (n_temps - 1) if n_temps > 1 else np.nan
+    return (n_temps - 1) * n_tokens
 
 
 # the declaration of the method (estimators/method.py); AIS_CODE is its branch in tasks.run_tasks
 AIS_CODE = 5
 AIS = Method(
     "ais", (temperatures(1000),), cost=lambda n, n1, s: n_temperatures(s) * n, formula="S N",
-    budget="temperatures", key=5, code=AIS_CODE,
+    budget="temperatures", key=5, code=AIS_CODE, diagnostics="runs",
     nature="unbiased for P(w) (annealed importance sampling)")

@@ -17,11 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import numba
 import numpy as np
+import pandas as pd
 
 from topiceval import interrupt, limits
 from topiceval.estimators.lda import exact as _exact
 from topiceval.estimators.lda import registry, tasks
 from topiceval.estimators.lda.ais import AIS_CODE
+from topiceval.estimators.lda.bdmc import BDMC_CODE
 from topiceval.estimators.lda.completion import AIS_DC_CODE, LR_DC_CODE
 from topiceval.estimators.lda.cost import Cost
 from topiceval.estimators.lda.inputs import (
@@ -29,6 +31,7 @@ from topiceval.estimators.lda.inputs import (
     build_tables,
     check_documents,
     check_params,
+    check_posterior,
     check_prior_weights,
     completion_split,
 )
@@ -38,6 +41,8 @@ from topiceval.estimators.method import lookup
 from topiceval.validation import check_doc_keys, check_integer, check_seed
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy.typing as npt
 
     from topiceval._types import TokenDocuments, WorkLimit
@@ -52,7 +57,10 @@ class Runs:
 
     ``forms`` maps method names to (D, R) estimates computed from the same random numbers: for
     the left-to-right methods both ``lr`` (2.5) and ``lr_wallach`` (2.4); otherwise just the
-    method itself.
+    method itself.  ``diagnostics``: one row per document of ``topiceval.diagnostics``
+    (``khat``, ``ess``, ``rhat``, ``runs_spread``, ``trusted``, ``reason``), over the R runs of
+    this call.  ``upper``: for ``bdmc``, the (D, R) stochastic upper bounds of the same runs
+    (``logp`` holds the lower ones); None otherwise.
     """
 
     method: str
@@ -60,10 +68,20 @@ class Runs:
     site_updates: np.ndarray
     seconds: float
     forms: dict
+    diagnostics: pd.DataFrame
+    upper: np.ndarray | None = None
 
     @property
     def cost(self) -> Cost:
         return Cost(int(self.site_updates.sum()), self.seconds)
+
+    def trusted_of(self, form: str) -> np.ndarray:
+        """(D,) whether the diagnostics trust each document's estimate in ``forms[form]``: the
+        same particles (or samples) as ``method``, and never for a form whose method is not
+        consistent (``lr_wallach``)."""
+        trusted = self.diagnostics["trusted"].to_numpy(dtype=bool)
+        declared = registry.ESTIMATE.get(form) or registry.COMPLETE[form]
+        return trusted & declared.consistent
 
 
 def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
@@ -108,6 +126,9 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
         ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
         ``lr_wallach``  same as ``lr``
         ``exact``       ``max_work=4e8`` (most operations of the recursion)
+        ``bdmc``        ``temperatures=1000``, ``burnin=50`` (Gibbs sweeps before the
+                        reverse run); the estimate is the lower bound (``estimate_runs``
+                        gives both)
         ============== ===========================================================
 
     Returns
@@ -175,7 +196,8 @@ def complete(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
 def estimate_runs(
     method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt.ArrayLike, *,
     runs: int = 1, seed: int = 0, first_run: int = 0, doc_keys: npt.ArrayLike | None = None,
-    work_limit: WorkLimit = "default", **settings: Any,
+    work_limit: WorkLimit = "default", posterior: Sequence[npt.ArrayLike] | None = None,
+    **settings: Any,
 ) -> Runs:
     """Runs ``first_run .. first_run + runs - 1`` of ``method`` on every document.
 
@@ -211,6 +233,13 @@ def estimate_runs(
         ``None``: no limit).  A call over it, or whose arrays (results, schedule, working
         arrays) would not fit in memory, is refused before anything runs, with its predicted
         time and the runs, setting or documents that would fit.
+    posterior : sequence of 1-D integer arrays, optional
+        ``bdmc`` only: one posterior sample of the topic assignments z per document (one topic
+        per token), where every reverse run of the document starts.  An exact sample (the z
+        that generated a synthetic document, ``training.lda.synthetic_sample``, or
+        ``exact.posterior_samples``) makes ``upper`` a true stochastic upper bound; without
+        one, each run starts from its forward run's final state after ``burnin`` sweeps
+        (approximate).
     **settings
         The method's settings, as in ``estimate`` (defaults there).
 
@@ -219,11 +248,12 @@ def estimate_runs(
     Runs
         ``logp`` (D, R) natural-log estimates (nats), ``site_updates`` (D, R) work done,
         ``seconds`` wall-clock time of the kernels, and ``forms``: for the left-to-right methods
-        both ``lr`` (2.5) and ``lr_wallach`` (2.4) from the same particles.  Run 0 with the
-        default keys equals ``estimate``.
+        both ``lr`` (2.5) and ``lr_wallach`` (2.4) from the same particles; for ``bdmc``,
+        ``logp`` is the lower bound and ``upper`` the upper bound.  Run 0 with the default keys
+        equals ``estimate``.
     """
     return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
-                first_run, doc_keys, None, work_limit, settings)
+                first_run, doc_keys, None, work_limit, settings, posterior)
 
 
 def complete_runs(
@@ -268,13 +298,18 @@ def complete_runs(
 
 
 def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
-         work_limit, settings) -> Runs:
+         work_limit, settings, posterior=None) -> Runs:
     m = lookup(table, method, what)
     settings = m.resolve(settings)
     phi, alpha_m = check_params(phi, alpha_m)
     completion = table is registry.COMPLETE
     docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
     check_prior_weights(docs, phi, alpha_m)
+    if posterior is not None:
+        if not m.upper:
+            raise ValueError(f"posterior applies only to the methods with an upper bound "
+                             f"(bdmc), not {method!r}")
+        posterior = check_posterior(posterior, docs, phi.shape[0])
     keys = check_doc_keys(doc_keys, len(docs))
     n1 = completion_split(docs, split) if completion else None
     seed = check_seed(seed)
@@ -284,6 +319,7 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     shape = (len(docs), runs)
     out, alt = np.empty(shape), np.empty(shape)
     sites = np.zeros(shape, np.int64)
+    stats = np.zeros((*shape, m.record_width(settings, runs)))
     if not m.sampled:
         start = time.perf_counter()
         _run_exact(docs, phi, alpha_m, n1, settings["max_work"], out, sites)
@@ -291,14 +327,15 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
         alt[:] = out
     else:
         seconds = _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run,
-                               out, alt, sites)
+                               out, alt, sites, stats, posterior)
     if m.alternative:
         out, alt = alt, out
     forms = {method: out}
     if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
-    return Runs(method, out, sites, seconds, forms)
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats),
+                alt if m.upper else None)
 
 
 def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
@@ -362,7 +399,7 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
     and the working arrays of the tasks that run at once (``registry.task_memory``; the runs of
     an AIS document share one task)."""
     n_docs, longest = lengths.shape[0], int(lengths.max())
-    shared = m.code in (AIS_CODE, AIS_DC_CODE)
+    shared = m.code in (AIS_CODE, AIS_DC_CODE, BDMC_CODE)
     current = {"runs": runs, "threads": threads}
     if m.budget is not None and isinstance(settings[m.budget], (int, np.integer)):
         current[m.budget] = int(settings[m.budget])
@@ -372,7 +409,8 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
         per_task = registry.task_memory(m, longest, n_topics, resolved) if m.sampled else 0
         tasks = n_docs if shared else n_docs * values["runs"]
         at_once = limits.working_threads(values["threads"], tasks)
-        return {"results": 8.0 * arrays * n_docs * values["runs"],
+        records = m.record_width(resolved, values["runs"])  # diagnostics, per (d, r)
+        return {"results": 8.0 * (arrays + records) * n_docs * values["runs"],
                 "temperature schedule": 8.0 * (registry.n_schedule(resolved) + 1),
                 "working arrays": float(per_task) * (values["runs"] if shared else 1) * at_once}
 
@@ -382,7 +420,8 @@ def _check_memory(m, lengths, n_topics, settings, runs, threads, arrays,
                               f"{per_task / limits.GIB:,.3g} GiB of working arrays per run")
 
 
-def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites):
+def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out, alt, sites,
+                 stats, posterior=None):
     """Run the tasks block by block; return the seconds spent in the kernel.
 
     The kernel is first called with no runs, so that loading (or compiling) it is not timed;
@@ -397,13 +436,15 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
     try:
         for block in batches(docs, phi.shape[0]):
             tab = build_tables(docs[block], phi, alpha_m, keys[block],
-                               None if n1 is None else n1[block])
+                               None if n1 is None else n1[block],
+                               None if posterior is None else posterior[block])
             args = (seed, m.key)
             tasks.run_tasks(m.code, tab, ipar, tau, *args, run_keys[:0], out[block, :0],
-                            alt[block, :0], sites[block, :0], interrupt.new_flag())
+                            alt[block, :0], sites[block, :0], stats[block, :0],
+                            interrupt.new_flag())
             start = time.perf_counter()
             interrupt.run(tasks.run_tasks, m.code, tab, ipar, tau, *args, run_keys, out[block],
-                          alt[block], sites[block])
+                          alt[block], sites[block], stats[block])
             seconds += time.perf_counter() - start
     finally:
         numba.set_parallel_chunksize(previous)

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, randint
+from topiceval.diagnostics import chain_record
 from topiceval.estimators.lda.chains import (
     copy_into,
     init_uniform,
@@ -74,9 +75,11 @@ def log_transition_to(ch, copy, zstar, pw, cq, rows, am):
 
 
 @njit(cache=True)
-def chib_document(tab, d, samples, burnin, iterations, rng, stop):
-    """(log P-hat, log P-hat, site updates) for document d; (NaN, NaN, 0) once ``stop`` is set
-    (polled once per sweep or ICM pass)."""
+def chib_document(tab, d, samples, burnin, iterations, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d, and in the chain record ``rec``
+    (``diagnostics.chain_record``) the chain's log-likelihoods log P(w | z^(s), Phi), s = 1..S
+    in the chain's order; (NaN, NaN, 0) once ``stop`` is set (polled once per sweep or ICM
+    pass)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -101,23 +104,28 @@ def chib_document(tab, d, samples, burnin, iterations, rng, stop):
     start = randint(rng, samples)
     scratch = new_chain(n_tokens, n_topics)
     saved = new_chain(n_tokens, n_topics)
+    series = np.empty(samples)  # log P(w | z^(s), Phi) in the chain's order s = 1..S
     sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
     copy_into(ch, saved)
+    series[start] = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
     lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
     acc_m, acc_s = lse_add(-np.inf, 0.0, lt)
-    for _ in range(start + 1, samples):
+    for s in range(start + 1, samples):
         if stopped(stop):
             return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, False, rng)
+        series[s] = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
     copy_into(saved, ch)
-    for _ in range(start):
+    for s in range(start - 1, -1, -1):
         if stopped(stop):
             return np.nan, np.nan, 0
         sweep_chain(ch, pw, cq, rows, 0, am, 0, n_tokens, True, rng)
+        series[s] = log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
         lt = log_transition_to(ch, scratch, zstar, pw, cq, rows, am)
         acc_m, acc_s = lse_add(acc_m, acc_s, lt)
+    chain_record(series, rec)
     logp = log_joint - lse_finish(acc_m, acc_s, samples)
     return logp, logp, (burnin + passes + 2 * samples) * n_tokens
 
@@ -129,4 +137,5 @@ CHIB = Method(
              setting("burnin", 5, "Gibbs sweeps G0 before ICM"),
              setting("iterations", 20, "most ICM passes choosing z*")),
     cost=lambda n, n1, s: 2 * s["samples"] * n, formula="2 S N", budget="samples", key=6,
-    code=CHIB_CODE, nature="unbiased for P(w) (Chib-style)")
+    memory=lambda n, s: 8 * s["samples"],  # the chain's log-likelihoods (diagnostics)
+    code=CHIB_CODE, diagnostics="chain", nature="unbiased for P(w) (Chib-style)")

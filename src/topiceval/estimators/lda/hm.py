@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, lse_value
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.lda.chains import init_uniform, log_lik, new_chain, sweep_chain
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
@@ -24,9 +25,9 @@ from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
-def hm_document(tab, d, burnin, samples, rng, stop):
-    """(log P-hat, log P-hat, site updates) for document d; (NaN, NaN, 0) once ``stop`` is set
-    (polled once per sweep)."""
+def hm_document(tab, d, burnin, samples, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d, the weights 1 / P(w | z^(s)) in the
+    record ``rec``; (NaN, NaN, 0) once ``stop`` is set (polled once per sweep)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
@@ -38,11 +39,14 @@ def hm_document(tab, d, burnin, samples, rng, stop):
         sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
     acc_m = -np.inf
     acc_s = 0.0
+    record_reset(rec)
     for _ in range(samples):
         if stopped(stop):
             return np.nan, np.nan, 0
         sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
-        acc_m, acc_s = lse_add(acc_m, acc_s, -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens))
+        inverse = -log_lik(ch.z, tab.logpw, rows, 0, 0, n_tokens)
+        acc_m, acc_s = lse_add(acc_m, acc_s, inverse)
+        record_weight(rec, inverse)
     logp = math.log(samples) - lse_value(acc_m, acc_s)
     return logp, logp, (burnin + samples) * n_tokens
 
@@ -52,6 +56,6 @@ HM_CODE = 4
 HM = Method(
     "hm", (setting("burnin", 1000), setting("samples", 1000, "posterior samples S")),
     cost=lambda n, n1, s: (s["burnin"] + s["samples"]) * n, formula="N (B + S)",
-    budget="samples", key=4, code=HM_CODE,
+    budget="samples", key=4, code=HM_CODE, diagnostics="weights", consistent=False,
     nature="biased upward, often by hundreds of nats: the harmonic mean; never use it to "
            "compare models")

@@ -15,7 +15,9 @@ one document never share a row):
   document (part);
 * ``split[d] = N1``: the number of observed tokens in document completion (N when unused);
 * ``keys[d]``: the integer that keys document d's random streams (its position in ``docs``
-  unless the caller passes the positions of a block inside a larger list).
+  unless the caller passes the positions of a block inside a larger list);
+* ``start[i]``: a posterior sample's topic of token i, where the reverse run of BDMC starts
+  (bdmc.py; empty without one).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Tables(NamedTuple):
     alpha: float
     split: np.ndarray  # int64 (D,)
     keys: np.ndarray  # int64 (D,)
+    start: np.ndarray  # int64 (tokens,) or (0,)
 
 
 def check_params(phi, alpha_m) -> tuple[np.ndarray, np.ndarray]:
@@ -92,6 +95,29 @@ def check_prior_weights(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.nda
             "proportional to alpha m_t phi_(v|t) and would lose their precision; rescale alpha_m")
 
 
+def check_posterior(posterior, docs: list[np.ndarray], n_topics: int) -> list[np.ndarray]:
+    """``posterior``: one topic assignment z per document, as many entries as its tokens, each
+    in 0..T-1 (an exact posterior sample makes the BDMC upper bound a true bound)."""
+    if isinstance(posterior, (str, bytes)) or not hasattr(posterior, "__len__"):
+        raise ValueError(f"posterior must be one topic array per document, got "
+                         f"{type(posterior).__name__}")
+    if len(posterior) != len(docs):
+        raise ValueError(f"posterior has {len(posterior)} topic arrays for {len(docs)} "
+                         "documents; pass one per document")
+    out = []
+    for d, (z, doc) in enumerate(zip(posterior, docs, strict=True)):
+        z = np.asarray(z)
+        if z.ndim != 1 or z.shape[0] != doc.shape[0] or (
+                z.size and not np.issubdtype(z.dtype, np.integer)):
+            raise ValueError(f"posterior[{d}] must be {doc.shape[0]} integer topics (one per "
+                             f"token of document {d}), got shape {z.shape} of {z.dtype}")
+        if z.size and (z.min() < 0 or z.max() >= n_topics):
+            raise ValueError(f"posterior[{d}] has topic {int(z.min() if z.min() < 0 else z.max())}"
+                             f"; topics are 0..{n_topics - 1}")
+        out.append(z.astype(np.int64))
+    return out
+
+
 def completion_split(docs: list[np.ndarray], split) -> np.ndarray:
     """N1 per document: ``None`` -> floor(N / 2) (spec §3); an int or one int per document."""
     lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
@@ -114,8 +140,9 @@ def completion_split(docs: list[np.ndarray], split) -> np.ndarray:
     return n1.astype(np.int64)
 
 
-def build_tables(docs, phi, alpha_m, keys, split=None) -> Tables:
-    """Tables for ``docs`` (already checked); ``split`` (N1 per document) separates the parts."""
+def build_tables(docs, phi, alpha_m, keys, split=None, start=None) -> Tables:
+    """Tables for ``docs`` (already checked); ``split`` (N1 per document) separates the parts;
+    ``start``: one checked posterior sample z per document (``check_posterior``), or None."""
     n_types = phi.shape[1]
     lengths = np.array([d.shape[0] for d in docs], dtype=np.int64)
     doc_off = np.zeros(len(docs) + 1, dtype=np.int64)
@@ -143,6 +170,8 @@ def build_tables(docs, phi, alpha_m, keys, split=None) -> Tables:
         alpha=float(alpha_m.sum()),
         split=n1,
         keys=np.asarray(keys, dtype=np.int64),
+        start=(np.empty(0, np.int64) if start is None
+               else np.concatenate(start).astype(np.int64)),
     )
 
 

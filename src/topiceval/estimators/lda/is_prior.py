@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import log_dirichlet_into, lse_add
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.lda.chains import lse_finish
 from topiceval.estimators.lda.settings import setting
 from topiceval.estimators.method import Method
@@ -48,15 +49,17 @@ def _dot(a, b, row, n):
 
 
 @njit(cache=True)
-def is_pt_document(tab, d, samples, rng, stop):
-    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py); (NaN,
-    NaN, 0) once ``stop`` is set (polled once per sample)."""
+def is_pt_document(tab, d, samples, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py), the
+    weights in the record ``rec`` (``diagnostics``); (NaN, NaN, 0) once ``stop`` is set (polled
+    once per sample)."""
     n_topics = tab.am.shape[0]
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     lt = np.empty(n_topics)
     theta = np.empty(n_topics)
     acc_m = -np.inf
     acc_s = 0.0
+    record_reset(rec)
     for _ in range(samples):
         if stopped(stop):
             return np.nan, np.nan, 0
@@ -68,6 +71,7 @@ def is_pt_document(tab, d, samples, rng, stop):
         for row in range(tab.tab_off[d], tab.tab_off[d + 1]):
             ell += tab.row_count[row] * math.log(_dot(theta, tab.pw, row, n_topics))
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
+        record_weight(rec, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, samples * n_tokens
 
@@ -83,5 +87,5 @@ IMPORTANCE_SAMPLES = setting("samples", 1000, "importance samples S")
 IS_PT_CODE = 1
 IS_PT = Method(
     "is_pt", (IMPORTANCE_SAMPLES,), cost=importance_cost, formula="S N", budget="samples",
-    key=1, code=IS_PT_CODE,
+    key=1, code=IS_PT_CODE, diagnostics="weights",
     nature="unbiased for P(w), high variance (importance sampling from the prior)")

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import lse_add, search_cumulative, uniform
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.lda.chains import log_prior, lse_finish
 from topiceval.estimators.lda.is_prior import IMPORTANCE_SAMPLES, importance_cost
 from topiceval.estimators.lda.settings import setting
@@ -36,9 +37,9 @@ from topiceval.interrupt import stopped
 
 
 @njit(cache=True)
-def is_pzw_document(tab, d, samples, rng, stop):
-    """(log P-hat, log P-hat, site updates) for document d (IS-PZW); (NaN, NaN, 0) once
-    ``stop`` is set (polled once per sample)."""
+def is_pzw_document(tab, d, samples, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d (IS-PZW), the weights in the record
+    ``rec``; (NaN, NaN, 0) once ``stop`` is set (polled once per sample)."""
     n_topics = tab.am.shape[0]
     lo = tab.doc_off[d]
     hi = tab.doc_off[d + 1]
@@ -49,6 +50,7 @@ def is_pzw_document(tab, d, samples, rng, stop):
     cnt = np.zeros(n_topics, np.int64)
     acc_m = -np.inf
     acc_s = 0.0
+    record_reset(rec)
     for _ in range(samples):
         if stopped(stop):
             return np.nan, np.nan, 0
@@ -61,6 +63,7 @@ def is_pzw_document(tab, d, samples, rng, stop):
         for t in range(n_topics):
             ell -= cnt[t] * log_am[t]
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
+        record_weight(rec, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, samples * (hi - lo)
 
@@ -106,9 +109,10 @@ def iterated_proposal(tab, d, iterations, stop):
 
 
 @njit(cache=True)
-def is_ip_document(tab, d, iterations, samples, rng, stop):
-    """(log P-hat, log P-hat, site updates) for document d (IS-IP); (NaN, NaN, 0) once
-    ``stop`` is set (polled once per proposal update and per sample)."""
+def is_ip_document(tab, d, iterations, samples, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d (IS-IP), the weights in the record
+    ``rec``; (NaN, NaN, 0) once ``stop`` is set (polled once per proposal update and per
+    sample)."""
     n_topics = tab.am.shape[0]
     lo = tab.doc_off[d]
     hi = tab.doc_off[d + 1]
@@ -127,6 +131,7 @@ def is_ip_document(tab, d, iterations, samples, rng, stop):
     cnt = np.zeros(n_topics, np.int64)
     acc_m = -np.inf
     acc_s = 0.0
+    record_reset(rec)
     for _ in range(samples):
         if stopped(stop):
             return np.nan, np.nan, 0
@@ -140,6 +145,7 @@ def is_ip_document(tab, d, iterations, samples, rng, stop):
             ell += tab.logpw[row, t] - log_q[r, t]
         ell += log_prior(cnt, tab.am, tab.alpha, hi - lo)
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
+        record_weight(rec, ell)
     logp = lse_finish(acc_m, acc_s, samples)
     return logp, logp, (iterations + samples) * (hi - lo)
 
@@ -148,11 +154,11 @@ def is_ip_document(tab, d, iterations, samples, rng, stop):
 IS_PZW_CODE = 2
 IS_PZW = Method(
     "is_pzw", (IMPORTANCE_SAMPLES,), cost=importance_cost, formula="S N", budget="samples",
-    key=2, code=IS_PZW_CODE,
+    key=2, code=IS_PZW_CODE, diagnostics="weights",
     nature="unbiased for P(w), high variance (per-token importance sampling)")
 IS_IP_CODE = 3
 IS_IP = Method(
     "is_ip", (IMPORTANCE_SAMPLES, setting("iterations", 20, "proposal updates I")),
     cost=lambda n, n1, s: (s["iterations"] + s["samples"]) * n, formula="(I + S) N",
-    budget="samples", key=3, code=IS_IP_CODE,
+    budget="samples", key=3, code=IS_IP_CODE, diagnostics="weights",
     nature="unbiased for P(w), high variance (iterated pseudo-counts)")

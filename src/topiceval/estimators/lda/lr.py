@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import logsumexp
+from topiceval.diagnostics import record_reset, record_weight
 from topiceval.estimators.lda.chains import extend, left_to_right, new_chain, set_state
 from topiceval.estimators.lda.rejuvenation import new_row_cache, particle, use_cache
 from topiceval.estimators.lda.settings import setting
@@ -80,6 +81,17 @@ def sequential(a, lo, hi):
 
 
 @njit(cache=True)
+def record_particles(a, rec):
+    """The particles' log weights sum_n a[r, n] into the weights record ``rec``."""
+    record_reset(rec)
+    for r in range(a.shape[0]):
+        total = 0.0
+        for n in range(a.shape[1]):
+            total += a[r, n]
+        record_weight(rec, total)
+
+
+@njit(cache=True)
 def wallach(a, lo, hi):
     """sum_{n=lo}^{hi-1} [LSE_r a[r, n] - log R], eq. (2.4)."""
     column = np.empty(a.shape[0])
@@ -91,15 +103,16 @@ def wallach(a, lo, hi):
 
 
 @njit(cache=True)
-def lr_document(tab, d, particles, resample, rng, stop):
-    """(sequential (2.5), Wallach (2.4), site updates) for document d; (NaN, NaN, 0) once
-    ``stop`` is set."""
+def lr_document(tab, d, particles, resample, rng, rec, stop):
+    """(sequential (2.5), Wallach (2.4), site updates) for document d, the particles' weights
+    in the record ``rec``; (NaN, NaN, 0) once ``stop`` is set."""
     n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
     a = np.empty((particles, n_tokens))
     sites = particle_log_weights(tab, d, particles, resample, rng, a, stop)
     if stopped(stop):
         return np.nan, np.nan, 0
     seq = sequential(a, 0, n_tokens) - math.log(particles)
+    record_particles(a, rec)
     return seq, wallach(a, 0, n_tokens), sites
 
 
@@ -126,11 +139,12 @@ LR_KEY = 7  # lr, lr_wallach and the completion lr see the same particles for on
 LR_CODE = 7
 LR = Method(
     "lr", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
-    memory=particle_memory, key=LR_KEY, code=LR_CODE,
+    memory=particle_memory, key=LR_KEY, code=LR_CODE, diagnostics="weights",
     nature="unbiased for P(w) (sequential left-to-right); its log reads low, by several nats on "
            "200-token documents at 20 particles (heavy-tailed weights)")
 LR_WALLACH = Method(
     "lr_wallach", LR_SETTINGS, cost=lr_cost, formula=lr_formula, budget="particles",
-    memory=particle_memory, key=LR_KEY, code=LR_CODE, alternative=True,
+    memory=particle_memory, key=LR_KEY, code=LR_CODE, alternative=True, diagnostics="weights",
+    consistent=False,
     nature="not unbiased: Wallach's Algorithm 3 as printed, what MALLET's evaluator computes; "
            "reads higher than lr, and its limit depends on the token order")

@@ -79,13 +79,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numba
 import numpy as np
+import pandas as pd
 from numba import njit, prange
 from scipy.special import logsumexp
 
-from topiceval import interrupt, limits
+from topiceval import diagnostics, interrupt, limits
 from topiceval._numba import rng_state, search_cumulative, seed_into, uniform
 from topiceval.estimators.lda import exact
-from topiceval.estimators.lda.ais import check_temperatures, schedule
 from topiceval.estimators.lda.api import estimate_runs
 from topiceval.estimators.lda.chains import (
     Chain,
@@ -103,6 +103,7 @@ from topiceval.estimators.lda.inputs import (
     check_prior_weights,
     completion_split,
 )
+from topiceval.estimators.schedule import check_temperatures, schedule
 from topiceval.interrupt import stopped
 from topiceval.models import check_lda_params
 from topiceval.validation import check_doc_keys, check_integer, check_seed
@@ -226,13 +227,15 @@ def advance_rows(pw, cq, factors, am):
 
 @njit(cache=True)
 def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, step, burnin,
-           states, first, rngs, logw, sites, stop):
+           states, first, rngs, logw, sites, moved, stop):
     """Importance samples of log Z_1 / Z_2 (start model 2, target model 1) in lockstep.
 
     ``rows``: table rows of the positions 0..n-1 annealed (global rows, all in [r0, r1));
     ``rngs`` (m, 4): one stream per sample; ``states`` (M, >= n): exact start states, sample i
     starts from ``states[first + i]`` (an empty ``states`` means the Gibbs start).  Writes
-    ``logw[i]`` and ``sites[i]`` for i < m.  ``step`` > 0 (linear schedules, equal priors): the
+    ``logw[i]``, ``sites[i]`` and ``moved[i]`` (the share of the bridge's transitions after
+    which Δ(z) of sample i changed: 0 for a chain that never moved, ``topiceval.diagnostics``)
+    for i < m.  ``step`` > 0 (linear schedules, equal priors): the
     tempered table of β_s, s >= 2, is that of β_(s-1) times exp(step (log phi_1 - log phi_2)),
     a multiplication instead of an exponential per entry.  ``stop`` (``topiceval.interrupt``) is
     polled once per sweep of a sample's chain (burn-in and bridge); once it is set, ``logw`` and
@@ -263,9 +266,12 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
                     return
                 sweep_chain(ch, pw, cq, rows, r0, am2, 0, n, False, rngs[i])
         start_sites = (1 + burnin) * n
+    last = np.empty(m)  # each sample's latest Δ(z)
+    moves = np.zeros(m)
     for i in range(m):
-        logw[i] = (tau[1] - tau[0]) * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
-                                                  alpha1, alpha2, same)
+        last[i] = log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2, alpha1, alpha2,
+                              same)
+        logw[i] = (tau[1] - tau[0]) * last[i]
     factors = np.empty((0, 0))
     la1 = np.empty((0, 0))
     la2 = np.empty((0, 0))
@@ -292,14 +298,18 @@ def anneal(rows, r0, r1, logpw1, logpw2, am1, am2, alpha1, alpha2, same, tau, st
                             am1, 0, n, False, rngs[i])
             else:
                 general_sweep(z[i], cnt[i], rows, r0, pw, la1, la2, beta, buf, rngs[i])
-            logw[i] += weight * log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2,
-                                            alpha1, alpha2, same)
+            delta = log_f_ratio(z[i], cnt[i], rows, logpw1, logpw2, am1, am2, alpha1, alpha2,
+                                same)
+            moves[i] += delta != last[i]
+            last[i] = delta
+            logw[i] += weight * delta
     for i in range(m):
         sites[i] = start_sites + (tau.shape[0] - 2) * n
+        moved[i] = moves[i] / (tau.shape[0] - 2) if tau.shape[0] > 2 else np.nan
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites, stop):
+def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites, moved, stop):
     """Task k = (document d, stream, first sample, stop sample): fill logw/sites[d, stream, ...].
 
     ``init`` (D, 4, M, N_max) holds exact start states, or has M = 0 for the Gibbs start;
@@ -324,7 +334,7 @@ def run_pair_tasks(pair, tasks, tau, step, burnin, seed, init, logw, sites, stop
         anneal(rows, r0, r1, pair.logpw[target], pair.logpw[start], pair.am[target, d],
                pair.am[start, d], pair.alpha[target, d], pair.alpha[start, d], pair.same[d],
                tau, step, burnin, init[d, stream], lo, rngs, logw[d, stream, lo:hi],
-               sites[d, stream, lo:hi], stop)
+               sites[d, stream, lo:hi], moved[d, stream, lo:hi], stop)
 
 
 # --------------------------------------------------------------------------- Python API
@@ -335,7 +345,11 @@ class Comparison:
     ``log_ratio``: estimate of log P(w | A) - log P(w | B) (completion: of log P_A(w^b | w^a) -
     log P_B(w^b | w^a)); ``reverse``: the reversed runs' estimate of the negated quantity (NaN
     without ``reciprocal``); ``reciprocal_gap`` = -reverse - log_ratio (NaN without);
-    ``suspect``: ``|gap| > threshold``; ``site_updates``: per document, all runs and samples.
+    ``suspect``: ``|gap| > threshold``; ``site_updates``: per document, all runs and samples;
+    ``diagnostics``: one row per document of ``topiceval.diagnostics`` over the M importance
+    samples of each forward run (k-hat from about 20 samples on, ESS, the largest sample's
+    share of the average as ``runs_spread``, ``repeats``), ``trusted`` only when the forward
+    runs pass and the reciprocal check does too (docs/trust.md#ratio-ais).
     """
 
     log_ratio: np.ndarray
@@ -345,6 +359,7 @@ class Comparison:
     threshold: float
     site_updates: np.ndarray
     seconds: float
+    diagnostics: pd.DataFrame | None = None
 
     @property
     def cost(self) -> Cost:
@@ -477,16 +492,19 @@ def _exact_states(docs, phi, am, keys, n1, streams, samples, seed, max_work) -> 
 
 
 def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, burnin, seed,
-                    start, max_work=exact.DEFAULT_MAX_WORK):
+                    start, max_work=exact.DEFAULT_MAX_WORK, moved=None):
     """(log weights (D, 4, M), site updates (D, 4, M), kernel seconds) of the given runs.
 
     Inputs as returned by ``check_inputs``; entries of runs not in ``streams`` are NaN / 0.
+    ``moved`` (D, 4, M), if given, receives each sample's share of the bridge's transitions
+    after which its chain had moved (``anneal``).
     """
     tau = schedule(temperatures)
     linear = isinstance(temperatures, (int, np.integer)) and not isinstance(temperatures, bool)
     step = 1.0 / int(temperatures) if linear else 0.0
     n_docs = len(docs)
     logw = np.full((n_docs, 4, samples), np.nan)
+    moved = np.full((n_docs, 4, samples), np.nan) if moved is None else moved
     sites = np.zeros((n_docs, 4, samples), np.int64)
     n_topics = phi.shape[1]
     previous = numba.get_parallel_chunksize()
@@ -503,7 +521,7 @@ def run_log_weights(docs, phi, am, keys, n1, streams, *, samples, temperatures, 
             else:
                 init = np.zeros((len(part), 4, 0, 0), np.int64)
             tasks = _tasks(len(part), streams, samples)
-            args = (tau, step, burnin, seed, init, logw[block], sites[block])
+            args = (tau, step, burnin, seed, init, logw[block], sites[block], moved[block])
             run_pair_tasks(pair, tasks[:0], *args, interrupt.new_flag())  # load or compile
             begin = time.perf_counter()
             interrupt.run(run_pair_tasks, pair, tasks, *args)
@@ -579,19 +597,42 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
     seed = check_seed(seed)
     streams = streams_of(bool(completion), bool(reciprocal))
     _check_limits(docs, n1, streams, samples, temperatures, s, phi.shape[1])
+    moved = np.full((len(docs), 4, samples), np.nan)
     logw, sites, seconds = run_log_weights(
         docs, phi, am, keys, n1, streams, samples=samples, temperatures=temperatures,
-        burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"])
+        burnin=s["burnin"], seed=seed, start=s["start"], max_work=s["max_work"], moved=moved)
     est = np.full((len(docs), 4), np.nan)
     est[:, list(streams)] = logsumexp(logw[:, list(streams)], axis=2) - math.log(samples)
     forward = est[:, FULL_FORWARD] + (est[:, PART_REVERSE] if completion else 0.0)
     reverse = est[:, FULL_REVERSE] + (est[:, PART_FORWARD] if completion else 0.0)
     gap = -reverse - forward
+    suspect = np.abs(np.nan_to_num(gap)) > s["threshold"]
     result = Comparison(
-        log_ratio=forward, reverse=reverse, reciprocal_gap=gap,
-        suspect=np.abs(np.nan_to_num(gap)) > s["threshold"], threshold=s["threshold"],
-        site_updates=sites.sum(axis=(1, 2)), seconds=seconds)
+        log_ratio=forward, reverse=reverse, reciprocal_gap=gap, suspect=suspect,
+        threshold=s["threshold"], site_updates=sites.sum(axis=(1, 2)), seconds=seconds,
+        diagnostics=comparison_diagnostics(logw, moved, completion, gap, suspect,
+                                           s["threshold"]))
     return (result, result.cost) if s["return_cost"] else result
+
+
+def comparison_diagnostics(logw: np.ndarray, moved: np.ndarray, completion: bool,
+                           gap: np.ndarray, suspect: np.ndarray,
+                           threshold: float) -> pd.DataFrame:
+    """Per document, ``topiceval.diagnostics`` of the M importance samples of each forward run
+    (the runs that make ``log_ratio``: w, B -> A, and with completion also w^a, A -> B; the
+    worse of the two) and of how much their chains moved, untrusted too when the reciprocal
+    check fails."""
+    frames = [diagnostics.diagnose("runs", logw[:, stream], moved[:, stream, :, None])
+              for stream in ((FULL_FORWARD, PART_REVERSE) if completion else (FULL_FORWARD,))]
+    frame = frames[0].copy()
+    for other in frames[1:]:
+        worse = ~other["trusted"] & frame["trusted"]
+        frame.loc[worse] = other.loc[worse]
+    for d in np.flatnonzero(suspect):
+        said = f"reciprocal gap {gap[d]:.2f} nats beyond {threshold:g}"
+        frame.loc[d, "reason"] = "; ".join(filter(None, [frame.loc[d, "reason"], said]))
+        frame.loc[d, "trusted"] = False
+    return frame
 
 
 def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topics: int) -> None:
@@ -599,7 +640,7 @@ def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topi
 
     Work: per document, every annealing run (``streams``) of M samples of B burn-in plus n
     tempered sweeps of its N tokens (N1 for the observed part); the whole call is the sum over
-    documents.  Memory: the (D, 4, M) log weights and site counts, the exact start states
+    documents.  Memory: the (D, 4, M) log weights, site counts and moves, the exact start states
     (D, 4, M, N), the schedule, and the chains and tempered tables of the tasks that run at once.
     """
     n_temps = check_temperatures(temperatures)
@@ -622,7 +663,7 @@ def _check_limits(docs, n1, streams, samples: int, temperatures, s: dict, n_topi
 
     def parts_at(values) -> dict:
         m, threads = values["samples"], values["threads"]
-        return {"log weights and site counts": 16.0 * 4 * m * n_docs,
+        return {"log weights, site counts and moves": 24.0 * 4 * m * n_docs,
                 "exact start states": (8.0 * 4 * m * longest * n_docs
                                        if s["start"] == "exact" else 0.0),
                 "temperature schedule": 8.0 * (values.get("temperatures", n_temps) + 1),

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from topiceval.estimators.lda.ais import AIS, n_temperatures, schedule
+from topiceval.estimators.lda.ais import AIS
+from topiceval.estimators.lda.bdmc import BDMC
 from topiceval.estimators.lda.chib import CHIB
 from topiceval.estimators.lda.completion import AIS_DC, ET, LR_DC, LR_WALLACH_DC
 from topiceval.estimators.lda.exact import EXACT
@@ -30,10 +31,12 @@ from topiceval.estimators.lda.is_prior import IS_PT
 from topiceval.estimators.lda.is_token import IS_IP, IS_PZW
 from topiceval.estimators.lda.lr import LR, LR_WALLACH
 from topiceval.estimators.method import Method, table
+from topiceval.estimators.schedule import n_temperatures, schedule
 
 # §2.1-2.3 importance sampling, §2.4 harmonic mean, §2.5 AIS, §2.6 Chib-style, §2.7
-# left-to-right, §7.1c the exact forward recursion
-ESTIMATE: dict[str, Method] = table(IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, LR_WALLACH, EXACT)
+# left-to-right, §7.1c the exact forward recursion, and BDMC's two bounds (AIS both ways)
+ESTIMATE: dict[str, Method] = table(IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, LR_WALLACH, EXACT,
+                                    BDMC)
 # §3.1 estimated theta, §3.2 AIS with target (3.1), §3.3 left-to-right, exact ratio
 COMPLETE: dict[str, Method] = table(ET, AIS_DC, LR_DC, LR_WALLACH_DC, EXACT)
 

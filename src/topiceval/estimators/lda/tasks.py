@@ -3,9 +3,12 @@
 One ``prange`` over D x R tasks.  Task (d, r) seeds its own stream with
 ``seed_into(rng, seed, key, keys[d], run_keys[r])`` and calls the estimator's per-document
 function, which returns (estimate, alternative estimate, site updates); the alternative is the
-Wallach form (2.4) for the left-to-right estimators and equals the estimate otherwise.  AIS and
-AIS-DC instead run one ``prange`` over documents, the R runs of a document in lockstep (they
-share each tempered table; ``ais.ais_runs``), each run on the same stream as above.  Results
+Wallach form (2.4) for the left-to-right estimators, BDMC's upper bound, and equals the estimate
+otherwise.  The function also fills the task's record ``stats[d, r]`` of
+``topiceval.diagnostics`` (its weights or its chain, by the method's ``Method.diagnostics``), from
+the numbers it averages anyway.  AIS, AIS-DC and BDMC instead run one ``prange`` over documents,
+the R runs of a document in lockstep (they share each tempered table; ``ais.ais_runs``), each
+run on the same stream as above.  Results
 are written to per-task slots, so they do not depend on the number of threads or on the
 schedule.  Every estimator function also takes the stop flag of ``topiceval.interrupt`` and
 returns at once (NaN, NaN, 0) when it is set; ``api.py`` calls ``run_tasks`` through
@@ -24,6 +27,7 @@ from numba import njit, prange
 
 from topiceval._numba import seed_into
 from topiceval.estimators.lda.ais import AIS_CODE, ais_runs
+from topiceval.estimators.lda.bdmc import BDMC_CODE, bdmc_runs
 from topiceval.estimators.lda.chib import CHIB_CODE, chib_document
 from topiceval.estimators.lda.completion import (
     AIS_DC_CODE,
@@ -47,8 +51,9 @@ from topiceval.interrupt import stopped
 
 
 @njit(parallel=True, cache=True, nogil=True)
-def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
-    """Fill out/alt/sites (D, R) for estimator ``code`` (see the module docstring).
+def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats, stop):
+    """Fill out/alt/sites (D, R) and the records ``stats`` (D, R, W) of ``diagnostics`` for
+    estimator ``code`` (see the module docstring).
 
     ``code`` is a method's ``Method.code``, declared with it (``*_CODE``); ``ipar`` holds the
     integer settings at the slots of ``settings.py`` (``settings.int_settings``).  ``stop``:
@@ -58,18 +63,23 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
     n_docs = tab.doc_off.shape[0] - 1
     if n_runs == 0:
         return
-    if code == AIS_CODE or code == AIS_DC_CODE:
+    if code == AIS_CODE or code == AIS_DC_CODE or code == BDMC_CODE:
         for d in prange(n_docs):
             if stopped(stop):
                 continue
             rngs = np.empty((n_runs, 4), np.uint64)
             for r in range(n_runs):
                 seed_into(rngs[r], seed, key, tab.keys[d], run_keys[r])
-            if code == AIS_CODE:
-                s = ais_runs(tab, d, tau, rngs, out[d], stop)
+            if code == BDMC_CODE:  # the upper bound goes to the alternative slot
+                s = bdmc_runs(tab, d, tau, ipar[BURNIN], rngs, out[d], alt[d], stats[d, :, 0],
+                              stop)
             else:
-                s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stop)
-            alt[d, :] = out[d]
+                if code == AIS_CODE:
+                    s = ais_runs(tab, d, tau, rngs, out[d], stats[d, :, 0], stop)
+                else:
+                    s = ais_dc_runs(tab, d, ipar[BURNIN], tau, rngs, out[d], stats[d, :, 0],
+                                    stop)
+                alt[d, :] = out[d]
             sites[d, :] = s
         return
     for task in prange(n_docs * n_runs):
@@ -79,23 +89,26 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stop):
         r = task - d * n_runs
         rng = np.empty(4, np.uint64)
         seed_into(rng, seed, key, tab.keys[d], run_keys[r])
+        rec = stats[d, r]
         if code == IS_PT_CODE:
-            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng, stop)
+            v, w, s = is_pt_document(tab, d, ipar[SAMPLES], rng, rec, stop)
         elif code == IS_PZW_CODE:
-            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng, stop)
+            v, w, s = is_pzw_document(tab, d, ipar[SAMPLES], rng, rec, stop)
         elif code == IS_IP_CODE:
-            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng, stop)
+            v, w, s = is_ip_document(tab, d, ipar[ITERATIONS], ipar[SAMPLES], rng, rec,
+                                    stop)
         elif code == HM_CODE:
-            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
+            v, w, s = hm_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, rec, stop)
         elif code == CHIB_CODE:
             v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng,
-                                    stop)
+                                    rec, stop)
         elif code == LR_CODE:
-            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
+            v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec, stop)
         elif code == ET_CODE:
-            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, stop)
+            v, w, s = et_document(tab, d, ipar[BURNIN], ipar[SAMPLES], rng, rec, stop)
         elif code == LR_DC_CODE:
-            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, stop)
+            v, w, s = lr_dc_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec,
+                                      stop)
         else:
             v, w, s = np.nan, np.nan, -1
         out[d, r] = v

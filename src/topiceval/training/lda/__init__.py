@@ -5,7 +5,8 @@
 * :func:`fit_vem` — variational EM of Béchard & Gervet, §1.4; :func:`vem_fold_in` its fold-in.
 * :func:`fold_in` — query sampling (1.16) and fixed-Φ fold-in (1.5), §1.5.
 * :mod:`topiceval.training.lda.perplexity` — P1-P5 of §1.6, each named for what it is.
-* :func:`synthetic_corpus`, :func:`seed002_synthetic_set` — §1.1 and the §9.2 synthetic sets.
+* :func:`synthetic_corpus`, :func:`seed002_synthetic_set` — §1.1 and the §9.2 synthetic sets;
+  :func:`synthetic_sample` also returns the topic assignments that generated each document.
 * :func:`top_words` — most probable words per topic.
 """
 
@@ -23,6 +24,7 @@ from topiceval.training.lda.synthetic import (
     sample_documents,
     seed002_synthetic_set,
     synthetic_corpus,
+    synthetic_sample,
 )
 from topiceval.training.lda.topwords import top_words
 from topiceval.training.lda.vem import VemFoldIn, VemResult, fit_vem, vem_fold_in
@@ -44,6 +46,7 @@ __all__ = [
     "seed002_synthetic_set",
     "sklearn_bound_perplexity",
     "synthetic_corpus",
+    "synthetic_sample",
     "top_words",
     "vem_fold_in",
 ]

@@ -78,15 +78,28 @@ def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     vocabulary is the model's (word ids as strings when it has none); ``meta["synthetic"]``
     records the generator.
     """
+    return synthetic_sample(model, n_docs, doc_length, seed, split=split, threads=threads)[0]
+
+
+def synthetic_sample(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
+                     split: str = "test",
+                     threads: int | None = 1) -> tuple[Corpus, list[np.ndarray]]:
+    """``synthetic_corpus`` and the topic assignments z that generated each document.
+
+    Each document's z (one topic per token, int64) is an exact draw from P(z | w, Phi, alpha m):
+    passed to ``topiceval.evaluate(..., method="bdmc", posterior=z)`` it makes the upper bound
+    a true stochastic bound.
+    """
     n_docs = check_integer("n_docs", n_docs, 1)
     lengths = np.broadcast_to(np.asarray(doc_length), (n_docs,)).copy()
-    offsets, tokens, _, _ = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
+    offsets, tokens, _, z = sample_documents(model.phi, model.alpha_m, lengths, seed, threads)
     vocab = model.vocab if model.vocab is not None else [str(v) for v in range(model.n_types)]
     length = int(lengths[0]) if np.all(lengths == lengths[0]) else lengths.tolist()
     meta = {"synthetic": {"generator": f"LDA ({page('methods/lda.md#model')})", "T": model.n_topics,
                           "seed": seed, "doc_length": length, "model_meta": model.meta}}
     names = [f"synthetic-{d}" for d in range(n_docs)]
-    return Corpus(offsets, tokens, vocab, names, [split] * n_docs, meta)
+    topics = [z[offsets[d] : offsets[d + 1]].astype(np.int64) for d in range(n_docs)]
+    return Corpus(offsets, tokens, vocab, names, [split] * n_docs, meta), topics
 
 
 def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int = 50,
