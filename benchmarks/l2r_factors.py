@@ -35,7 +35,7 @@ from topiceval.evaluation import combine_runs  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
-from trust_battery import GAPFA_MODELS, GAPFA_METHODS, classify, gapfa_problem  # noqa: E402
+from trust_battery import GAPFA_METHODS, GAPFA_MODELS, classify, gapfa_problem  # noqa: E402
 
 RUNS = 4
 METHODS = {name: s for name, s in GAPFA_METHODS.items() if name.startswith("l2r")
@@ -122,7 +122,7 @@ def real_factors(seed: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
     res, fac = factors_of("l2r", counts[keys], model.phi, model.p, model.r, seed,
                           samples=300)
     tag = {"set": "20ng", "prior": "real", "method": "l2r"}
-    names = [f"{b} #{k}" for b, k in zip(refs["bin"], keys)]
+    names = [f"{b} #{k}" for b, k in zip(refs["bin"], keys, strict=True)]
     return (_estimates(tag, names, res, refs["ref"].to_numpy()), fac.assign(**tag))
 
 

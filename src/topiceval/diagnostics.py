@@ -20,10 +20,17 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     (``weights_ess``) and ``repeats`` the share of draws that repeat the weight of the draw
     before (a proposal that keeps drawing one state).
 ``"factors"`` (GaP-FA L2R and L2R-E): each factor p(y_j | y_<j) is a mean over one chain of S
-    weights; the kernel fits k-hat of every factor's S weights and keeps, per run, the largest
-    k-hat and the smallest ESS over the factors (a factor's ESS: the smaller of its weights'
-    and its chain's, ``chain_ess`` of the log weights).  ``khat`` is the median over runs of
-    the largest, ``ess`` the sum over runs of the smallest.
+    weights, and the estimate is the sum of their log-means; the kernel fits k-hat of every
+    factor's S weights (``factor_numbers``) and keeps, per run, the largest k-hat, the smallest
+    ESS over the factors (a factor's ESS: the smaller of its weights' and its chain's,
+    ``chain_ess`` of the log weights) and the delta-method variance that the factors whose
+    k-hat is above PSIS's threshold for S weights carry in the run's log estimate.  A factor's
+    k-hat says whether its own mean can be trusted (Vehtari et al. 2024); it matters to the sum
+    only as much as the factor's share of its error, so the rule judges the standard deviation
+    those factors carry (median over runs, against ``FACTOR_SD_MAX``), not the largest k-hat,
+    which over J noisy fits of a few dozen tail weights is biased far upward
+    (docs/trust.md#l2rs-factors).  ``khat`` is the median over runs of the largest (shown),
+    ``ess`` the sum over runs of the smallest.
 ``"chain"`` (Chib-style): the Markov chain's log-likelihood log P(w | z^(s), Phi) at each of its
     S states; the record holds the chain's effective sample size (``chain_ess``) and the mean
     and variance of each half of the chain, from which ``split_rhat`` computes the split R-hat
