@@ -10,6 +10,7 @@ import pytest
 from scipy.special import logsumexp
 
 from topiceval import cli
+from topiceval._docs import page
 from topiceval.commands import OUTPUT_COLUMNS
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
@@ -343,7 +344,8 @@ def test_points_with_untrusted_documents_are_hollow_and_counted(tmp_path, data):
     flagged = table.assign(untrusted=[0, 4, 1, 0])
     text = plots.caption_f1(flagged)
     assert ("Hollow markers: points with documents whose estimate the diagnostics do not trust "
-            "(docs/trust.md): 2 of 4 points, 5 untrusted document estimates in all.") in text
+            f"({page('trust.md')}): 2 of 4 points, 5 untrusted document estimates in all."
+            ) in text
     assert "Hollow markers" not in plots.caption_f1(table)
     assert "trust every estimate" in plots.caption_f2(table.assign(untrusted=0))
     plots.plot_f1(flagged, tmp_path / "f1.png")

@@ -607,24 +607,25 @@ def test_an_untrusted_document_gets_more_rounds_though_its_standard_error_meets_
 
 
 def longer_problem():
-    """(model, counts, exact, d): a tiny GaP-FA problem (T = 3, 8 words, documents of 8-20
-    counts) whose document d (20 counts) the default (L2R, S = 300, 4 runs) estimates 0.13
-    nats low and the diagnostics flag by its factors' k-hat alone."""
-    rng = np.random.default_rng(5)
+    """(model, counts, exact, d): a tiny GaP-FA problem (T = 3, 8 words, documents of 20-80
+    counts) whose document d (80 counts) the default (L2R, S = 300, 4 runs) estimates 0.46
+    nats low and the diagnostics flag by its factors' k-hat alone (the factors above PSIS's
+    threshold carry 0.23 nats of s.d.)."""
+    rng = np.random.default_rng(6)
     phi = rng.dirichlet(np.full(8, 0.5), 3)
     counts = np.zeros((6, 8), np.int64)
-    for d, total in enumerate((8, 10, 12, 14, 16, 20)):
+    for d, total in enumerate((20, 30, 40, 50, 60, 80)):
         np.add.at(counts[d], rng.integers(0, 8, total), 1)
     gap = GaPModel(phi, *GAPFA_MODELS["ordinary"])
     return gap, counts, gapfa.estimate("exact", counts, gap.phi, gap.p, gap.r), 5
 
 
 def test_a_check_more_runs_cannot_pass_gets_longer_runs(monkeypatch):
-    """A document untrusted by L2R's factor k-hat (the median over runs of each run's largest
-    fit: more runs do not move it) gets its runs again at twice the samples, and ends trusted
-    and closer to the exact value, with the numbers of a fixed call with its final samples;
-    doubling its runs instead (the rule before) spends the work limit and leaves it
-    untrusted."""
+    """A document untrusted by L2R's factors (the median over runs of the s.d. its
+    heavy-tailed factors carry: more runs do not move it) gets its runs again at twice the
+    samples, and ends trusted and closer to the exact value, with the numbers of a fixed call
+    with its final samples; doubling its runs instead (the rule before) spends the work limit
+    and leaves it untrusted."""
     gap, counts, exact, d = longer_problem()
     first = topiceval.evaluate(gap, counts, columns="model", progress=False)
     assert first.diagnostics.reason[d].startswith("k-hat") and "; " not in \

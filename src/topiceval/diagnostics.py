@@ -20,10 +20,17 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     (``weights_ess``) and ``repeats`` the share of draws that repeat the weight of the draw
     before (a proposal that keeps drawing one state).
 ``"factors"`` (GaP-FA L2R and L2R-E): each factor p(y_j | y_<j) is a mean over one chain of S
-    weights; the kernel fits k-hat of every factor's S weights and keeps, per run, the largest
-    k-hat and the smallest ESS over the factors (a factor's ESS: the smaller of its weights'
-    and its chain's, ``chain_ess`` of the log weights).  ``khat`` is the median over runs of
-    the largest, ``ess`` the sum over runs of the smallest.
+    weights, and the estimate is the sum of their log-means; the kernel fits k-hat of every
+    factor's S weights (``factor_numbers``) and keeps, per run, the largest k-hat, the smallest
+    ESS over the factors (a factor's ESS: the smaller of its weights' and its chain's,
+    ``chain_ess`` of the log weights) and the delta-method variance that the factors whose
+    k-hat is above PSIS's threshold for S weights carry in the run's log estimate.  A factor's
+    k-hat says whether its own mean can be trusted (Vehtari et al. 2024); it matters to the sum
+    only as much as the factor's share of its error, so the rule judges the standard deviation
+    those factors carry (median over runs, against ``FACTOR_SD_MAX``), not the largest k-hat,
+    which over J noisy fits of a few dozen tail weights is biased far upward
+    (docs/trust.md#l2rs-factors).  ``khat`` is the median over runs of the largest (shown),
+    ``ess`` the sum over runs of the smallest.
 ``"chain"`` (Chib-style): the Markov chain's log-likelihood log P(w | z^(s), Phi) at each of its
     S states; the record holds the chain's effective sample size (``chain_ess``) and the mean
     and variance of each half of the chain, from which ``split_rhat`` computes the split R-hat
@@ -79,11 +86,14 @@ COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "trusted", "reason")
 
 # the rule of ``trust`` (docs/trust.md#the-rule), fixed on the battery's calibration problems
 # (seeds 101 and 102 of tests/trust_battery.py) before the test's problems were run
-# Vehtari et al. 2024 cap k-hat at 0.7; recalibrated on seeds 101-102 to 1
-# (docs/trust.md#recalibration-protocol-fixed-before-any-new-problem-was-run), where the
-# weights' mean stops existing: the pooled weights' threshold is PSIS's
-# sample-size-dependent 1 - 1 / log10(n) alone (0.72-0.74 at the default budgets)
-KHAT_MAX = 1.0
+# PSIS's cap (Vehtari et al. 2024, sec. 3.2.4): k-hat is trusted up to min(1 - 1 / log10(n), 0.7)
+# for n weights (a recalibration lifted the cap to 1 to spare L2R's factor fits, which the factor
+# rule below now judges by their weight in the estimate instead)
+KHAT_MAX = 0.7
+# L2R: the largest standard deviation (nats) the factors PSIS does not trust may carry in a run's
+# log estimate (docs/trust.md#l2rs-factors): the issue's slack of 0.1 nats beyond the standard
+# errors
+FACTOR_SD_MAX = 0.1
 REPEATS_MAX = 0.75  # the largest share of draws whose weight may repeat the draw's before
 # (0.7 and 20 before the recalibration)
 ESS_MIN = 9.0  # the fewest effective samples of a document's pooled weights, chains or factors
@@ -308,25 +318,49 @@ def chain_record(x, rec):
 
 @njit(cache=True, error_model="numpy")
 def factors_reset(rec, n):
-    """Start a factors record: largest k-hat (none yet), smallest ESS (none yet), and n, the
-    weights of each factor."""
+    """Start a factors record: largest k-hat (none yet), smallest ESS (none yet), n, the
+    weights of each factor, and the variance carried by heavy-tailed factors (none yet)."""
     rec[0] = -np.inf
     rec[1] = np.inf
     rec[2] = n
+    rec[3] = 0.0
+
+
+@njit(cache=True, error_model="numpy")
+def khat_threshold(n):
+    """min(1 - 1 / log10(n), ``KHAT_MAX``): the largest k-hat at which n weights still give a
+    reliable mean (Vehtari et al. 2024, sec. 3.2.4); NaN for 10 weights or fewer (k-hat is
+    not fitted on so few)."""
+    return min(1.0 - 1.0 / math.log10(n), KHAT_MAX) if n > 10 else math.nan
+
+
+@njit(cache=True, error_model="numpy")
+def factor_numbers(factor, chain):
+    """(k-hat, ESS, variance) of one L2R factor from its weights record ``factor`` and
+    ``chain``, its log weights in the order of the chain that drew them: k-hat of its weights
+    (``record_khat``), its ESS, the smaller of its weights' (``record_ess``, Kish) and its
+    chain's (``chain_ess``), and the delta-method variance of the log of its mean,
+    (S / ESS_Kish - 1) / ESS_chain: the weights' squared coefficient of variation over the
+    chain's effective draws (NaN where the chain's ESS is)."""
+    kish = record_ess(factor)
+    chain_n = chain_ess(chain)
+    variance = (factor[0] / kish - 1.0) / chain_n
+    return record_khat(factor), min(kish, chain_n), max(variance, 0.0)
 
 
 @njit(cache=True, error_model="numpy")
 def factors_add(rec, factor, chain):
     """Fold one factor into the factors record ``rec``: its weights record ``factor`` and
     ``chain``, the log weights in the order of the chain that drew them.  Keeps the largest
-    k-hat and the smallest ESS over the factors so far, a factor's ESS being the smaller of
-    its weights' (``record_ess``) and its chain's (``chain_ess`` of the log weights)."""
-    k = record_khat(factor)
+    k-hat and the smallest ESS over the factors so far, and adds the variance of a factor whose
+    k-hat is above ``khat_threshold`` of its weights to ``rec[3]`` (``factor_numbers``)."""
+    k, e, variance = factor_numbers(factor, chain)
     if k > rec[0]:
         rec[0] = k
-    e = min(record_ess(factor), chain_ess(chain))
     if e < rec[1]:
         rec[1] = e
+    if k > khat_threshold(factor[0]) and np.isfinite(variance):
+        rec[3] += variance
 
 
 # --------------------------------------------------------------------------- the statistics
@@ -344,11 +378,6 @@ def record_width(kind: str, per_run: int, runs: int) -> int:
     return 1 if kind == "runs" else 0
 
 
-def khat_threshold(n: float) -> float:
-    """min(1 - 1 / log10(n), ``KHAT_MAX``): the largest k-hat at which n weights still give a
-    reliable mean (Vehtari et al. 2024, sec. 3.2.4); NaN for 10 weights or fewer (k-hat is
-    not fitted on so few)."""
-    return min(1.0 - 1.0 / math.log10(n), KHAT_MAX) if n > 10 else math.nan
 
 
 def pareto_khat(log_weights: np.ndarray) -> float:
@@ -412,10 +441,11 @@ def share_threshold(runs: int) -> float:
 class Rows:
     """The diagnostics of D documents before the rule: each (D,) float, NaN where undefined.
     ``khat_limit``: the largest trusted k-hat (``khat_threshold`` of the weights it was fitted
-    on; ``KHAT_MAX`` for the median of L2R's per-run factor fits); ``repeats``: the
-    share of the draws whose weight equals the draw's before (weights kind only); ``moved``:
-    the mean over runs of the share of their annealing transitions after which the chain had
-    moved (runs kind only)."""
+    on; NaN for L2R's factors, judged by ``heavy_sd`` instead); ``repeats``: the share of the
+    draws whose weight equals the draw's before (weights kind only); ``moved``: the mean over
+    runs of the share of their annealing transitions after which the chain had moved (runs
+    kind only); ``heavy_sd``: the median over runs of the standard deviation that L2R's
+    factors above their k-hat threshold carry in the run's log estimate (factors kind only)."""
 
     khat: np.ndarray
     ess: np.ndarray
@@ -423,10 +453,11 @@ class Rows:
     khat_limit: np.ndarray
     repeats: np.ndarray
     moved: np.ndarray
+    heavy_sd: np.ndarray
 
     @classmethod
     def empty(cls, n_docs: int) -> Rows:
-        return cls(*(np.full(n_docs, np.nan) for _ in range(6)))
+        return cls(*(np.full(n_docs, np.nan) for _ in range(7)))
 
 
 def weights_rows(stats: np.ndarray) -> Rows:
@@ -452,10 +483,11 @@ def weights_rows(stats: np.ndarray) -> Rows:
 
 
 def factors_rows(stats: np.ndarray) -> Rows:
-    """Per document, from factors records (D, R, 3): the median over runs of each run's
-    largest factor k-hat (trusted up to ``KHAT_MAX``: the median of R fits is steadier than
-    one fit of S weights, which the sample-size threshold is for), and the sum over runs of
-    each run's smallest factor ESS."""
+    """Per document, from factors records (D, R, 4): the median over runs of each run's
+    largest factor k-hat (shown, not judged), the median over runs of the standard deviation
+    carried by the factors whose k-hat is above their threshold (``heavy_sd``, judged against
+    ``FACTOR_SD_MAX``; docs/trust.md#l2rs-factors), and the sum over runs of each run's
+    smallest factor ESS."""
     rows = Rows.empty(stats.shape[0])
     largest = np.where(stats[:, :, 0] == -np.inf, np.nan, stats[:, :, 0])
     with warnings.catch_warnings():
@@ -463,7 +495,7 @@ def factors_rows(stats: np.ndarray) -> Rows:
         rows.khat = np.nanmedian(largest, axis=1)
     smallest = np.where(np.isfinite(stats[:, :, 1]), stats[:, :, 1], np.nan)
     rows.ess = np.where(np.isnan(smallest).all(axis=1), np.nan, np.nansum(smallest, axis=1))
-    rows.khat_limit[:] = KHAT_MAX
+    rows.heavy_sd = np.median(np.sqrt(stats[:, :, 3]), axis=1)
     return rows
 
 
@@ -592,8 +624,9 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
 
     * its method is not consistent for the quantity (``consistent`` False);
     * k-hat (where defined) is above ``khat_threshold`` of the number of weights it was fitted
-      on (the pooled R S weights), or, for the median of L2R's factor fits, above
-      ``KHAT_MAX``;
+      on (the pooled R S weights); for L2R, the factors whose k-hat is above the threshold of
+      their S weights carry a standard deviation above ``FACTOR_SD_MAX`` nats in the log
+      estimate (the median over runs; docs/trust.md#l2rs-factors);
     * more than ``REPEATS_MAX`` of the draws repeat the weight of the draw before: the
       proposal draws one state over and over, and its weights cannot show the mass it misses;
     * the effective sample size (where defined; not for one weight per run) is below
@@ -618,6 +651,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
         limits = rows.khat_limit
         checks = [
             (khat > limits, lambda d: f"k-hat {khat[d]:.2f} > {limits[d]:.2f}"),
+            (rows.heavy_sd > FACTOR_SD_MAX,
+             lambda d: f"k-hat of the factors (largest {khat[d]:.2f}): those above PSIS's "
+                       f"threshold carry {rows.heavy_sd[d]:.2f} > {FACTOR_SD_MAX:g} nats of "
+                       "s.d."),
             (repeats > REPEATS_MAX,
              lambda d: f"repeated weights: {repeats[d]:.0%} of the draws repeat the one "
                        "before"),
