@@ -137,12 +137,12 @@ def _exps(x, reps):
 
 
 @njit
-def _rows(rng, counts, phi_tj, log_phiw, log_theta, reps):
+def _rows(rng, counts, phi_tj, phiw, log_phiw, log_theta, reps):
     x_sum = np.zeros(log_theta.shape[0], dtype=np.int64)
     work = _kernels.rows_work(counts.shape[0], log_theta.shape[0])
     for _ in range(reps):
-        _kernels.sample_rows(rng, counts.shape[0], counts, phi_tj, log_phiw, log_theta, x_sum,
-                             work)
+        _kernels.sample_rows(rng, counts.shape[0], counts, phi_tj, phiw, log_phiw, log_theta,
+                             x_sum, work)
     return x_sum[0]
 
 
@@ -151,7 +151,7 @@ def _theta(rng, r, x_sum, log_scale, reps):
     log_theta = np.empty(r.shape[0])
     shapes = _kernels.shape_cache(r.shape[0])
     for _ in range(reps):
-        _kernels.sample_theta(rng, r, x_sum, log_scale, log_theta, shapes)
+        _kernels.sample_theta(rng, r, x_sum, log_scale, log_theta, shapes, False)
     return log_theta[0]
 
 
@@ -179,7 +179,7 @@ def _conditional(rng, counts, phiw, log_phiw, params, x_sum, reps):
     out = 0.0
     for _ in range(reps):
         for j in range(n_words):
-            _kernels.shape_logs(params.r, x_sum, a, log_a)
+            _kernels.shape_logs(params.r, x_sum, a, log_a, True)
             l2r.proposal(l2r.PAPER, log_phiw[j], log_a, log_left_scale[j], log_pi[j], log_rho,
                          rho)
             out += l2r.is_conditional_logs(rng, counts[j], a, log_pi[j], log1m_pi[j], log_rho,
@@ -210,7 +210,8 @@ def kernel_table(counts, model) -> pd.DataFrame:
     x_sum = np.zeros(n_topics, dtype=np.int64)
     tokens = int(docs.counts.sum())
     sites = n_words * n_topics
-    rows = _per_call_ns(_rows, (stream, docs.counts, phi_tj, log_phiw, log_theta), 2000, sites)
+    rows = _per_call_ns(_rows, (stream, docs.counts, phi_tj, phiw, log_phiw, log_theta), 2000,
+                        sites)
     # 0.25 cycle per site: one 256-bit store of the cumulative table per 4 sites (the multiply,
     # add and compare fit in the FP pipes' spare slots); each token one uniform and a search,
     # >= 2 ns; each sweep T exps (the scaled theta)

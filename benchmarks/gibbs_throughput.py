@@ -1,18 +1,23 @@
 """Gibbs-sampling throughput of topiceval's LDA trainer against peer implementations.
 
-    .venv/bin/python benchmarks/gibbs_throughput.py [--sweeps 100] [--topics 50 200]
-        [--corpus results/.../corpus.npz ... --split train] [--out benchmarks/out]
+    .venv/bin/python benchmarks/gibbs_throughput.py [--sweeps 100] [--topics 20 50 100 200 500]
+        [--corpus results/.../corpus.npz ... --split train] [--repeats 3] [--skip SYSTEM ...]
+        [--threads 1 2]
+        [--out benchmarks/out]
 
 Corpora: a synthetic LDA corpus (D = 2,000 documents of 200 tokens; 50 true topics, αm_t = 0.1,
 topics ~ Dir(0.05) over 5,000 word types; unused types removed) and each real corpus given with
 ``--corpus`` (e.g. 20 Newsgroups ``bechard2018`` and AP ``asis``, training split).  For each
 corpus and T, every system runs the same number of sweeps from a random start with αm_t = 0.1
-and βu_v = 0.01 (no hyper-parameter optimisation), on the same machine, one run each:
+and βu_v = 0.01 (no hyper-parameter optimisation), on the same machine:
 
 * ``topiceval`` with 1 and 2 threads (``fit_gibbs``; the sparse sampler of
   ``topiceval.training.lda.sampler``), and a plain dense numba collapsed Gibbs sampler (this file)
   as the O(T)-per-token baseline;
 * ``tomotopy`` with 1 and 2 workers (``optim_interval = 0``), the ``lda`` package;
+
+topiceval and tomotopy run ``--repeats`` interleaved rounds (fastest and median kept), the others
+once;
 * scikit-learn's batch variational LDA and gensim's ``LdaModel`` (time per pass over the corpus;
   their passes are not Gibbs sweeps).
 
@@ -32,6 +37,7 @@ import argparse
 import logging
 import math
 import os
+import platform
 import time
 import warnings
 from pathlib import Path
@@ -219,6 +225,17 @@ def load() -> float:
     return os.getloadavg()[0]
 
 
+def machine() -> str:
+    """The CPU's model name (``/proc/cpuinfo``) and core count, for the output's header."""
+    try:
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
+        name = next(line.split(":", 1)[1].strip() for line in lines
+                    if line.startswith("model name"))
+    except (OSError, StopIteration):
+        name = platform.processor() or platform.machine()
+    return f"{name}, {os.cpu_count()} CPUs"
+
+
 SYSTEMS = (  # (system, threads, kind, runner(corpus, T, sweeps, passes, seed))
     ("topiceval", 1, "gibbs", lambda c, t, s, p, seed: run_ours(c, t, s, seed, 1)),
     ("topiceval", 2, "gibbs", lambda c, t, s, p, seed: run_ours(c, t, s, seed, 2)),
@@ -231,42 +248,57 @@ SYSTEMS = (  # (system, threads, kind, runner(corpus, T, sweeps, passes, seed))
 )
 
 
-def benchmark(name, corpus, topics, sweeps, passes, seed, skip, repeats):
-    """One row per (T, system); topiceval and tomotopy (the systems of the target ratios) run
-    ``repeats`` times and keep their fastest run, the other systems run once."""
+REPEATED = ("topiceval", "tomotopy")  # the systems of the target ratios
+
+
+def benchmark(name, corpus, topics, sweeps, passes, seed, skip, thread_counts, repeats):
+    """One row per (T, system) among those with a thread count in ``thread_counts``.  topiceval
+    and tomotopy (the systems of the target ratios) run ``repeats`` rounds, interleaved (every
+    system once per round, so a change in the machine's load hits both), and report their
+    fastest and their median run; the others run once."""
     rows = []
     for t in topics:
-        for system, threads, kind, runner in SYSTEMS:
-            if system in skip:
-                continue
-            before = load()
-            n_runs = repeats if system in ("topiceval", "tomotopy") else 1
-            runs = [runner(corpus, t, sweeps, passes, seed) for _ in range(n_runs)]
-            clock, lj = min(runs, key=lambda run: run[0].wall)
-            gibbs = kind == "gibbs"
-            work = sweeps * corpus.n_tokens / 1e6
-            row = {"corpus": name, "D": corpus.n_docs, "V": corpus.n_types,
-                   "tokens": corpus.n_tokens, "T": t, "system": system, "threads": threads,
-                   "kind": kind, "sweeps": sweeps if gibbs else passes,
-                   "wall_s": clock.wall, "cpu_s": clock.cpu,
-                   "Mtok_per_wall_s": work / clock.wall if gibbs else math.nan,
-                   "Mtok_per_cpu_s": work / clock.cpu if gibbs else math.nan,
-                   "wall_s_per_pass": clock.wall / (sweeps if gibbs else passes),
-                   "log_joint_per_token": lj, "runs": n_runs, "load_before": before,
-                   "load_after": load()}
-            rows.append(row)
-            print(f"{name} T={t} {system}/{threads}: wall {clock.wall:.2f} s, "
-                  f"cpu {clock.cpu:.2f} s, {row['Mtok_per_wall_s']:.2f} M/wall-s, "
-                  f"{row['Mtok_per_cpu_s']:.2f} M/cpu-s, "
-                  f"log joint/token {lj:.4f}, load {before:.2f} -> {row['load_after']:.2f}",
-                  flush=True)
+        systems = [s for s in SYSTEMS if s[0] not in skip and s[1] in thread_counts]
+        runs = [[] for _ in systems]
+        for r in range(repeats):
+            for i, (system, threads, _kind, runner) in enumerate(systems):
+                if r > 0 and system not in REPEATED:
+                    continue
+                before = load()
+                clock, lj = runner(corpus, t, sweeps, passes, seed)
+                runs[i].append((clock, lj, before, load()))
+                print(f"{name} T={t} {system}/{threads} round {r + 1}: wall {clock.wall:.2f} s, "
+                      f"cpu {clock.cpu:.2f} s, log joint/token {lj:.4f}, "
+                      f"load {before:.2f} -> {runs[i][-1][3]:.2f}", flush=True)
+        for (system, threads, kind, _), system_runs in zip(systems, runs, strict=True):
+            rows.append(row(name, corpus, t, system, threads, kind, sweeps, passes, system_runs))
     return rows
+
+
+def row(name, corpus, n_topics, system, threads, kind, sweeps, passes, runs):
+    """The table row of one system's runs: the fastest run (by CPU time), the median CPU time
+    and the load average before the first and after the last run."""
+    clock, lj, _, _ = min(runs, key=lambda run: run[0].cpu)
+    cpu_median = float(np.median([run[0].cpu for run in runs]))
+    gibbs = kind == "gibbs"
+    work = sweeps * corpus.n_tokens / 1e6
+    return {"corpus": name, "D": corpus.n_docs, "V": corpus.n_types,
+            "tokens": corpus.n_tokens, "T": n_topics, "system": system, "threads": threads,
+            "kind": kind, "sweeps": sweeps if gibbs else passes,
+            "wall_s": clock.wall, "cpu_s": clock.cpu, "cpu_s_median": cpu_median,
+            "Mtok_per_wall_s": work / clock.wall if gibbs else math.nan,
+            "Mtok_per_cpu_s": work / clock.cpu if gibbs else math.nan,
+            "Mtok_per_cpu_s_median": work / cpu_median if gibbs else math.nan,
+            "wall_s_per_pass": clock.wall / (sweeps if gibbs else passes),
+            "log_joint_per_token": lj, "runs": len(runs), "load_before": runs[0][2],
+            "load_after": runs[-1][3]}
 
 
 def ratios(df: pd.DataFrame) -> pd.DataFrame:
     """Per core: topiceval / tomotopy throughput per CPU second, one thread each (CPU time is
-    robust to other jobs on the machine).  Scaling: 2-thread / 1-thread wall-clock throughput
-    (meaningful only on an otherwise idle machine; see the load columns)."""
+    robust to other jobs on the machine), of the fastest runs and of the median runs.  Scaling:
+    2-thread / 1-thread wall-clock throughput (meaningful only on an otherwise idle machine; see
+    the load columns)."""
     out = []
     gibbs = df[df["kind"] == "gibbs"].set_index(["corpus", "T", "system", "threads"])
     for corpus, t in sorted({(c, t) for c, t, _, _ in gibbs.index}):
@@ -274,10 +306,10 @@ def ratios(df: pd.DataFrame) -> pd.DataFrame:
             return gibbs[column].get((c, tt, system, threads), math.nan)
         out.append({
             "corpus": corpus, "T": t,
-            "ours/tomotopy per core (cpu)": get("Mtok_per_cpu_s", "topiceval", 1)
+            "ours/tomotopy per core (cpu, fastest)": get("Mtok_per_cpu_s", "topiceval", 1)
             / get("Mtok_per_cpu_s", "tomotopy", 1),
-            "ours/tomotopy 1 thread (wall)": get("Mtok_per_wall_s", "topiceval", 1)
-            / get("Mtok_per_wall_s", "tomotopy", 1),
+            "ours/tomotopy per core (cpu, median)": get("Mtok_per_cpu_s_median", "topiceval", 1)
+            / get("Mtok_per_cpu_s_median", "tomotopy", 1),
             "ours/tomotopy 2 threads (wall)": get("Mtok_per_wall_s", "topiceval", 2)
             / get("Mtok_per_wall_s", "tomotopy", 2),
             "ours 2/1 threads (wall)": get("Mtok_per_wall_s", "topiceval", 2)
@@ -292,14 +324,17 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sweeps", type=int, default=100)
     parser.add_argument("--passes", type=int, default=2, help="passes of the VB systems")
-    parser.add_argument("--topics", type=int, nargs="+", default=[50, 200])
+    parser.add_argument("--topics", type=int, nargs="+", default=[20, 50, 100, 200, 500])
     parser.add_argument("--corpus", nargs="*", default=[],
                         help="real corpus files (e.g. 20 Newsgroups bechard2018, AP)")
     parser.add_argument("--split", default="train")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip", nargs="*", default=[], help="systems to leave out")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2],
+                        help="thread counts to run (1: the per-core comparison alone)")
     parser.add_argument("--repeats", type=int, default=1,
-                        help="runs of topiceval and tomotopy per row, the fastest is reported")
+                        help="interleaved rounds of topiceval and tomotopy per T (fastest and "
+                             "median reported)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "out"))
     args = parser.parse_args(argv)
     corpora = [("synthetic", synthetic(args.seed))]
@@ -311,13 +346,14 @@ def main(argv=None) -> int:
     rows = []
     for name, corpus in corpora:
         rows += benchmark(name, corpus, args.topics, args.sweeps, args.passes, args.seed,
-                          set(args.skip), args.repeats)
+                          set(args.skip), set(args.threads), args.repeats)
     df = pd.DataFrame(rows)
     summary = ratios(df)
     out = Path(args.out)
     with atomic_path(out / "gibbs_throughput.csv") as tmp:
         df.to_csv(tmp, index=False)
-    text = ("## Gibbs throughput\n\n" + df.to_markdown(index=False, floatfmt=".3g")
+    text = (f"## Gibbs throughput\n\nMachine: {machine()}\n\n"
+            + df.to_markdown(index=False, floatfmt=".3g")
             + "\n\n## Ratios\n\n" + summary.to_markdown(index=False, floatfmt=".2f") + "\n")
     with atomic_path(out / "gibbs_throughput.md") as tmp:
         tmp.write_text(text, encoding="utf-8")

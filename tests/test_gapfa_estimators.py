@@ -48,8 +48,12 @@ REFERENCES = {
 
 
 @pytest.mark.parametrize("name", sorted(REFERENCES))
-def test_kernel_equals_reference_on_the_same_streams(name):
+@pytest.mark.parametrize("shapes", ["r below 1: theta in log space", "r >= 1: linear space"])
+def test_kernel_equals_reference_on_the_same_streams(name, shapes):
     phi, p, r = problem(normalised=False)
+    if shapes.startswith("r >= 1"):
+        r = np.array([1.0, 1.5, 2.0])
+        assert l2r.linear_scales(np.log(np.outer([1.0, 2.0], p)), r).shape[0] == 2
     counts = np.vstack([DOCS[[0, 3, 4]], np.zeros(8, dtype=int)])  # with an empty document
     settings, reference = REFERENCES[name]
     method = "l2r" if name == "l2r_code" else name

@@ -182,6 +182,79 @@ def standard_normal(rng):
     return x
 
 
+# Ziggurat normal (Marsaglia & Tsang 2000, "The ziggurat method for generating random variables"):
+# the area under f(x) = exp(-x^2 / 2), x >= 0, cut into ZIG_LAYERS layers of equal area ZIG_AREA.
+# Layer 0 is the rectangle [0, ZIG_X[0]] x [0, f(ZIG_TAIL)] whose part beyond ZIG_TAIL stands for
+# the tail; layer i >= 1 is [0, ZIG_X[i]] x [f(ZIG_X[i]), f(ZIG_X[i + 1])], ZIG_X decreasing from
+# ZIG_X[1] = ZIG_TAIL to ZIG_X[ZIG_LAYERS] = 0.  ZIG_TAIL is the root (to double precision) of the
+# recursion's closing condition: the top layer has area ZIG_AREA too (the mismatch, 7e-16, is
+# below the rounding of the table).
+ZIG_LAYERS = 256
+ZIG_TAIL = 3.654152885361009
+ZIG_AREA = (ZIG_TAIL * math.exp(-0.5 * ZIG_TAIL * ZIG_TAIL)
+            + math.sqrt(0.5 * math.pi) * math.erfc(ZIG_TAIL / math.sqrt(2.0)))
+
+
+def ziggurat_tables(layers: int = ZIG_LAYERS, tail: float = ZIG_TAIL, area: float = ZIG_AREA):
+    """(x, f(x), x[i + 1] / x[i]) of the ziggurat's layer edges: the constants of
+    ``standard_normal_zig_state`` (tests/reference/ziggurat_ref.py builds them independently)."""
+    x = np.empty(layers + 1)
+    f_tail = math.exp(-0.5 * tail * tail)
+    x[0] = area / f_tail
+    x[1] = tail
+    f_prev = f_tail
+    for i in range(2, layers):
+        x[i] = math.sqrt(-2.0 * math.log(area / x[i - 1] + f_prev))
+        f_prev = math.exp(-0.5 * x[i] * x[i])
+    x[layers] = 0.0
+    f = np.array([math.exp(-0.5 * edge * edge) for edge in x])  # libm's exp, as in the draws
+    return x, f, x[1:] / x[:-1]
+
+
+ZIG_X, ZIG_F, ZIG_RATIO = ziggurat_tables()
+_LAYER_MASK = np.uint64(ZIG_LAYERS - 1)
+_ZERO = np.uint64(0)
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def standard_normal_zig_state(s0, s1, s2, s3):
+    """Standard normal by the ziggurat, on a state held in locals: (x, new state).
+
+    Each attempt takes one 64-bit output: its low 8 bits pick the layer i, its top 53 bits a
+    uniform u in (-1, 1) (``unit_double``, doubled and shifted: the sign is the top bit), and
+    x = u ZIG_X[i] is returned at once when |u| < ZIG_X[i + 1] / ZIG_X[i] (inside the curve: about
+    99 % of attempts, with no transcendental function).  Otherwise layer 0 draws from the tail
+    beyond ZIG_TAIL (Marsaglia 1964: x = -log(u1) / r, accepted when -2 log(u2) > x^2) and the
+    other layers test a uniform height in the wedge against exp(-x^2 / 2).
+    """
+    while True:
+        bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        i = bits & _LAYER_MASK
+        u = 2.0 * unit_double(bits) - 1.0
+        if abs(u) < ZIG_RATIO[i]:
+            return u * ZIG_X[i], s0, s1, s2, s3
+        if i == _ZERO:
+            while True:
+                u1, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+                u2, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+                x = -math.log(u1) / ZIG_TAIL
+                if -2.0 * math.log(u2) > x * x:
+                    return (ZIG_TAIL + x if u > 0.0 else -(ZIG_TAIL + x)), s0, s1, s2, s3
+        x = u * ZIG_X[i]
+        h, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
+        if ZIG_F[i] + h * (ZIG_F[i + _ONE] - ZIG_F[i]) < math.exp(-0.5 * x * x):
+            return x, s0, s1, s2, s3
+
+
+@njit(cache=True)
+def standard_normal_zig(rng):
+    """Standard normal by the ziggurat (``standard_normal_zig_state``)."""
+    x, s0, s1, s2, s3 = standard_normal_zig_state(rng[0], rng[1], rng[2], rng[3])
+    store_state(rng, s0, s1, s2, s3)
+    return x
+
+
 # Shapes from which _gamma_ge1 evaluates its acceptance test without cancellation (below it the
 # original form's rounding error, a few ulps of d, is < 1e-9 and the draws are unchanged).
 GAMMA_STABLE_SHAPE = 2.0**20
@@ -206,10 +279,12 @@ SQUEEZE_MARGIN_PER_SHAPE = 1e-13
 
 
 @njit(cache=True, inline="always")
-def gamma_dc_state(d, c, squeeze, s0, s1, s2, s3):
+def gamma_dc_state(d, c, squeeze, ziggurat, s0, s1, s2, s3):
     """Gamma(a, 1) for a >= 1 (Marsaglia & Tsang 2000), given d, c = ``gamma_constants(a)``,
     on a state held in locals: (draw, new state).  ``squeeze`` accepts first by the squeeze
-    (``SQUEEZE_MARGIN``): the same draws.
+    (``SQUEEZE_MARGIN``): the same draws.  ``ziggurat`` takes the normal from
+    ``standard_normal_zig_state`` (a few times faster) instead of the polar method's
+    ``standard_normal_state``: another stream.
 
     Notes
     -----
@@ -224,7 +299,10 @@ def gamma_dc_state(d, c, squeeze, s0, s1, s2, s3):
     several units in the exponent, and the draws were no longer Gamma distributed).
     """
     while True:
-        x, s0, s1, s2, s3 = standard_normal_state(s0, s1, s2, s3)
+        if ziggurat:
+            x, s0, s1, s2, s3 = standard_normal_zig_state(s0, s1, s2, s3)
+        else:
+            x, s0, s1, s2, s3 = standard_normal_state(s0, s1, s2, s3)
         v = 1.0 + c * x
         if v <= 0.0:
             continue
@@ -247,7 +325,7 @@ def gamma_dc_state(d, c, squeeze, s0, s1, s2, s3):
 def _gamma_ge1(rng, a):
     """Gamma(a, 1) for a >= 1 (``gamma_dc_state``)."""
     d, c = gamma_constants(a)
-    g, s0, s1, s2, s3 = gamma_dc_state(d, c, False, rng[0], rng[1], rng[2], rng[3])
+    g, s0, s1, s2, s3 = gamma_dc_state(d, c, False, False, rng[0], rng[1], rng[2], rng[3])
     store_state(rng, s0, s1, s2, s3)
     return g
 
@@ -259,10 +337,10 @@ def shape_constants(a):
 
 
 @njit(cache=True, inline="always")
-def log_gamma_variate_state(a, d, c, squeeze, s0, s1, s2, s3):
+def log_gamma_variate_state(a, d, c, squeeze, ziggurat, s0, s1, s2, s3):
     """``log_gamma_variate`` given d, c = ``shape_constants(a)``, on a state held in locals:
-    (log draw, new state); ``squeeze`` as in ``gamma_dc_state`` (the same draws)."""
-    g, s0, s1, s2, s3 = gamma_dc_state(d, c, squeeze, s0, s1, s2, s3)
+    (log draw, new state); ``squeeze`` and ``ziggurat`` as in ``gamma_dc_state``."""
+    g, s0, s1, s2, s3 = gamma_dc_state(d, c, squeeze, ziggurat, s0, s1, s2, s3)
     if a >= 1.0:
         return math.log(g), s0, s1, s2, s3
     u, s0, s1, s2, s3 = uniform_state(s0, s1, s2, s3)
@@ -273,8 +351,8 @@ def log_gamma_variate_state(a, d, c, squeeze, s0, s1, s2, s3):
 def log_gamma_variate_inline(rng, a):
     """``log_gamma_variate``, inlined into its caller."""
     d, c = shape_constants(a)
-    out, s0, s1, s2, s3 = log_gamma_variate_state(a, d, c, False, rng[0], rng[1], rng[2],
-                                                  rng[3])
+    out, s0, s1, s2, s3 = log_gamma_variate_state(a, d, c, False, False, rng[0], rng[1],
+                                                  rng[2], rng[3])
     store_state(rng, s0, s1, s2, s3)
     return out
 
@@ -283,6 +361,17 @@ def log_gamma_variate_inline(rng, a):
 def log_gamma_variate(rng, a):
     """log of a Gamma(a, 1) draw, accurate for tiny shapes: log G(a) = log G(a+1) + log(U)/a."""
     return log_gamma_variate_inline(rng, a)
+
+
+@njit(cache=True)
+def log_gamma_variate_zig(rng, a):
+    """``log_gamma_variate`` with the ziggurat normal and the squeeze (``gamma_dc_state``): the
+    draws of the GaP-FA estimators' theta (estimators/gapfa/_kernels.py)."""
+    d, c = shape_constants(a)
+    out, s0, s1, s2, s3 = log_gamma_variate_state(a, d, c, True, True, rng[0], rng[1], rng[2],
+                                                  rng[3])
+    store_state(rng, s0, s1, s2, s3)
+    return out
 
 
 @njit(cache=True)

@@ -1,8 +1,9 @@
 """Slow Python references of the GaP-FA sampling estimators (DS, HM, L2R, L2R-E, l2r_seq).
 
 Each reproduces its kernel's random-number consumption exactly: the same keyed stream
-(``rng_state(seed, key, d, particle)``), the same draw functions (``log_gamma_variate`` from the
-shared module, ``multinomial_into`` from ``topiceval._numba``) called in the same order.
+(``rng_state(seed, key, d, particle)``), the same draw functions (``log_gamma_variate_zig`` from
+the shared module, with its own reference in reference/ziggurat_ref.py, ``multinomial_into`` from
+``topiceval._numba``) called in the same order.
 The arithmetic is plain NumPy/scipy: NB/multinomial log pmfs from scipy.stats, the exact
 conditional (6.15) by enumerating comp(y_j, T), LSE from scipy.  One dense document at a time.
 """
@@ -16,12 +17,12 @@ from scipy import stats
 from scipy.special import gammaln, logsumexp
 
 from reference.gapfa_exact import compositions
-from topiceval._numba import log_gamma_variate, multinomial_into, rng_state
+from topiceval._numba import log_gamma_variate_zig, multinomial_into, rng_state
 
 
 def _theta(rng, shapes, log_scales):
-    return np.array([log_gamma_variate(rng, a) + ls for a, ls in zip(shapes, log_scales,
-                                                                       strict=True)])
+    return np.array([log_gamma_variate_zig(rng, a) + ls
+                     for a, ls in zip(shapes, log_scales, strict=True)])
 
 
 def _rows(rng, ys, phiw, log_theta, n_rows):

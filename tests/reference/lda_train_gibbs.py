@@ -3,9 +3,10 @@
 The conditional (1.6) of docs/methods/lda.md#collapsed-gibbs-sampling.
 
 For every token the conditional (1.6) is computed densely from scratch; the draw maps the uniform
-through the two-bucket decomposition (N_{v|t}^- c_t, then b c_t, each in topic order), which is the
-fixed inverse-CDF mapping the numba kernel uses.  Given the same random numbers the reference and
-the kernel make identical draws (up to ties at rounding level, probability ~1e-16 per draw).
+through the fixed inverse-CDF layout the numba kernel uses: first the old topic s's whole weight
+(N_{v|s}^- + b) c_s, then the word bucket N_{v|t}^- c_t of the other topics in topic order, then
+their smoothing bucket b c_t in topic order.  Given the same random numbers the reference and the
+kernel make identical draws (up to ties at rounding level, probability ~1e-16 per draw).
 """
 
 from __future__ import annotations
@@ -33,20 +34,26 @@ def counts(docs, z_docs, n_types: int, n_topics: int):
     return ndt, nwt, nwt.sum(axis=1)
 
 
-def draw(rng, nd, nw, nt, alpha_m, beta, n_types):
-    """One draw from (1.6); nd, nw (column of word v), nt already exclude the token."""
+def layout(s, nd, nw, nt, alpha_m, beta, n_types):
+    """The inverse-CDF layout of one draw from (1.6): (topics, weights) in the kernel's order;
+    nd, nw (column of word v), nt already exclude the token, whose topic was s."""
     inv = 1.0 / (nt + n_types * beta)
     c = (nd + alpha_m) * inv
     full = (nw + beta) * c  # (1.6) up to a constant
-    word_bucket = nw * c
-    assert np.allclose(word_bucket + beta * c, full, rtol=1e-12)
-    qc = np.cumsum(word_bucket)
-    cc = np.cumsum(c)
-    u = uniform(rng) * (qc[-1] + beta * cc[-1])
-    if u < qc[-1]:
-        return int(np.argmax(qc > u))
-    hits = np.flatnonzero(cc > (u - qc[-1]) / beta)
-    return int(hits[0]) if hits.size else len(c) - 1
+    others = np.delete(np.arange(len(c)), s)
+    topics = np.concatenate([[s], others, others])
+    weights = np.concatenate([[full[s]], nw[others] * c[others], beta * c[others]])
+    for t in range(len(c)):  # the layout holds each topic's whole weight
+        assert np.isclose(weights[topics == t].sum(), full[t], rtol=1e-12, atol=0)
+    return topics, weights
+
+
+def draw(rng, s, nd, nw, nt, alpha_m, beta, n_types):
+    """One draw from (1.6) by the inverse CDF of ``layout``."""
+    topics, weights = layout(s, nd, nw, nt, alpha_m, beta, n_types)
+    cum = np.cumsum(weights)
+    hits = np.flatnonzero(cum > uniform(rng) * cum[-1])
+    return int(topics[hits[0]] if hits.size else topics[-1])
 
 
 def sweep(docs, z_docs, ndt, nwt, nt, alpha_m, beta, seed, sweep_index, word_block, n_blocks):
@@ -71,7 +78,7 @@ def sweep(docs, z_docs, ndt, nwt, nt, alpha_m, beta, seed, sweep_index, word_blo
                     ndt[d, s] -= 1
                     nwt[s, v] -= 1
                     nt_b[s] -= 1
-                    t = draw(rng, ndt[d], nwt[:, v], nt_b, alpha_m, beta, nwt.shape[1])
+                    t = draw(rng, s, ndt[d], nwt[:, v], nt_b, alpha_m, beta, nwt.shape[1])
                     z_docs[d][n] = t
                     ndt[d, t] += 1
                     nwt[t, v] += 1

@@ -18,11 +18,11 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import (
-    LINEAR_SEARCH_MAX,
+    gamma_dc_state,
     log_gamma_variate_state,
     lse_add,
     lse_value,
-    search_cumulative,
+    search,
     shape_constants,
     store_state,
     unit_double,
@@ -54,11 +54,29 @@ def transposed(phiw):
     return out
 
 
+# The Gibbs rows' running sums over topics are stored at the end of every block of ROW_BLOCK
+# topics (``row_cumulatives``), and a draw finds its block among them and its topic inside the
+# block (``find_topic``): T J / ROW_BLOCK stores per iteration instead of T J.  Up to
+# ROW_BLOCK_MAX_FULL topics every sum is stored (blocks of one topic): the draws then need no
+# arithmetic, which is the cheaper side when a document's rows are redrawn many times each.
+ROW_BLOCK = 8
+ROW_BLOCK_MAX_FULL = 32
+
+
+@njit(cache=True)
+def row_block(n_topics):
+    """Topics per block of the rows' running sums (``ROW_BLOCK``)."""
+    return 1 if n_topics <= ROW_BLOCK_MAX_FULL else ROW_BLOCK
+
+
 @njit(cache=True)
 def rows_work(n_words, n_topics):
-    """Work arrays of ``sample_rows``: theta (T,), cumulative (T, J), total (J,), last (J,)."""
-    return (np.empty(n_topics), np.empty((n_topics, n_words)), np.empty(n_words),
-            np.empty(n_words, dtype=np.int64))
+    """Work arrays of ``sample_rows``: theta (T,), each row's running sums at the ends of the
+    blocks (J, ceil(T / ``row_block``)), the row totals (J,) and one row's weights (T,) for a
+    row drawn in log space."""
+    n_blocks = -(-n_topics // row_block(n_topics))
+    return (np.empty(n_topics), np.empty((n_words, n_blocks)), np.empty(n_words),
+            np.empty(n_topics))
 
 
 @njit(cache=True)
@@ -71,35 +89,77 @@ def shape_cache(n_topics):
 
 
 @njit(cache=True, inline="always")
-def sample_theta(rng, r, x_sum, log_scale, log_theta, shapes):
-    """theta_t | x ~ Ga(r_t + x_sum_t, scale exp(log_scale_t)), in log space (6.10), (6.12).
+def sample_theta(rng, r, x_sum, scale, theta, shapes, linear):
+    """theta_t | x ~ Ga(r_t + x_sum_t, scale_t) (6.10), (6.12): in log space (``theta`` and
+    ``scale`` hold logarithms) or, when ``linear``, for shapes r_t + x_sum_t >= 1 (r_t >= 1), in
+    linear space with ``scale`` known up to a common factor (the rows' weights need no more;
+    ``linear_scales``): the same draws, without two transcendental functions per topic (the log
+    of the draw here, the exp of the scaled theta in ``sample_rows``).
 
     The shape of topic t changes only when its count x_sum_t does (rarely, with T topics and
     a document's few tokens), so its constants d, c (a square root and a division) are kept in
-    ``shapes`` (``shape_cache``) and recomputed only then; the draws accept by Marsaglia and
-    Tsang's squeeze first (``_numba.SQUEEZE_MARGIN``): the same numbers as
-    ``log_gamma_variate``."""
+    ``shapes`` (``shape_cache``) and recomputed only then; the draws take their normal from the
+    ziggurat and accept by Marsaglia and Tsang's squeeze first (``_numba.SQUEEZE_MARGIN``): the
+    same numbers as ``log_gamma_variate_zig``."""
     s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for t in range(r.shape[0]):
         a = r[t] + x_sum[t]
         if a != shapes[0, t]:
             shapes[0, t] = a
             shapes[1, t], shapes[2, t] = shape_constants(a)
-        log_g, s0, s1, s2, s3 = log_gamma_variate_state(a, shapes[1, t], shapes[2, t], True,
-                                                        s0, s1, s2, s3)
-        log_theta[t] = log_g + log_scale[t]
+        if linear:
+            g, s0, s1, s2, s3 = gamma_dc_state(shapes[1, t], shapes[2, t], True, True, s0, s1,
+                                               s2, s3)
+            theta[t] = g * scale[t]
+        else:
+            log_g, s0, s1, s2, s3 = log_gamma_variate_state(a, shapes[1, t], shapes[2, t], True,
+                                                            True, s0, s1, s2, s3)
+            theta[t] = log_g + scale[t]
     store_state(rng, s0, s1, s2, s3)
 
 
+# The linear space of ``sample_theta`` needs shapes >= 1 (no underflowing draw: the
+# shape-below-1 draw G(a + 1) U^(1 / a) is taken in log space) and theta within range: r_t at most
+# LINEAR_MAX_SHAPE (theta and the rows' sums far from overflow) and the scales of a document
+# within LINEAR_MAX_RANGE nats of each other (exp(-500) = 7e-218, far from underflow).  Documents
+# of other models stay in log space.
+LINEAR_MAX_SHAPE = 1e200
+LINEAR_MAX_RANGE = 500.0
+
+
+@njit(cache=True)
+def linear_scales(log_scale, r):
+    """exp(log_scale[j] - max_t log_scale[j, t]) for each row j of ``log_scale`` (per-document
+    constants of the linear ``sample_theta``), or an empty array when theta must stay in log space
+    (``LINEAR_MAX_SHAPE``, ``LINEAR_MAX_RANGE``)."""
+    n_rows, n_topics = log_scale.shape
+    for t in range(n_topics):
+        if not 1.0 <= r[t] <= LINEAR_MAX_SHAPE:
+            return np.empty((0, n_topics))
+    out = np.empty((n_rows, n_topics))
+    for j in range(n_rows):
+        hi = -np.inf
+        lo = np.inf
+        for t in range(n_topics):
+            hi = max(hi, log_scale[j, t])
+            lo = min(lo, log_scale[j, t])
+        if not hi - lo <= LINEAR_MAX_RANGE:
+            return np.empty((0, n_topics))
+        for t in range(n_topics):
+            out[j, t] = math.exp(log_scale[j, t] - hi)
+    return out
+
+
 @njit(cache=True, inline="always")
-def shape_logs(r, x_sum, a, log_a):
-    """a_t = r_t + x_sum_t into ``a`` and log a_t into ``log_a``, the logarithm recomputed only
-    for the topics whose shape changed (``a`` starts as NaN)."""
+def shape_logs(r, x_sum, a, log_a, logs):
+    """a_t = r_t + x_sum_t into ``a`` and, if ``logs``, log a_t into ``log_a``, the logarithm
+    recomputed only for the topics whose shape changed (``a`` starts as NaN)."""
     for t in range(r.shape[0]):
         a_t = r[t] + x_sum[t]
         if a_t != a[t]:
             a[t] = a_t
-            log_a[t] = math.log(a_t)
+            if logs:
+                log_a[t] = math.log(a_t)
 
 
 @njit(cache=True, inline="always")
@@ -116,69 +176,126 @@ def scaled_theta(log_theta, theta):
 
 
 @njit(cache=True, inline="always")
-def row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last):
-    """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t into
-    ``cumulative[:, j]``, their total into ``total[j]`` and the last t of positive weight into
-    ``last[j]`` (0 if none).  Rows are independent: the inner loop over j vectorises, and each
-    row's sum is accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+def row_cumulatives(n_rows, phi_tj, theta, cumulative, total):
+    """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t at the
+    end of every block of ``row_block(T)`` topics into ``cumulative[j]`` and the total into
+    ``total[j]``.  Rows are independent: the inner loop over j vectorises, and each row's sum is
+    accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+    n_topics = theta.shape[0]
+    block = row_block(n_topics)
     for j in range(n_rows):
         total[j] = 0.0
-        last[j] = 0
-    for t in range(theta.shape[0]):
-        theta_t = theta[t]
+    for b in range(cumulative.shape[1]):
+        for t in range(b * block, min((b + 1) * block, n_topics)):
+            theta_t = theta[t]
+            for j in range(n_rows):
+                total[j] += phi_tj[t, j] * theta_t
         for j in range(n_rows):
-            w = phi_tj[t, j] * theta_t
-            acc = total[j] + w
-            total[j] = acc
-            cumulative[t, j] = acc
-            last[j] = t if w > 0.0 else last[j]
+            cumulative[j, b] = total[j]
 
 
 @njit(cache=True, inline="always")
-def search_column(cumulative, j, last, target):
-    """``_numba.search`` on the column ``cumulative[:, j]``: smallest k <= last with
-    cumulative[k, j] > target (``last`` if there is none), by the same comparisons."""
-    if last < LINEAR_SEARCH_MAX:
-        k = 0
-        for t in range(last):
-            k += cumulative[t, j] <= target
+def find_topic(sums_j, block, phiw_j, theta, target):
+    """The topic of the inverse CDF of a row's weights phiw_jt theta_t (in topic order) at
+    ``target`` < the row's total: its block among the row's running sums ``sums_j`` (a row of
+    ``row_cumulatives``, blocks of ``block`` topics), then its topic inside the block, counting
+    the running sums from the block's start that are <= target (the same sums, so the same
+    topic as a search of all T running sums).  Where rounding puts ``target`` past the last sum,
+    the last topic of positive weight (``last_positive``)."""
+    b = search(sums_j, sums_j.shape[0] - 1, target)
+    t0 = b * block
+    t1 = min(t0 + block, theta.shape[0])
+    acc = sums_j[b - 1] if b > 0 else 0.0
+    k = t0
+    for t in range(t0, t1 - 1):  # the block's last running sum is sums_j[b]
+        acc += phiw_j[t] * theta[t]
+        k += acc <= target
+    if sums_j[b] > target:
         return k
-    return search_cumulative(cumulative[:, j], last + 1, target)
+    return last_positive(phiw_j, theta)
 
 
 @njit(cache=True, inline="always")
-def sample_rows(rng, n_rows, counts, phi_tj, log_phiw, log_theta, x_sum, work):
+def find_sum(sums_j, phiw_j, theta, target):
+    """``find_topic`` when ``sums_j`` holds every running sum (blocks of one topic)."""
+    k = search(sums_j, sums_j.shape[0] - 1, target)
+    if sums_j[k] > target:
+        return k
+    return last_positive(phiw_j, theta)
+
+
+@njit(cache=True)
+def last_positive(phiw_j, theta):
+    """The last topic t of positive weight phiw_jt theta_t (0 if none)."""
+    for t in range(theta.shape[0] - 1, -1, -1):
+        if phiw_j[t] * theta[t] > 0.0:
+            return t
+    return 0
+
+
+@njit(cache=True, inline="always")
+def sample_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work):
     """x_j. | theta ~ Mult(y_j; phi_jt theta_t / sum_t' phi_jt' theta_t') for j < n_rows
     (6.11), (6.13); ``x_sum`` becomes the column sums of the new rows (the rows themselves are
     never needed: every caller reads them through their sums).  ``work`` is ``rows_work``.
 
     Same draws as ``multinomial_into`` on the weights phi_jt theta_t (theta scaled by its
-    maximum; recomputed in log space if every product underflows), row after row; the weights
-    of all rows are summed first (``row_cumulatives``), which consumes no random number.
+    maximum; recomputed in log space if every product underflows), row after row: ``draw_rows``.
     """
-    n_topics = log_theta.shape[0]
-    theta, cumulative, total, last = work
+    theta = work[0]
     scaled_theta(log_theta, theta)
-    row_cumulatives(n_rows, phi_tj, theta, cumulative, total, last)
+    draw_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, theta, log_theta, False, x_sum, work)
+
+
+@njit(cache=True, inline="always")
+def draw_rows(rng, n_rows, counts, phi_tj, phiw, log_phiw, theta, log_theta, linear, x_sum, work):
+    """The draws of ``sample_rows`` given theta up to a common factor (``theta``); a row whose
+    products phi_jt theta_t all underflow is drawn from its weights in log space, log phi_jt +
+    log theta_t, with log theta_t from ``log_theta`` or, when ``linear``, log ``theta``.  The
+    weights of all rows are summed first (``row_cumulatives``), which consumes no random number;
+    each draw is then the inverse CDF at one uniform (``find_topic``)."""
+    n_topics = theta.shape[0]
+    _, cumulative, total, row_weights = work
+    row_cumulatives(n_rows, phi_tj, theta, cumulative, total)
+    block = row_block(n_topics)
     x_sum[:] = 0
     s0, s1, s2, s3 = rng[0], rng[1], rng[2], rng[3]  # the stream's state, in registers
     for j in range(n_rows):
         row_total = total[j]
-        row_last = last[j]
-        if row_total == 0.0:
-            m = -np.inf
-            for t in range(n_topics):
-                m = max(m, log_phiw[j, t] + log_theta[t])
-            for t in range(n_topics):
-                w = math.exp(log_phiw[j, t] + log_theta[t] - m)
-                row_total += w
-                cumulative[t, j] = row_total
-                if w > 0.0:
-                    row_last = t
+        if row_total > 0.0:
+            sums_j, phiw_j = cumulative[j], phiw[j]
+            if block == 1:  # every running sum stored: the draw is their search
+                for _ in range(counts[j]):
+                    bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+                    x_sum[find_sum(sums_j, phiw_j, theta, unit_double(bits) * row_total)] += 1
+                continue
+            for _ in range(counts[j]):
+                bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+                x_sum[find_topic(sums_j, block, phiw_j, theta,
+                                 unit_double(bits) * row_total)] += 1
+            continue
+        m = -np.inf
+        for t in range(n_topics):
+            m = max(m, log_phiw[j, t] + _log_theta(theta, log_theta, linear, t))
+        last = 0
+        for t in range(n_topics):
+            w = math.exp(log_phiw[j, t] + _log_theta(theta, log_theta, linear, t) - m)
+            row_total += w
+            row_weights[t] = row_total
+            if w > 0.0:
+                last = t
         for _ in range(counts[j]):
             bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
-            x_sum[search_column(cumulative, j, row_last, unit_double(bits) * row_total)] += 1
+            x_sum[search(row_weights, last, unit_double(bits) * row_total)] += 1
     store_state(rng, s0, s1, s2, s3)
+
+
+@njit(cache=True, inline="always")
+def _log_theta(theta, log_theta, linear, t):
+    """log theta_t up to the common constant of ``draw_rows``'s weights."""
+    if linear:
+        return math.log(theta[t]) if theta[t] > 0.0 else -np.inf
+    return log_theta[t]
 
 
 @njit(cache=True, inline="always")

@@ -91,29 +91,30 @@ def path_increment(x_sum, log_theta, log_m, phi_sum):
 
 
 @njit(cache=True)
-def tempered_draws(rng, tau, rows_first, counts, phi_tj, log_phiw, params, log_m, log_theta,
-                   x_sum, work, shapes, scratch):
+def tempered_draws(rng, tau, rows_first, counts, phi_tj, phiw, log_phiw, params, log_m,
+                   log_theta, x_sum, work, shapes, scratch):
     """One sweep of f_τ: x | theta (6.20) then theta | x (6.21), or with ``rows_first`` False
     the reversed sweep (theta | x, then x | theta).  ``scratch`` (3, T) holds the tempered
     weights and shapes."""
     if rows_first:
-        tempered_rows(rng, tau, counts, phi_tj, log_phiw, log_m, log_theta, x_sum, work,
+        tempered_rows(rng, tau, counts, phi_tj, phiw, log_phiw, log_m, log_theta, x_sum, work,
                       scratch)
         tempered_theta(rng, tau, params, log_theta, x_sum, shapes, scratch)
     else:
         tempered_theta(rng, tau, params, log_theta, x_sum, shapes, scratch)
-        tempered_rows(rng, tau, counts, phi_tj, log_phiw, log_m, log_theta, x_sum, work,
+        tempered_rows(rng, tau, counts, phi_tj, phiw, log_phiw, log_m, log_theta, x_sum, work,
                       scratch)
 
 
 @njit(cache=True)
-def tempered_rows(rng, tau, counts, phi_tj, log_phiw, log_m, log_theta, x_sum, work, scratch):
+def tempered_rows(rng, tau, counts, phi_tj, phiw, log_phiw, log_m, log_theta, x_sum, work,
+                  scratch):
     """x | theta at τ (6.20): ``sample_rows`` with log theta_t replaced by (1 - τ) log m_t + τ
     log theta_t; ``x_sum`` becomes the new topic totals X."""
     log_weight = scratch[0]
     for t in range(log_theta.shape[0]):
         log_weight[t] = (1.0 - tau) * log_m[t] + tau * log_theta[t]
-    sample_rows(rng, counts.shape[0], counts, phi_tj, log_phiw, log_weight, x_sum, work)
+    sample_rows(rng, counts.shape[0], counts, phi_tj, phiw, log_phiw, log_weight, x_sum, work)
 
 
 @njit(cache=True)
@@ -124,7 +125,7 @@ def tempered_theta(rng, tau, params, log_theta, x_sum, shapes, scratch):
         tempered[t] = tau * x_sum[t]
         log_scale[t] = params.log_p[t] - math.log((1.0 - params.p[t])
                                                   + tau * params.p[t] * params.phi_sum[t])
-    sample_theta(rng, params.r, tempered, log_scale, log_theta, shapes)
+    sample_theta(rng, params.r, tempered, log_scale, log_theta, shapes, False)
 
 
 @njit(cache=True)
@@ -148,15 +149,15 @@ def anneal_document(rng, counts, phiw, log_phiw, params, tau, burnin, start, bou
     prior_scale = np.empty(n_topics)
     for t in range(n_topics):
         prior_scale[t] = params.log_p[t] - params.log1m_p[t]
-    sample_theta(rng, params.r, x_sum, prior_scale, log_theta, shapes)
-    sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_m, x_sum, work)
+    sample_theta(rng, params.r, x_sum, prior_scale, log_theta, shapes, False)
+    sample_rows(rng, n_words, counts, phi_tj, phiw, log_phiw, log_m, x_sum, work)
     lower = (tau[1] - tau[0]) * path_increment(x_sum, log_theta, log_m, params.phi_sum)
     before = x_sum.copy()
     moves = 0
     for s in range(1, n_temps):
         if stopped(stop):
             return
-        tempered_draws(rng, tau[s], True, counts, phi_tj, log_phiw, params, log_m, log_theta,
+        tempered_draws(rng, tau[s], True, counts, phi_tj, phiw, log_phiw, params, log_m, log_theta,
                        x_sum, work, shapes, scratch)
         moves += np.any(x_sum != before)
         before[:] = x_sum
@@ -171,7 +172,7 @@ def anneal_document(rng, counts, phiw, log_phiw, params, tau, burnin, start, bou
     for _ in range(burnin):
         if stopped(stop):
             return
-        tempered_draws(rng, 1.0, True, counts, phi_tj, log_phiw, params, log_m, log_theta,
+        tempered_draws(rng, 1.0, True, counts, phi_tj, phiw, log_phiw, params, log_m, log_theta,
                        x_sum, work, shapes, scratch)
     tempered_theta(rng, 1.0, params, log_theta, x_sum, shapes, scratch)  # theta | X (6.10)
     upper = (tau[n_temps] - tau[n_temps - 1]) * path_increment(x_sum, log_theta, log_m,
@@ -179,7 +180,7 @@ def anneal_document(rng, counts, phiw, log_phiw, params, tau, burnin, start, bou
     for s in range(n_temps - 1, 0, -1):
         if stopped(stop):
             return
-        tempered_draws(rng, tau[s], False, counts, phi_tj, log_phiw, params, log_m, log_theta,
+        tempered_draws(rng, tau[s], False, counts, phi_tj, phiw, log_phiw, params, log_m, log_theta,
                        x_sum, work, shapes, scratch)
         upper += (tau[s] - tau[s - 1]) * path_increment(x_sum, log_theta, log_m, params.phi_sum)
     bounds[1] = upper + const

@@ -56,7 +56,7 @@ def ds_document(rng, counts, phiw, log_phiw, params, checkpoints, out_row, rec, 
     for i in range(checkpoints[-1]):
         if stopped(stop):
             return
-        sample_theta(rng, params.r, zeros, log_scale, log_theta, shapes)
+        sample_theta(rng, params.r, zeros, log_scale, log_theta, shapes, False)
         ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, theta,
                             lam)
         m, s = lse_add(m, s, ll)

@@ -66,20 +66,20 @@ def hm_document(rng, counts, phiw, log_phiw, params, burnin, checkpoints, out_ro
     lam = np.empty(n_words)
     shapes = shape_cache(n_topics)
     log_fact = log_factorials(counts)
-    sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta, shapes)
+    sample_theta(rng, params.r, x_sum, log_prior_scale, log_theta, shapes, False)
     for _ in range(burnin):
         if stopped(stop):
             return
-        sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
-        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
+        sample_rows(rng, n_words, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes, False)
     m, s = -np.inf, 0.0
     k = 0
     record_reset(rec)
     for i in range(checkpoints[-1]):
         if stopped(stop):
             return
-        sample_rows(rng, n_words, counts, phi_tj, log_phiw, log_theta, x_sum, work)
-        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes)
+        sample_rows(rng, n_words, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work)
+        sample_theta(rng, params.r, x_sum, log_scale, log_theta, shapes, False)
         ll = log_likelihood(counts, phi_tj, log_phiw, log_theta, params.phi_sum, log_fact, work[0],
                             lam)
         m, s = lse_add(m, s, -ll)

@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from topiceval import interrupt
-from topiceval._numba import lse_add, lse_value, multinomial_into, seed_into
+from topiceval._numba import log_rising, lse_add, lse_value, multinomial_into, seed_into
 from topiceval.diagnostics import (
     factors_add,
     factors_reset,
@@ -62,6 +62,8 @@ from topiceval.diagnostics import (
 from topiceval.estimators.gapfa._data import left_draws, n_tokens, n_words, per_document
 from topiceval.estimators.gapfa._kernels import (
     document_loadings,
+    draw_rows,
+    linear_scales,
     record,
     rows_work,
     sample_rows,
@@ -109,6 +111,36 @@ def prefix_terms(phiw, params):
     return log_left_scale, pi, log_pi, log_zero
 
 
+@njit(cache=True)
+def linear_proposals(mode, log_phiw, log_left_scale, log_pi):
+    """The proposal (6.16) (``PAPER``/``L2R_E``) or the code's (``CODE``) of every word j
+    without its factor a_t, in linear space up to a constant per word: exp(l_jt - max_t l_jt)
+    with l_jt = log left_scale_jt + log phi_jt (or log pi_jt + log phi_jt); (J, T).  Per
+    document, for the linear space of ``proposal`` (with ``linear_scales``: a_t >= 1 and at most
+    LINEAR_MAX_SHAPE + y; a weight that underflows here is below 1e-100 of the largest)."""
+    n_words, n_topics = log_phiw.shape
+    out = np.empty((n_words, n_topics))
+    for j in range(n_words):
+        hi = -np.inf
+        for t in range(n_topics):
+            side = log_pi[j, t] if mode == CODE else log_left_scale[j, t]
+            out[j, t] = side + log_phiw[j, t]
+            hi = max(hi, out[j, t])
+        for t in range(n_topics):
+            out[j, t] = math.exp(out[j, t] - hi)
+    return out
+
+
+@njit(cache=True)
+def linear_terms(mode, log_phiw, log_left_scale, log_pi, r):
+    """Per document: ``linear_scales`` and ``linear_proposals``, both empty (0 rows) when theta
+    and the proposal must stay in log space."""
+    scales = linear_scales(log_left_scale, r)
+    if scales.shape[0] == 0:
+        return scales, np.empty((0, log_phiw.shape[1]))
+    return scales, linear_proposals(mode, log_phiw, log_left_scale, log_pi)
+
+
 @njit(cache=True, inline="always")
 def proposal(mode, log_phi_j, log_a, log_left_scale_j, log_pi_j, log_rho, rho):
     """Normalised multinomial proposal (6.16) (``PAPER``/``L2R_E``) or the code's (``CODE``),
@@ -125,6 +157,18 @@ def proposal(mode, log_phi_j, log_a, log_left_scale_j, log_pi_j, log_rho, rho):
     for t in range(n_topics):
         log_rho[t] -= z
         rho[t] = math.exp(log_rho[t])
+
+
+@njit(cache=True, inline="always")
+def proposal_linear(props_j, a, log1m_pi_j, rho):
+    """``proposal`` in linear space: rho_t = a_t props_jt, unnormalised (props_j a row of
+    ``linear_proposals``); returns sum_t a_t log(1 - pi_tj), the part of log prod_t NB(b_t;
+    a_t, pi_tj) that does not depend on the draw b (``log_nb_drawn`` adds the rest)."""
+    zero_part = 0.0
+    for t in range(a.shape[0]):
+        rho[t] = a[t] * props_j[t]
+        zero_part += a[t] * log1m_pi_j[t]
+    return zero_part
 
 
 @njit(cache=True)
@@ -167,6 +211,67 @@ def is_conditional_logs(rng, y, a, log_pi_j, log1m_pi_j, log_rho, rho, n_inner, 
         m, s = lse_add(m, s, log_nb_product(b, a, log_pi_j, log1m_pi_j, log_fact)
                        - log_mult_table(b, y, log_rho, log_fact))
     return lse_value(m, s) - math.log(n_inner)
+
+
+@njit(cache=True, inline="always")
+def log_nb_drawn(b, a, log_pi_j, log_fact):
+    """The terms of log prod_t NB(b_t; a_t, pi_tj) of the drawn topics (b_t > 0) beyond
+    ``proposal_linear``'s a_t log(1 - pi_tj): log (a_t)_(b_t) - log b_t! + b_t log pi_tj."""
+    out = 0.0
+    for t in range(b.shape[0]):
+        if b[t] > 0:
+            out += log_rising(a[t], b[t]) - log_fact[b[t]] + b[t] * log_pi_j[t]
+    return out
+
+
+@njit(cache=True, inline="always")
+def log_mult_drawn(b, y, rho, log_total, log_fact):
+    """log Mult(b; y, rho / total) (``log_mult_table``) from the unnormalised linear ``rho``,
+    with one logarithm per drawn topic."""
+    out = log_fact[y]
+    for t in range(b.shape[0]):
+        if b[t] > 0:
+            out += b[t] * (math.log(rho[t]) - log_total) - log_fact[b[t]]
+    return out
+
+
+@njit(cache=True, inline="always")
+def is_conditional_linear(rng, y, a, zero_part, log_pi_j, rho, n_inner, cumulative, b, log_fact):
+    """``is_conditional_logs`` from ``proposal_linear``'s rho and b-free part ``zero_part``: the
+    same estimate (6.17), with transcendental functions only for the drawn topics."""
+    m, s = -np.inf, 0.0
+    for _ in range(n_inner):
+        multinomial_into(rng, y, rho, cumulative, b)
+        log_total = math.log(cumulative[cumulative.shape[0] - 1])
+        m, s = lse_add(m, s, zero_part + log_nb_drawn(b, a, log_pi_j, log_fact)
+                       - log_mult_drawn(b, y, rho, log_total, log_fact))
+    return lse_value(m, s) - math.log(n_inner)
+
+
+@njit(cache=True, inline="always")
+def word_conditional(rng, mode, y, a, log_a, props_j, log_phi_j, log_left_scale_j, log_pi_j,
+                     log1m_pi_j, n_inner, b, log_fact, work):
+    """log of the estimate of word j's conditional (6.15) given the left sample (a_t = r_t +
+    x_sum_t and its logs from ``shape_logs``): the importance estimate (6.17), or the exact value
+    for ``L2R_E``; ``b`` keeps the last proposal draw.  The proposal is in linear space when
+    ``props_j`` (a row of ``linear_proposals``) is not empty, in log space otherwise: the same
+    distribution, so the same draws up to rounding.  ``work``: log_rho, rho, cumulative (T,) and
+    conv, term, nxt (max y + 1,) of ``exact_conditional_logs``."""
+    log_rho, rho, cumulative, conv, term, nxt = work
+    linear = props_j.shape[0] > 0
+    zero_part = 0.0
+    if linear:
+        zero_part = proposal_linear(props_j, a, log1m_pi_j, rho)
+    else:
+        proposal(mode, log_phi_j, log_a, log_left_scale_j, log_pi_j, log_rho, rho)
+    if mode == L2R_E:
+        multinomial_into(rng, y, rho, cumulative, b)
+        return exact_conditional_logs(y, a, log_pi_j, log1m_pi_j, conv, term, nxt, log_fact)
+    if linear:
+        return is_conditional_linear(rng, y, a, zero_part, log_pi_j, rho, n_inner, cumulative, b,
+                                     log_fact)
+    return is_conditional_logs(rng, y, a, log_pi_j, log1m_pi_j, log_rho, rho, n_inner,
+                               cumulative, b, log_fact)
 
 
 @njit(cache=True)
@@ -216,6 +321,21 @@ def exact_conditional(y, a, pi_j, conv, term, nxt):
                                   log_factorials_table(y))
 
 
+@njit(cache=True, inline="always")
+def left_gibbs(rng, j, r, x_sum, log_left_scale_j, scales, counts, phi_tj, phiw, log_phiw,
+               log_theta, shapes, work):
+    """One Gibbs iteration on the left posterior of factor j: theta (6.12), then the j left rows
+    (6.13) into their column sums ``x_sum``; theta in linear space when the document allows it
+    (``scales``, from ``linear_scales``, has rows), in log space otherwise: the same draws."""
+    if scales.shape[0] > 0:
+        theta = work[0]
+        sample_theta(rng, r, x_sum, scales[j], theta, shapes, True)
+        draw_rows(rng, j, counts, phi_tj, phiw, log_phiw, theta, log_theta, True, x_sum, work)
+    else:
+        sample_theta(rng, r, x_sum, log_left_scale_j, log_theta, shapes, False)
+        sample_rows(rng, j, counts, phi_tj, phiw, log_phiw, log_theta, x_sum, work)
+
+
 @njit(cache=True)
 def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, checkpoints,
                  out_row, rec, stop):
@@ -226,6 +346,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
     n_words, n_topics = phiw.shape
     log_left_scale, _, log_pi, log_zero = prefix_terms(phiw, params)
     log1m_pi = prefix_log1m_pi(phiw, params)
+    scales, props = linear_terms(mode, log_phiw, log_left_scale, log_pi, params.r)
     ymax = 0
     for j in range(n_words):
         ymax = max(ymax, counts[j])
@@ -237,12 +358,8 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
     log_theta = np.empty(n_topics)
     work = rows_work(n_words, n_topics)
     shapes = shape_cache(n_topics)
-    cumulative = np.empty(n_topics)
-    log_rho = np.empty(n_topics)
-    rho = np.empty(n_topics)
-    conv = np.empty(ymax + 1)
-    term = np.empty(ymax + 1)
-    nxt = np.empty(ymax + 1)
+    conditional_work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
+                        np.empty(ymax + 1), np.empty(ymax + 1), np.empty(ymax + 1))
     log_fact = log_factorials_table(ymax)
     out_row[:] = 0.0
     factor = np.empty(rec.shape[0])
@@ -256,6 +373,7 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
         left_scale_j = log_left_scale[j]
         row = min(j, max(n_words - 1, 0))  # j = J: the zero block, which reads none of these
         log_phi_j, log_pi_j, log1m_pi_j = log_phiw[row], log_pi[row], log1m_pi[row]
+        props_j = props[row] if props.shape[0] > j else props[:0, 0]  # empty: log space
         m, s = -np.inf, 0.0
         k = 0
         record_reset(factor)
@@ -264,18 +382,13 @@ def l2r_document(rng, counts, phiw, log_phiw, params, mode, n_inner, n_gibbs, ch
                 return
             if j > 0:
                 for _ in range(n_gibbs):
-                    sample_theta(rng, params.r, x_sum, left_scale_j, log_theta, shapes)
-                    sample_rows(rng, j, counts, phi_tj, log_phiw, log_theta, x_sum, work)
-            shape_logs(params.r, x_sum, a, log_a)
+                    left_gibbs(rng, j, params.r, x_sum, left_scale_j, scales, counts, phi_tj,
+                               phiw, log_phiw, log_theta, shapes, work)
+            shape_logs(params.r, x_sum, a, log_a, props_j.shape[0] == 0)
             if j < n_words:
-                proposal(mode, log_phi_j, log_a, left_scale_j, log_pi_j, log_rho, rho)
-                if mode == L2R_E:
-                    multinomial_into(rng, counts[j], rho, cumulative, b)
-                    log_c = exact_conditional_logs(counts[j], a, log_pi_j, log1m_pi_j, conv,
-                                                   term, nxt, log_fact)
-                else:
-                    log_c = is_conditional_logs(rng, counts[j], a, log_pi_j, log1m_pi_j,
-                                                log_rho, rho, n_inner, cumulative, b, log_fact)
+                log_c = word_conditional(rng, mode, counts[j], a, log_a, props_j, log_phi_j,
+                                         left_scale_j, log_pi_j, log1m_pi_j, n_inner, b,
+                                         log_fact, conditional_work)
             else:
                 log_c = 0.0
                 for t in range(n_topics):
@@ -308,12 +421,13 @@ def _l2r_kernel(docs, params, mode, n_inner, n_gibbs, seed, key, keys, run_keys,
 
 
 @njit(cache=True)
-def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs, b, work,
-                 stop):
+def seq_particle(rng, counts, phi_tj, phiw, log_phiw, params, terms, log1m_pi, linear, n_gibbs,
+                 b, work, stop):
     """Log weight of one particle of the unbiased sequential variant (unfinished once ``stop``
     is set: polled once per word)."""
     log_left_scale, _, log_pi, log_zero = terms
-    x_sum, a, log_a, log_theta, log_rho, rho, cumulative, rows_work, shapes, log_fact = work
+    scales, props = linear
+    x_sum, a, log_a, log_theta, conditional_work, rows_work, shapes, log_fact = work
     n_words, n_topics = log_phiw.shape
     log_w = 0.0
     x_sum[:] = 0
@@ -322,13 +436,14 @@ def seq_particle(rng, counts, phi_tj, log_phiw, params, terms, log1m_pi, n_gibbs
             return log_w
         if j > 0:
             for _ in range(n_gibbs):
-                sample_theta(rng, params.r, x_sum, log_left_scale[j], log_theta, shapes)
-                sample_rows(rng, j, counts, phi_tj, log_phiw, log_theta, x_sum, rows_work)
-        shape_logs(params.r, x_sum, a, log_a)
-        proposal(PAPER, log_phiw[j], log_a, log_left_scale[j], log_pi[j], log_rho, rho)
-        multinomial_into(rng, counts[j], rho, cumulative, b)
-        log_w += (log_nb_product(b, a, log_pi[j], log1m_pi[j], log_fact)
-                  - log_mult_table(b, counts[j], log_rho, log_fact))
+                left_gibbs(rng, j, params.r, x_sum, log_left_scale[j], scales, counts, phi_tj,
+                           phiw, log_phiw, log_theta, shapes, rows_work)
+        props_j = props[j] if props.shape[0] > 0 else props[:0, 0]  # empty: log space
+        shape_logs(params.r, x_sum, a, log_a, props_j.shape[0] == 0)
+        # the importance weight of the draw: (6.17) with one inner sample
+        log_w += word_conditional(rng, PAPER, counts[j], a, log_a, props_j, log_phiw[j],
+                                  log_left_scale[j], log_pi[j], log1m_pi[j], 1, b, log_fact,
+                                  conditional_work)
         for t in range(n_topics):
             x_sum[t] += b[t]
     for t in range(n_topics):
@@ -352,11 +467,14 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, s
         phiw, log_phiw = document_loadings(words[lo:hi], params)
         terms = prefix_terms(phiw, params)
         log1m_pi = prefix_log1m_pi(phiw, params)
+        linear = linear_terms(PAPER, log_phiw, terms[0], terms[2], params.r)
         phi_tj = transposed(phiw)
         b = np.zeros(n_topics, dtype=np.int64)
+        conditional_work = (np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
+                            np.empty(0), np.empty(0), np.empty(0))
         work = (np.zeros(n_topics, dtype=np.int64), np.full(n_topics, np.nan),
-                np.empty(n_topics), np.empty(n_topics), np.empty(n_topics), np.empty(n_topics),
-                np.empty(n_topics), rows_work(hi - lo, n_topics), shape_cache(n_topics),
+                np.empty(n_topics), np.empty(n_topics), conditional_work,
+                rows_work(hi - lo, n_topics), shape_cache(n_topics),
                 log_factorials_table(np.max(counts[lo:hi]) if hi > lo else 0))
         first = run_keys[i] * n_particles
         m, s = -np.inf, 0.0
@@ -366,8 +484,8 @@ def _seq_kernel(docs, params, n_gibbs, seed, keys, run_keys, checkpoints, out, s
             if stopped(stop):
                 break
             seed_into(rng, seed, KEY_SEQ, keys[d], first + q)
-            log_w = seq_particle(rng, counts[lo:hi], phi_tj, log_phiw, params, terms, log1m_pi,
-                                 n_gibbs, b, work, stop)
+            log_w = seq_particle(rng, counts[lo:hi], phi_tj, phiw, log_phiw, params, terms,
+                                 log1m_pi, linear, n_gibbs, b, work, stop)
             m, s = lse_add(m, s, log_w)
             record_weight(stats[d, i], log_w)
             k = record(out[d, i], checkpoints, k, q + 1, lse_value(m, s) - math.log(q + 1.0))
