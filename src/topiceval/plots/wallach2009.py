@@ -131,18 +131,25 @@ def plot_f1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     save_figure(fig, path)
 
 
+
+def _panel_grid(n: int, max_cols: int, panel: tuple[float, float], legend: float):
+    """A figure of ``n`` panels, at most ``max_cols`` per row, each ``panel`` inches (width,
+    height) plus ``legend`` inches below; the axes flattened, the unused ones hidden."""
+    cols = min(n, max_cols)
+    rows = math.ceil(n / cols)
+    fig = Figure(figsize=(panel[0] * cols, panel[1] * rows + legend), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False).ravel()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes
+
 def plot_f2(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     """002-F2: document completion per data set (ET, AIS, LR and LR-W), bootstrap error bars."""
     names = list(dict.fromkeys(summary["dataset"]))
-    cols = min(len(names), 3)
-    rows = math.ceil(len(names) / cols)
-    fig = Figure(figsize=(3.2 * cols, 2.9 * rows + 0.9), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax in axes[len(names):]:
-        ax.set_visible(False)
+    fig, axes = _panel_grid(len(names), 3, (3.2, 2.9), 0.9)
     for j, (ax, name) in enumerate(zip(axes, names, strict=False)):
         part = summary[summary["dataset"] == name]
-        _points(ax, part, ylabel=SUM_COMPLETION if j % cols == 0 else None)
+        _points(ax, part, ylabel=SUM_COMPLETION if j % min(len(names), 3) == 0 else None)
         ax.set_title(name + _docs(part), fontsize=9)
     fig.suptitle(f"{PAPER}, Figure 2: document completion, log-likelihood of each document's "
                  "second half given its first,\nsummed over documents (mean of runs, bars: ±1 "
@@ -196,12 +203,7 @@ def plot_x1(summary: pd.DataFrame, path: str | os.PathLike) -> None:
     updates per document and run, log axis), bars +/- one bootstrap sd; the dotted line is LR-W
     at its smallest budget (the paper's), the dashed black line the exact value where known."""
     names = list(dict.fromkeys(summary["dataset"]))
-    cols = min(len(names), 2)
-    rows = math.ceil(len(names) / cols)
-    fig = Figure(figsize=(4.6 * cols, 3.6 * rows + 0.8), layout="constrained")
-    axes = fig.subplots(rows, cols, squeeze=False).ravel()
-    for ax in axes[len(names):]:
-        ax.set_visible(False)
+    fig, axes = _panel_grid(len(names), 2, (4.6, 3.6), 0.8)
     for ax, name in zip(axes, names, strict=False):
         part = summary[summary["dataset"] == name]
         for method in X1_METHODS:
