@@ -170,12 +170,21 @@ def test_every_sampling_method_diagnoses_every_document():
     for method in lda.METHODS:
         frame = lda.estimate_runs(method, docs, phi, np.full(3, 0.5), runs=2).diagnostics
         assert list(frame.columns) == list(dg.COLUMNS) and len(frame) == 2, method
+        assert frame["heavy_factor_sd"].isna().all(), method  # L2R's factors only
     counts = np.array([[2, 0, 1, 0, 1, 0], [0, 3, 0, 0, 0, 1]])
     p, r = np.array([0.6, 0.8, 0.4]), np.array([1.0, 0.5, 2.0])
     for method in gapfa.METHODS:
         frame = gapfa.estimate_runs(method, counts, phi, p, r, runs=2).diagnostics
         assert list(frame.columns) == list(dg.COLUMNS) and len(frame) == 2, method
         assert frame["trusted"].dtype == bool
+        # the s.d. the heavy factors carry: L2R's factors' rule, and only theirs
+        heavy = frame["heavy_factor_sd"]
+        if method in ("l2r", "l2r_exact"):
+            assert (heavy >= 0).all(), method
+            judged = frame["reason"].str.contains("carry")
+            assert ((heavy > dg.FACTOR_SD_MAX) == judged).all(), method
+        else:
+            assert heavy.isna().all(), method
 
 
 @pytest.mark.parametrize(("kind", "reasons", "expected"), [

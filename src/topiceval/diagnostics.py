@@ -41,6 +41,12 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     transitions after which the run's chain had moved (0: it never moved, and the estimate is
     importance sampling from the start distribution).
 
+Against a certain bound, where the family has one (GaP-FA): ``floor``, the log joint
+log p(y, x*) of one allocation x* found by hill climbing (``estimators.gapfa.floor``).  Every
+summand of the marginal is a probability, so log p(y) >= log p(y, x*): an estimate more than
+``FLOOR_SLACK`` below it is wrong by at least that much, however its runs agree.  It sees what
+the weights cannot: a proposal that never draws the allocations carrying the mass.
+
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
 carried by its largest run.  When one run carries most of it, the delta-method standard error
 is bounded by about one nat whatever the error (the other runs contribute nothing), so the
@@ -82,7 +88,8 @@ HEAD = 7
 LOG_TINY = math.log(np.finfo(np.float64).tiny)  # PSIS's floor of the tail's threshold
 CHAIN = 6  # a chain record: ESS, half length, mean and variance of each half
 KINDS = ("weights", "factors", "chain", "runs", "")
-COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "trusted", "reason")
+COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "heavy_factor_sd", "floor",
+           "trusted", "reason")
 
 # the rule of ``trust`` (docs/trust.md#the-rule), fixed on the battery's calibration problems
 # (seeds 101 and 102 of tests/trust_battery.py) before the test's problems were run
@@ -100,6 +107,9 @@ ESS_MIN = 9.0  # the fewest effective samples of a document's pooled weights, ch
 RHAT_MAX = 1.05  # split R-hat of the Chib-style chains' log-likelihoods over the runs
 MOVED_MIN = 0.01  # the smallest share of annealing transitions after which the chains moved
 SHARE_MAX = 0.8  # the largest share of the probability average one run may carry (R >= 3)
+# the most nats an estimate may lie below its floor, log p(w, z*) of one latent state, which
+# log p(w) cannot be below (docs/trust.md#the-floor): the issue's slack of 0.1 nats, not tuned
+FLOOR_SLACK = 0.1
 
 # --------------------------------------------------------------------------- kernel side
 @njit(cache=True, error_model="numpy")
@@ -445,7 +455,9 @@ class Rows:
     draws whose weight equals the draw's before (weights kind only); ``moved``: the mean over
     runs of the share of their annealing transitions after which the chain had moved (runs
     kind only); ``heavy_sd``: the median over runs of the standard deviation that L2R's
-    factors above their k-hat threshold carry in the run's log estimate (factors kind only)."""
+    factors above their k-hat threshold carry in the run's log estimate (factors kind only);
+    ``floor``: the family's certain lower bound on log P(w) (``FLOOR_SLACK``), and ``below``:
+    how far the runs' average lies below it (NaN where the family has no floor)."""
 
     khat: np.ndarray
     ess: np.ndarray
@@ -454,10 +466,12 @@ class Rows:
     repeats: np.ndarray
     moved: np.ndarray
     heavy_sd: np.ndarray
+    floor: np.ndarray
+    below: np.ndarray
 
     @classmethod
     def empty(cls, n_docs: int) -> Rows:
-        return cls(*(np.full(n_docs, np.nan) for _ in range(7)))
+        return cls(*(np.full(n_docs, np.nan) for _ in range(9)))
 
 
 def weights_rows(stats: np.ndarray) -> Rows:
@@ -539,8 +553,9 @@ def _lse(a: np.ndarray) -> np.ndarray:
 
 
 def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, *,
-             consistent: bool = True) -> pd.DataFrame:
-    """One row per document: ``khat``, ``ess``, ``rhat``, ``runs_spread``, ``trusted`` and
+             consistent: bool = True, floor: np.ndarray | None = None) -> pd.DataFrame:
+    """One row per document: ``khat``, ``ess``, ``rhat``, ``runs_spread``, ``repeats``,
+    ``heavy_factor_sd`` (L2R: ``Rows.heavy_sd``), ``floor`` (``Rows.floor``), ``trusted`` and
     ``reason`` (``COLUMNS``), from the (D, R) run estimates and the (D, R, W) records of a
     method of diagnostics ``kind`` (``Method.diagnostics``; the module docstring).
 
@@ -556,6 +571,9 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
     consistent : bool, default True
         False for a method whose limit is not the quantity (the harmonic mean, Wallach's
         left-to-right, estimated theta): none of its estimates is trusted.
+    floor : numpy.ndarray, optional
+        (D,) a certain lower bound on each log P(w) (GaP-FA: ``estimators.gapfa.floor``);
+        the runs' average in probability must not lie more than ``FLOOR_SLACK`` below it.
 
     Returns
     -------
@@ -574,12 +592,16 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         rows = runs_rows(logp_runs, stats)
     else:
         rows = Rows.empty(n_docs)
+    if floor is not None and kind:
+        rows.floor = np.asarray(floor, dtype=np.float64)
+        rows.below = rows.floor - (_lse(logp_runs) - math.log(n_runs))
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
     trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
     return pd.DataFrame({"khat": rows.khat, "ess": rows.ess, "rhat": rows.rhat,
-                         "runs_spread": spread, "repeats": rows.repeats, "trusted": trusted,
-                         "reason": reason})
+                         "runs_spread": spread, "repeats": rows.repeats,
+                         "heavy_factor_sd": rows.heavy_sd, "floor": rows.floor,
+                         "trusted": trusted, "reason": reason})
 
 
 def reason_counts(reasons) -> dict[str, int]:
@@ -595,6 +617,7 @@ def reason_counts(reasons) -> dict[str, int]:
 
 # the start of each reason ``trust`` gives, and its short name
 LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
+          ("below the floor", "below the floor"),
           ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
           ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
           ("the method is not consistent", "inconsistent method"),
@@ -633,6 +656,8 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
       ``ESS_MIN``;
     * split R-hat (Chib-style, where defined) is above ``RHAT_MAX``, or infinite (chains that
       never moved, in different places);
+    * the runs' average lies more than ``FLOOR_SLACK`` nats below the floor (where the family
+      has one): below log p(w, z*) of one latent state, which log P(w) cannot be below;
     * the annealing chain (AIS, ratio-AIS) of a single run moved after fewer than
       ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
       importance weight from the start distribution, which nothing can check (with several
@@ -661,6 +686,9 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
             (ess < ESS_MIN if kind != "runs" else np.zeros(n_docs, bool),  # AIS: ess <= R
              lambda d: f"ESS {ess[d]:.1f} < {ESS_MIN:g}"),
             (rhat > RHAT_MAX, lambda d: f"R-hat {rhat[d]:.3g} > {RHAT_MAX:g}"),
+            (rows.below > FLOOR_SLACK,
+             lambda d: f"below the floor: {rows.below[d]:.2f} nats under log p(w, z*) = "
+                       f"{rows.floor[d]:.2f} of one latent state, a lower bound of log P(w)"),
             ((rows.moved < MOVED_MIN) & (runs < 2),
              lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "
                        "and one weight has no error"),

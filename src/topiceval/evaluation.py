@@ -91,7 +91,8 @@ PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when pro
 
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
-                    "repeats": float, "trusted": bool, "reason": str}
+                    "repeats": float, "heavy_factor_sd": float, "floor": float,
+                    "trusted": bool, "reason": str}
 # what to do about untrusted estimates, per family: a larger budget, then another method
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
@@ -145,7 +146,10 @@ class Evaluation:
         One row per document (``topiceval.diagnostics``, docs/trust.md): ``khat`` (Pareto shape
         of the largest importance weights), ``ess`` (effective sample size), ``rhat`` (split
         R-hat of Chib-style chains over the runs), ``runs_spread`` (the largest run's share of
-        the probability average), ``trusted`` and ``reason`` (why not).
+        the probability average), ``repeats`` (the share of draws repeating the weight before),
+        ``heavy_factor_sd`` (L2R: the nats of standard deviation its heavy-tailed factors
+        carry), ``floor`` (GaP-FA: log p(w, z*) of one latent state, a certain lower bound),
+        ``trusted`` and ``reason`` (why not).
     trusted : (D,) bool
         Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a
         skipped document.

@@ -68,7 +68,7 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("method", "estimator (--method, or the family's default)"),
         ("work", "the document's cost summed over its runs: " + WORK),
         ("khat", "Pareto shape k-hat of the largest importance weights, pooled over the runs "
-                 "(above 1 - 1/log10 of their number, or 1, the mean and its standard error "
+                 "(above 1 - 1/log10 of their number, or 0.7, the mean and its standard error "
                  "cannot be trusted; empty where the method has no weights or too few); L2R: "
                  "the median over runs of its largest factor's (" + page("trust.md") + ")"),
         ("ess", "effective sample size of the pooled weights (Chib-style: of the chains)"),
@@ -78,6 +78,14 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                         "run (1/runs when they agree, near 1 when one run dominates)"),
         ("repeats", "the share of importance draws whose weight repeats the draw's before "
                     "(near 1: the proposal keeps drawing one state)"),
+        ("heavy_factor_sd", "GaP-FA L2R: the standard deviation, in nats, that the factors "
+                            "whose k-hat is above PSIS's threshold carry in a run's log "
+                            "estimate (median over runs; above 0.1 the estimate is not "
+                            "trusted); empty for other methods"),
+        ("floor", "GaP-FA sampling methods: log p(y, x*) in nats, the joint of one allocation "
+                  "of the counts to topics found by hill climbing, which log p(y) cannot be "
+                  "below (an estimate more than 0.1 nats under it is not trusted; "
+                  + page("trust.md#the-floor") + "); empty for other methods"),
         ("trusted", "True when the estimate passed the diagnostics ("
                     + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),

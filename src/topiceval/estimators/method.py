@@ -167,11 +167,13 @@ class Method:
                    else 0)
         return diagnostics.record_width(self.diagnostics, per_run, runs)
 
-    def diagnose(self, logp_runs: np.ndarray, stats: np.ndarray | None) -> Any:
-        """``topiceval.diagnostics.diagnose`` of its (D, R) run estimates and (D, R, W)
-        records: one row per document (khat, ess, rhat, runs_spread, trusted, reason)."""
+    def diagnose(self, logp_runs: np.ndarray, stats: np.ndarray | None,
+                 floor: np.ndarray | None = None) -> Any:
+        """``topiceval.diagnostics.diagnose`` of its (D, R) run estimates, (D, R, W) records
+        and, where the family has one, the (D,) floor of each log P(w): one row per document
+        (``topiceval.diagnostics.COLUMNS``)."""
         return diagnostics.diagnose(self.diagnostics, logp_runs, stats,
-                                    consistent=self.consistent)
+                                    consistent=self.consistent, floor=floor)
 
     def resolve(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults overridden by ``settings``, each checked; ``ValueError`` for an unknown

@@ -54,7 +54,7 @@ import pandas as pd
 
 from topiceval import limits
 from topiceval.counts import as_count_matrix
-from topiceval.estimators.gapfa import bdmc, exact, registry
+from topiceval.estimators.gapfa import bdmc, exact, floor, registry
 from topiceval.estimators.gapfa._data import Docs, prepare
 from topiceval.estimators.gapfa.registry import predicted_work
 from topiceval.threads import numba_threads
@@ -240,13 +240,12 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
                          f"not {method!r}")
     checks = (np.array([resolved.get("samples", 1)], dtype=np.int64) if spec.sampled
               else None)
-    values, work, seconds, stats, upper = _execute(spec, counts, phi, p, r, resolved, checks,
-                                                   work_limit=work_limit, runs=runs, seed=seed,
-                                                   first_run=first_run, doc_keys=doc_keys,
-                                                   threads=threads, posterior=posterior)
+    values, work, seconds, stats, upper, bound = _execute(
+        spec, counts, phi, p, r, resolved, checks, work_limit=work_limit, runs=runs, seed=seed,
+        first_run=first_run, doc_keys=doc_keys, threads=threads, posterior=posterior)
     logp = np.ascontiguousarray(values[:, :, 0])
     return Runs(method, logp, np.repeat(work[:, None], logp.shape[1], axis=1), seconds,
-                resolved, spec.diagnose(logp, stats), upper)
+                resolved, spec.diagnose(logp, stats, bound), upper)
 
 
 def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayLike,
@@ -318,11 +317,11 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
             f"samples ({settings['samples']!r}) must equal the last checkpoint ({checks[-1]})"
         )
     resolved = spec.resolve({**settings, "samples": int(checks[-1])})
-    values, _, _, stats, _ = _execute(spec, counts, phi, p, r, resolved, checks,
-                                      work_limit=work_limit, runs=1, seed=seed, first_run=0,
-                                      doc_keys=doc_keys, threads=threads)
+    values, _, _, stats, _, bound = _execute(spec, counts, phi, p, r, resolved, checks,
+                                             work_limit=work_limit, runs=1, seed=seed,
+                                             first_run=0, doc_keys=doc_keys, threads=threads)
     if return_diagnostics:
-        return values[:, 0, :], spec.diagnose(values[:, :, -1], stats)
+        return values[:, 0, :], spec.diagnose(values[:, :, -1], stats, bound)
     return values[:, 0, :]
 
 
@@ -414,8 +413,9 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
              doc_keys, threads, posterior=None):
     """Validate, then run ``runs`` runs; return values (D, R, K), work (D,), seconds, the
-    records of ``topiceval.diagnostics`` (D, R, W) and the upper bounds (D, R) of a method that
-    has them (else None).
+    records of ``topiceval.diagnostics`` (D, R, W), the upper bounds (D, R) of a method that
+    has them (else None) and, for a sampling method, each document's floor (``floor.floor``,
+    a certain lower bound; else None).
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
@@ -461,7 +461,9 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, run_keys=run_keys, out=values, stats=stats, **common,
                      **({"upper": upper} if spec.upper else {}))
             seconds = time.perf_counter() - start
+            bound = floor.floor(docs, params)
         else:
+            bound = None
             out = np.empty(n_docs)
             spec.run(Docs(docs.offsets[:1], docs.words, docs.counts), params, codes[:0],
                      out[:0])
@@ -469,4 +471,4 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, codes, out)
             seconds = time.perf_counter() - start
             values = np.repeat(out[:, None, None], runs, axis=1)
-    return values, work, seconds, stats, upper
+    return values, work, seconds, stats, upper, bound

@@ -167,21 +167,17 @@ def _reset(a, y):
 
 
 @njit(cache=True)
-def _document_terms(words, counts, params):
-    """log q (J, T), the rising-factorial table (T, Y + 1) and the constant of (6.8).
+def document_log_q(words, params):
+    """log q (J, T) of a document's words and the constant of (6.8).
 
     Notes
     -----
-    In (6.8) Gamma(r_t + X_t) / Gamma(r_t) is kept together as ``lg[t, X] = log (r_t)_X``
-    (``log_rising``, _numba.py; lgamma(r_t + X) - lgamma(r_t) loses all precision for
-    r_t >~ 1e14), and r_t log(1 - Q_t) = -r_t log1p(p_t Phi_t / (1 - p_t)) (log(1 - p_t) -
-    log(1 - p_t + p_t Phi_t) cancels for tiny p_t), so ``const`` = sum_t r_t log(1 - Q_t).
+    log q_jt = log p_t + log phi_t,w_j - log(1 - p_t + p_t Phi_t) (6.6), and r_t log(1 - Q_t) =
+    -r_t log1p(p_t Phi_t / (1 - p_t)) (log(1 - p_t) - log(1 - p_t + p_t Phi_t) cancels for tiny
+    p_t), so ``const`` = sum_t r_t log(1 - Q_t).
     """
     n_words = words.shape[0]
     n_topics = params.p.shape[0]
-    total = 0
-    for j in range(n_words):
-        total += counts[j]
     log_norm = np.empty(n_topics)
     const = 0.0
     for t in range(n_topics):
@@ -192,6 +188,25 @@ def _document_terms(words, counts, params):
     for j in range(n_words):
         for t in range(n_topics):
             log_q[j, t] = params.log_p[t] + params.log_phi_t[words[j], t] - log_norm[t]
+    return log_q, const
+
+
+@njit(cache=True)
+def _document_terms(words, counts, params):
+    """log q (J, T), the rising-factorial table (T, Y + 1) and the constant of (6.8)
+    (``document_log_q``).
+
+    Notes
+    -----
+    In (6.8) Gamma(r_t + X_t) / Gamma(r_t) is kept together as ``lg[t, X] = log (r_t)_X``
+    (``log_rising``, _numba.py; lgamma(r_t + X) - lgamma(r_t) loses all precision for
+    r_t >~ 1e14).
+    """
+    n_topics = params.p.shape[0]
+    total = 0
+    for j in range(words.shape[0]):
+        total += counts[j]
+    log_q, const = document_log_q(words, params)
     lg = np.empty((n_topics, total + 1))
     for t in range(n_topics):
         for x in range(total + 1):

@@ -21,7 +21,7 @@ import pandas as pd
 
 from topiceval import interrupt, limits
 from topiceval.estimators.lda import exact as _exact
-from topiceval.estimators.lda import registry, tasks
+from topiceval.estimators.lda import floor, registry, tasks
 from topiceval.estimators.lda.ais import AIS_CODE
 from topiceval.estimators.lda.bdmc import BDMC_CODE
 from topiceval.estimators.lda.completion import AIS_DC_CODE, LR_DC_CODE
@@ -334,7 +334,8 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
-    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats),
+    bound = floor.floor(docs, phi, alpha_m) if m.sampled and not completion else None
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, bound),
                 alt if m.upper else None)
 
 

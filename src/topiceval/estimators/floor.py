@@ -1,0 +1,128 @@
+"""A certain lower bound on log P(w) of a document: the joint of one allocation of its counts
+to topics, found by hill climbing (docs/trust.md#the-floor).
+
+Both families' marginals are sums over allocations x (x_jt: the count of the document's
+distinct word j given to topic t, X_t = sum_j x_jt) of terms of one form,
+
+    log term(x) = const + sum_t log (r_t)_{X_t} + sum_j sum_t [x_jt log q_jt - log x_jt!],
+
+every term a probability: GaP-FA's (6.8) (q, r and const of ``gapfa.exact.document_log_q``;
+``gapfa.floor``), and LDA's with q_jt = phi_t,w_j, r_t = alpha m_t and const = log c_j! summed
+over the words minus log (alpha)_N, the terms of the c_j! / prod_t x_jt! topic assignments z
+that share the counts x (``lda.floor``).  So for any x, log P(w) >= log term(x):
+``best_allocation`` finds a good x and returns its log term, a number no estimate of log P(w)
+may lie below.  An estimate far below it is wrong however tightly its runs agree (an
+importance sampler whose proposal never draws the allocations that carry the mass).
+
+The climb moves one count at a time.  Moving one count of word j from topic a to topic b
+changes the log term by
+
+    log(r_b + X_b) + log q_jb - log(x_jb + 1) - log(r_a + X_a - 1) - log q_ja + log x_ja
+
+(b != a; (r)_{X+1} = (r)_X (r + X)); a pass visits the words in order and, for each, makes the
+best such move while it gains more than ``GAIN_MIN``.  Two starts, the better kept: every count
+on its word's likeliest topic (argmax_t q_jt), and every count on the one topic whose pure
+allocation has the largest term.  Passes stop when one makes no move, or after ``PASSES``.
+Work: O(J T) per start and pass plus O(T x the topics word j occupies) per move; memory: the
+(J, T) allocation and log q.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import log_rising
+
+GAIN_MIN = 1e-9  # nats: a smaller gain is rounding, and could cycle
+PASSES = 50  # the most passes over a document's words per start
+
+
+@njit(cache=True)
+def log_joint(x, log_q, r, const):
+    """log term(x) (the module docstring) of the allocation ``x`` (J, T) of a document with
+    log q (J, T)."""
+    n_words, n_topics = x.shape
+    out = const
+    for t in range(n_topics):
+        total = 0
+        for j in range(n_words):
+            if x[j, t] > 0:
+                out += x[j, t] * log_q[j, t] - math.lgamma(x[j, t] + 1.0)
+                total += x[j, t]
+        out += log_rising(r[t], total)
+    return out
+
+
+@njit(cache=True)
+def _best_move(x, totals, log_q, r, j):
+    """(gain, a, b): the best move of one count of word ``j`` from a topic a it occupies to
+    another topic b (the module docstring's gain; -inf if none)."""
+    n_topics = x.shape[1]
+    best, best_a, best_b = -np.inf, -1, -1
+    for a in range(n_topics):
+        if x[j, a] == 0:
+            continue
+        leave = -math.log(r[a] + totals[a] - 1.0) - log_q[j, a] + math.log(x[j, a])
+        for b in range(n_topics):
+            if b == a:
+                continue
+            gain = leave + math.log(r[b] + totals[b]) + log_q[j, b] - math.log(x[j, b] + 1.0)
+            if gain > best:
+                best, best_a, best_b = gain, a, b
+    return best, best_a, best_b
+
+
+@njit(cache=True)
+def climb(x, log_q, r):
+    """Hill-climb the allocation ``x`` (J, T) in place (the module docstring); returns the
+    number of passes made."""
+    n_words, n_topics = x.shape
+    totals = np.zeros(n_topics)
+    for j in range(n_words):
+        for t in range(n_topics):
+            totals[t] += x[j, t]
+    for sweep in range(PASSES):
+        moved = False
+        for j in range(n_words):
+            while True:
+                gain, a, b = _best_move(x, totals, log_q, r, j)
+                if not gain > GAIN_MIN:
+                    break
+                x[j, a] -= 1
+                x[j, b] += 1
+                totals[a] -= 1.0
+                totals[b] += 1.0
+                moved = True
+        if not moved:
+            return sweep + 1
+    return PASSES
+
+
+@njit(cache=True)
+def best_allocation(counts, log_q, r, const):
+    """(log term(x), x) for the better of the two climbs of the module docstring, ``counts``
+    (J,) the document's non-zero counts."""
+    n_words, n_topics = log_q.shape
+    best_x = np.zeros((n_words, n_topics), dtype=np.int64)
+    if n_words == 0:
+        return log_joint(best_x, log_q, r, const), best_x
+    pure_best, pure_t = -np.inf, 0
+    for t in range(n_topics):  # the joint of every count on topic t
+        value = log_rising(r[t], counts.sum())
+        for j in range(n_words):
+            value += counts[j] * log_q[j, t] - math.lgamma(counts[j] + 1.0)
+        if value > pure_best:
+            pure_best, pure_t = value, t
+    best = -np.inf
+    for start in range(2):
+        x = np.zeros((n_words, n_topics), dtype=np.int64)
+        for j in range(n_words):
+            x[j, pure_t if start == 1 else np.argmax(log_q[j])] = counts[j]
+        climb(x, log_q, r)
+        value = log_joint(x, log_q, r, const)
+        if value > best or start == 0:
+            best, best_x = value, x
+    return best, best_x

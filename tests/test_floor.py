@@ -1,0 +1,137 @@
+"""The floor: a certain lower bound on log P(w) from one allocation (docs/trust.md#the-floor).
+
+The climb (``topiceval.estimators.floor``) against its slow reference (tests/reference/
+floor_ref.py), allocation for allocation; each family's floor against the exact marginal (never
+above it) and against the brute-force terms it is one of; and the check of
+``topiceval.diagnostics`` that flags estimates below it.
+"""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.special import gammaln, logsumexp
+
+from reference import floor_ref
+from reference.gapfa_exact import _summands
+from topiceval import diagnostics as dg
+from topiceval.estimators import floor, gapfa, lda
+from topiceval.estimators.gapfa import floor as gapfa_floor
+from topiceval.estimators.gapfa._data import prepare
+from topiceval.estimators.lda import floor as lda_floor
+
+
+def _random_terms(rng):
+    n_words, n_topics = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    counts = rng.integers(1, 9, n_words)
+    log_q = np.log(rng.dirichlet(np.full(n_words + 2, 0.5), n_topics).T[:n_words])
+    r = np.exp(rng.uniform(math.log(1e-3), math.log(5.0), n_topics))
+    return counts.astype(np.int64), np.ascontiguousarray(log_q), r, float(rng.normal())
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_climb_equals_its_reference(seed):
+    counts, log_q, r, const = _random_terms(np.random.default_rng(seed))
+    value, x = floor.best_allocation(counts, log_q, r, const)
+    ref_value, ref_x = floor_ref.best_allocation(counts, log_q, r, const)
+    np.testing.assert_array_equal(x, ref_x)
+    assert value == pytest.approx(ref_value, abs=1e-10)
+    np.testing.assert_array_equal(x.sum(axis=1), counts)  # an allocation of every count
+
+
+def _gapfa_problem(rng):
+    n_topics, n_types = int(rng.integers(1, 4)), 5
+    phi = rng.dirichlet(np.full(n_types, 0.5), n_topics)
+    p = rng.uniform(0.05, 0.999, n_topics)
+    r = np.exp(rng.uniform(math.log(1e-3), math.log(5.0), n_topics))
+    y = np.zeros(n_types, np.int64)
+    np.add.at(y, rng.integers(0, n_types, int(rng.integers(0, 7))), 1)
+    return y, phi, p, r
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_gapfa_floor_is_one_term_of_the_exact_marginal(seed):
+    """(6.7) by brute force: the floor is one of its summands, so never above the marginal."""
+    y, phi, p, r = _gapfa_problem(np.random.default_rng(seed))
+    value = gapfa_floor.floor(*prepare(y[None], phi, p, r))[0]
+    terms = np.array(_summands(y, phi, p, r))
+    assert np.min(np.abs(terms - value)) < 1e-9
+    assert value <= logsumexp(terms) + 1e-12
+
+
+def _lda_group_sums(doc, phi, alpha_m):
+    """log sum of P(w, z) over the z sharing each count matrix x, by enumerating every z."""
+    n_topics = phi.shape[0]
+    words = np.unique(doc)
+    sums: dict[bytes, list[float]] = {}
+    for z in itertools.product(range(n_topics), repeat=doc.size):
+        z = np.array(z)
+        n_t = np.bincount(z, minlength=n_topics)
+        log_p = (gammaln(alpha_m.sum()) - gammaln(alpha_m.sum() + doc.size)
+                 + np.sum(gammaln(alpha_m + n_t) - gammaln(alpha_m))
+                 + np.log(phi[z, doc]).sum())
+        x = np.array([[np.sum((doc == w) & (z == t)) for t in range(n_topics)] for w in words])
+        sums.setdefault(x.tobytes(), []).append(log_p)
+    return np.array([logsumexp(v) for v in sums.values()])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_lda_floor_is_one_group_of_assignments(seed):
+    """P(w) by every assignment z: the floor is the sum over the z of one count matrix."""
+    rng = np.random.default_rng(seed)
+    n_topics = int(rng.integers(1, 4))
+    phi = rng.dirichlet(np.ones(5), n_topics)
+    alpha_m = rng.uniform(0.05, 2.0, n_topics)
+    doc = rng.integers(0, 5, int(rng.integers(1, 6)))
+    value = lda_floor.floor([doc], phi, alpha_m)[0]
+    groups = _lda_group_sums(doc, phi, alpha_m)
+    assert np.min(np.abs(groups - value)) < 1e-9
+    assert value <= lda.estimate("exact", [doc], phi, alpha_m)[0] + 1e-9
+
+
+def test_the_floor_holds_at_extreme_priors():
+    """alpha m = 1e-300 and r = 1e-3: still below the exact value, and on a word repeated
+    (whose mass sits on the T allocations of all its counts to one topic, the floor the
+    largest of them) within log T of it."""
+    rng = np.random.default_rng(5)
+    phi = rng.dirichlet(np.ones(6), 3)
+    docs = [rng.integers(0, 6, 5), np.full(6, 2)]
+    am = np.full(3, 1e-300)
+    value, exact = lda_floor.floor(docs, phi, am), lda.estimate("exact", docs, phi, am)
+    assert np.all(value <= exact + 1e-9) and exact[1] - value[1] < math.log(3)
+    phi_g = rng.dirichlet(np.full(8, 0.5), 3)
+    counts = np.zeros((2, 8), np.int64)
+    counts[0, :3], counts[1, 4] = 1, 30
+    p, r = np.array([0.99, 0.9, 0.999]), np.array([1e-3, 0.05, 1e-2])
+    value = gapfa_floor.floor(*prepare(counts, phi_g, p, r))
+    exact = gapfa.estimate("exact", counts, phi_g, p, r)
+    assert np.all(value <= exact + 1e-9) and exact[1] - value[1] < math.log(3)
+
+
+def test_an_estimate_below_the_floor_is_flagged():
+    logp_runs = np.tile([-9.9, -10.1, -10.0], (3, 1))
+    average = logsumexp(logp_runs[0]) - math.log(3)  # the runs' average in probability
+    floor_values = average + np.array([dg.FLOOR_SLACK + 0.01, dg.FLOOR_SLACK - 0.01, -2.0])
+    frame = dg.diagnose("runs", logp_runs, floor=floor_values)
+    assert frame["trusted"].tolist() == [False, True, True]
+    assert frame["reason"][0].startswith("below the floor: 0.11 nats")
+    np.testing.assert_array_equal(frame["floor"], floor_values)
+    assert dg.reason_counts(frame["reason"]) == {"below the floor": 1}
+    assert dg.diagnose("runs", logp_runs)["floor"].isna().all()  # no floor given
+
+
+def test_sampling_estimates_carry_their_floor():
+    rng = np.random.default_rng(3)
+    phi = rng.dirichlet(np.ones(6), 3)
+    docs = [rng.integers(0, 6, 4), rng.integers(0, 6, 7)]
+    am = np.full(3, 0.5)
+    runs = lda.estimate_runs("is_pt", docs, phi, am, runs=2)
+    np.testing.assert_array_equal(runs.diagnostics["floor"], lda_floor.floor(docs, phi, am))
+    assert lda.complete_runs("lr", docs, phi, am, runs=2).diagnostics["floor"].isna().all()
+    assert lda.estimate_runs("exact", docs, phi, am).diagnostics["floor"].isna().all()
+    counts = np.array([[2, 0, 1, 0, 1, 0], [0, 3, 0, 0, 0, 1]])
+    p, r = np.array([0.6, 0.8, 0.4]), np.array([1.0, 0.5, 2.0])
+    frame = gapfa.estimate_runs("ds", counts, phi, p, r, runs=2).diagnostics
+    np.testing.assert_array_equal(frame["floor"],
+                                  gapfa_floor.floor(*prepare(counts, phi, p, r)))
