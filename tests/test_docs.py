@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 import tomllib
 import unicodedata
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 
@@ -408,3 +410,17 @@ def test_release_metadata_agrees() -> None:
 def test_package_is_typed() -> None:
     assert (ROOT / "src" / "topiceval" / "py.typed").is_file()
     assert '"py.typed"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+
+
+def test_the_readme_states_the_default_runs_cost_from_its_provenance() -> None:
+    """Issue 34: the main job's CPU-hours and wall time in the README are the published default
+    run's (docs/results/default/provenance.json: its CPU-hours and the span of its outputs)."""
+    provenance = json.loads((ROOT / "docs/results/default/provenance.json").read_text())
+    written = provenance["outputs_written"]
+    minutes = (datetime.fromisoformat(written["last"])
+               - datetime.fromisoformat(written["first"])).total_seconds() / 60
+    stated = (f"{provenance['totals']['cpu_hours']:.2f} CPU-hours and {round(minutes)} minutes "
+              f"on {provenance['machine']['cores']} idle cores")
+    readme = (ROOT / "README.md").read_text()
+    assert stated in readme, stated
+

@@ -22,17 +22,20 @@ from topiceval.estimators.gapfa._data import prepare
 from topiceval.estimators.lda import floor as lda_floor
 
 
-def _random_terms(rng):
+def _random_terms(rng, smallest_r):
     n_words, n_topics = int(rng.integers(1, 6)), int(rng.integers(1, 5))
     counts = rng.integers(1, 9, n_words)
     log_q = np.log(rng.dirichlet(np.full(n_words + 2, 0.5), n_topics).T[:n_words])
-    r = np.exp(rng.uniform(math.log(1e-3), math.log(5.0), n_topics))
+    r = np.exp(rng.uniform(math.log(smallest_r), math.log(5.0), n_topics))
     return counts.astype(np.int64), np.ascontiguousarray(log_q), r, float(rng.normal())
 
 
+@pytest.mark.parametrize("smallest_r", [1e-3, 1e-300])
 @pytest.mark.parametrize("seed", range(40))
-def test_the_climb_equals_its_reference(seed):
-    counts, log_q, r, const = _random_terms(np.random.default_rng(seed))
+def test_the_climb_equals_its_reference(seed, smallest_r):
+    """r_t down to 1e-300 (LDA's alpha m at the battery's extreme prior): leaving a topic that
+    holds one count must cost log(r_t + 0), not log((r_t + 1) - 1) = log 0."""
+    counts, log_q, r, const = _random_terms(np.random.default_rng(seed), smallest_r)
     value, x = floor.best_allocation(counts, log_q, r, const)
     ref_value, ref_x = floor_ref.best_allocation(counts, log_q, r, const)
     np.testing.assert_array_equal(x, ref_x)

@@ -41,7 +41,7 @@ PASSES = 50  # the most passes over a document's words per start
 
 
 @njit(cache=True)
-def log_joint(x, log_q, r, const):
+def log_term(x, log_q, r, const):
     """log term(x) (the module docstring) of the allocation ``x`` (J, T) of a document with
     log q (J, T)."""
     n_words, n_topics = x.shape
@@ -65,7 +65,7 @@ def _best_move(x, totals, log_q, r, j):
     for a in range(n_topics):
         if x[j, a] == 0:
             continue
-        leave = -math.log(r[a] + totals[a] - 1.0) - log_q[j, a] + math.log(x[j, a])
+        leave = -math.log(r[a] + (totals[a] - 1.0)) - log_q[j, a] + math.log(x[j, a])
         for b in range(n_topics):
             if b == a:
                 continue
@@ -108,7 +108,7 @@ def best_allocation(counts, log_q, r, const):
     n_words, n_topics = log_q.shape
     best_x = np.zeros((n_words, n_topics), dtype=np.int64)
     if n_words == 0:
-        return log_joint(best_x, log_q, r, const), best_x
+        return log_term(best_x, log_q, r, const), best_x
     pure_best, pure_t = -np.inf, 0
     for t in range(n_topics):  # the joint of every count on topic t
         value = log_rising(r[t], counts.sum())
@@ -122,7 +122,7 @@ def best_allocation(counts, log_q, r, const):
         for j in range(n_words):
             x[j, pure_t if start == 1 else np.argmax(log_q[j])] = counts[j]
         climb(x, log_q, r)
-        value = log_joint(x, log_q, r, const)
+        value = log_term(x, log_q, r, const)
         if value > best or start == 0:
             best, best_x = value, x
     return best, best_x

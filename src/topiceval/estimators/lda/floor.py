@@ -26,12 +26,11 @@ def floor(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> np.nd
     """(D,) the floor of each document of token ids ``docs`` under the topics ``phi`` (T, V)
     and pseudo-counts ``alpha_m`` (T,), as validated by ``inputs``: log of the sum of
     P(w, z) over the assignments z that share the counts ``best_allocation`` finds."""
-    log_phi = np.log(phi)
     alpha = float(alpha_m.sum())
     out = np.empty(len(docs))
-    for d, doc in enumerate(docs):
+    for d, doc in enumerate(docs):  # only the (J, T) of one document at a time
         words, counts = np.unique(doc, return_counts=True)
         const = float(gammaln(counts + 1.0).sum()) - log_rising(alpha, doc.size)
-        out[d] = best_allocation(counts.astype(np.int64),
-                                 np.ascontiguousarray(log_phi[:, words].T), alpha_m, const)[0]
+        log_q = np.ascontiguousarray(np.log(phi[:, words]).T)
+        out[d] = best_allocation(counts.astype(np.int64), log_q, alpha_m, const)[0]
     return out
