@@ -41,10 +41,11 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     transitions after which the run's chain had moved (0: it never moved, and the estimate is
     importance sampling from the start distribution).
 
-Against a certain bound, where the family has one (GaP-FA): ``floor``, the log joint
-log p(y, x*) of one allocation x* found by hill climbing (``estimators.gapfa.floor``).  Every
-summand of the marginal is a probability, so log p(y) >= log p(y, x*): an estimate more than
-``FLOOR_SLACK`` below it is wrong by at least that much, however its runs agree.  It sees what
+Against a certain bound (every sampling estimate of log P(w), LDA and GaP-FA; not completion
+or ratio-AIS): ``floor``, the term of one allocation x* of the document's counts to topics
+found by hill climbing (``estimators.floor``).  The marginal sums such terms, every one a
+probability, so log P(w) >= the floor: an estimate more than ``FLOOR_SLACK`` below it is wrong
+by at least that much, however its runs agree.  It sees what
 the weights cannot: a proposal that never draws the allocations carrying the mass.
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
@@ -572,7 +573,8 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         False for a method whose limit is not the quantity (the harmonic mean, Wallach's
         left-to-right, estimated theta): none of its estimates is trusted.
     floor : numpy.ndarray, optional
-        (D,) a certain lower bound on each log P(w) (GaP-FA: ``estimators.gapfa.floor``);
+        (D,) a certain lower bound on each log P(w) (``estimators.lda.floor``,
+        ``estimators.gapfa.floor``);
         the runs' average in probability must not lie more than ``FLOOR_SLACK`` below it.
 
     Returns

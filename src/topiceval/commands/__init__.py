@@ -82,10 +82,11 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                             "whose k-hat is above PSIS's threshold carry in a run's log "
                             "estimate (median over runs; above 0.1 the estimate is not "
                             "trusted); empty for other methods"),
-        ("floor", "GaP-FA sampling methods: log p(y, x*) in nats, the joint of one allocation "
-                  "of the counts to topics found by hill climbing, which log p(y) cannot be "
-                  "below (an estimate more than 0.1 nats under it is not trusted; "
-                  + page("trust.md#the-floor") + "); empty for other methods"),
+        ("floor", "sampling methods: in nats, the probability term of one allocation of the "
+                  "document's counts to topics, found by hill climbing, which the log-"
+                  "likelihood cannot be below (an estimate more than 0.1 nats under it is not "
+                  "trusted; " + page("trust.md#the-floor") + "); empty for exact methods and "
+                  "document completion"),
         ("trusted", "True when the estimate passed the diagnostics ("
                     + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),
