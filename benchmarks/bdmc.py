@@ -37,10 +37,9 @@ timed calls.  Each targeted call may spend at most a tenth of the default work l
 Outputs (git-ignored) in ``benchmarks/out``: ``bdmc.md`` (every table), ``bdmc_raw.csv`` (every
 estimate), ``bdmc_refs.csv``; ``--quick`` writes ``bdmc_quick.*`` from a smoke run.  Seeds are
 fixed.  ``--parts`` runs only some of the studies (synthetic: 1; lda: 2-4 for LDA; gapfa: 3-4
-for GaP-FA; targets: only the targeted configurations of 4, both families, against the
-references and fixed-budget rows kept from an earlier run); with ``--keep`` the raw CSV keeps
-the rows of the parts not run; ``--seeds N`` runs (and tabulates) the first N seeds of 4
-alone.
+for GaP-FA; targets: every configuration of 4, both families, against the references kept
+from an earlier run); with ``--keep`` the raw CSV keeps the rows of the parts not run;
+``--seeds N`` runs (and tabulates) the first N seeds of 4 alone.
 """
 
 from __future__ import annotations
@@ -217,11 +216,8 @@ def target_rows(tag: dict, keys, tokens, res, cpu: float) -> list[dict]:
             for d, key in enumerate(keys)]
 
 
-def lda_targets(cfg: Config, tag: dict, model, docs, keys, rows: list,
-                targeted_only: bool = False) -> None:
+def lda_targets(cfg: Config, tag: dict, model, docs, keys, rows: list) -> None:
     for label, runs, target in cfg.targets:
-        if targeted_only and target is None:
-            continue
         spent = []
         for seed in cfg.seeds:
             res, cpu = cpu_call(topiceval.evaluate, model, docs, runs=runs, seed=seed,
@@ -234,8 +230,8 @@ def lda_targets(cfg: Config, tag: dict, model, docs, keys, rows: list,
 
 
 def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None,
-            targeted_only: bool = False) -> None:
-    """Parts 2-4 for LDA, or with ``targeted_only`` the targeted configurations of 4 alone."""
+            targets_only: bool = False) -> None:
+    """Parts 2-4 for LDA, or with ``targets_only`` part 4 alone."""
     for name, topics in cfg.lda_models:
         c = dm.corpus(name, mirror, False)
         model = dm.lda_model(name, c, topics, dm.FULL, False)
@@ -245,7 +241,7 @@ def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None,
         lda.estimate("bdmc", [test[0][:3]], model.phi, model.alpha_m, temperatures=3)
         topiceval.evaluate(model, [test[0][:3]], runs=2, samples=2, target="1 nats",
                            progress=False)
-        if name == "ap" and cfg.synthetic_lengths and not targeted_only:
+        if name == "ap" and cfg.synthetic_lengths and not targets_only:
             dm.log("synthetic documents of the AP model")
             synthetic_real(cfg, model, rows)
         for bin_name, idx in chosen.items():
@@ -253,16 +249,15 @@ def run_lda(cfg: Config, mirror: Path, rows: list, kept: pd.DataFrame | None,
             tag = {"model": f"{name} T={topics}", "bin": bin_name}
             dm.log(f"{tag['model']} bin ~{bin_name}: documents {list(idx)} "
                    f"({[len(d) for d in docs]} tokens)")
-            if not targeted_only:
+            if not targets_only:
                 dm.lda_reference({**tag, "study": "lda"}, model, docs, idx, dm.FULL, rows)
                 lda_gap(cfg, tag, model, docs, idx, rows)
-            lda_targets(cfg, tag, model, docs, idx, rows, targeted_only)
+            lda_targets(cfg, tag, model, docs, idx, rows)
             save(cfg, rows, kept)
 
 
-def run_gapfa(cfg: Config, mirror: Path, rows: list, targeted_only: bool = False) -> None:
-    """Parts 3-4 for GaP-FA, or with ``targeted_only`` the targeted configurations of 4
-    alone."""
+def run_gapfa(cfg: Config, mirror: Path, rows: list, targets_only: bool = False) -> None:
+    """Parts 3-4 for GaP-FA, or with ``targets_only`` part 4 alone."""
     c = dm.corpus("20ng", mirror, False)
     model = dm.gap_model(c, dm.FULL, False)
     test = c.select_split("test")
@@ -279,8 +274,8 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list, targeted_only: bool = False
         y = counts[idx]
         tag = {"model": "20ng GaP T=20", "bin": name, "study": "gapfa"}
         dm.log(f"GaP-FA bin {name}: documents {list(idx)} ({list(lengths[idx])} tokens)")
-        if targeted_only:
-            gap_targets(cfg, tag, model, y, idx, lengths, rows, targeted_only)
+        if targets_only:
+            gap_targets(cfg, tag, model, y, idx, lengths, rows)
             continue
         if hi <= 8:
             ref = gapfa.estimate("exact", y, model.phi, model.p, model.r)
@@ -304,11 +299,8 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list, targeted_only: bool = False
         gap_targets(cfg, tag, model, y, idx, lengths, rows)
 
 
-def gap_targets(cfg: Config, tag: dict, model, y, idx, lengths, rows: list,
-                targeted_only: bool = False) -> None:
+def gap_targets(cfg: Config, tag: dict, model, y, idx, lengths, rows: list) -> None:
     for label, runs, target in cfg.gap_targets:
-        if targeted_only and target is None:
-            continue
         for seed in cfg.seeds:
             res, cpu = cpu_call(topiceval.evaluate, model, y, runs=runs, seed=seed,
                                 target=target, columns="model", progress=False, threads=1,
@@ -455,10 +447,9 @@ def part_of(raw: pd.DataFrame) -> pd.Series:
 
 def rerun(raw: pd.DataFrame, parts: list) -> pd.Series:
     """The raw rows that the ``parts`` run writes again: those of its studies, and with
-    ``targets`` the rows of the targeted configurations (a configuration with a target is
-    labelled with its precision, "... nats")."""
-    targeted = (raw["part"] == "target") & raw["config"].astype(str).str.contains("nats")
-    return part_of(raw).isin(parts) | (targeted & ("targets" in parts))
+    ``targets`` every row of part 4 (the fixed budgets too: their CPU and trust follow the
+    diagnostics)."""
+    return part_of(raw).isin(parts) | ((raw["part"] == "target") & ("targets" in parts))
 
 
 def read_raw(path: Path) -> pd.DataFrame:
