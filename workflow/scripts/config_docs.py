@@ -61,7 +61,7 @@ else is replaced):
 ```sh
 snakemake --cores 2                                        # config/config.yaml
 snakemake --cores 2 --configfile config/quick.yaml         # with an overlay
-snakemake --cores 2 --config data_mirror=../shared/data    # one key from the command line
+snakemake --cores 2 --config data_mirror=MIRROR          # one key (MIRROR: a local data copy)
 ```
 
 Every key is validated against the JSON schemas in `workflow/schemas/` before anything runs:
