@@ -112,16 +112,40 @@ def test_the_floor_holds_at_extreme_priors():
     assert np.all(value <= exact + 1e-9) and exact[1] - value[1] < math.log(3)
 
 
-def test_an_estimate_below_the_floor_is_flagged():
+def test_an_estimate_whose_interval_ends_below_the_floor_is_flagged():
+    """The check judges the interval the estimate reports: the runs' average plus two
+    delta-method standard errors (``run_average``) must reach within ``FLOOR_SLACK`` of it."""
     logp_runs = np.tile([-9.9, -10.1, -10.0], (3, 1))
-    average = logsumexp(logp_runs[0]) - math.log(3)  # the runs' average in probability
-    floor_values = average + np.array([dg.FLOOR_SLACK + 0.01, dg.FLOOR_SLACK - 0.01, -2.0])
+    ratio = np.exp(logp_runs[0] - logsumexp(logp_runs[0]) + math.log(3))
+    top = logsumexp(logp_runs[0]) - math.log(3) + 2 * ratio.std(ddof=1) / math.sqrt(3)
+    floor_values = top + np.array([dg.FLOOR_SLACK + 0.01, dg.FLOOR_SLACK - 0.01, -2.0])
     frame = dg.diagnose("runs", logp_runs, floor=floor_values)
     assert frame["trusted"].tolist() == [False, True, True]
-    assert frame["reason"][0].startswith("below the floor: 0.11 nats")
+    assert frame["reason"][0].startswith("below the floor: its estimate + 2 s.e. is 0.11 nats")
     np.testing.assert_array_equal(frame["floor"], floor_values)
     assert dg.reason_counts(frame["reason"]) == {"below the floor": 1}
     assert dg.diagnose("runs", logp_runs)["floor"].isna().all()  # no floor given
+
+
+def test_one_run_is_judged_by_its_estimate_alone():
+    """One run has no standard error: its estimate itself must reach within the slack."""
+    one = np.array([[-10.0]])
+    assert not dg.diagnose("runs", one, floor=[-10.0 + dg.FLOOR_SLACK + 0.01])["trusted"][0]
+    assert dg.diagnose("runs", one, floor=[-10.0 + dg.FLOOR_SLACK - 0.01])["trusted"][0]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_an_estimate_within_two_standard_errors_never_fails_the_floor(seed):
+    """Whatever the runs, if log P(w) (here: the floor itself, its least possible value) is
+    within two standard errors of the runs' average, the floor check passes; just beyond the
+    interval and the slack, it fails."""
+    rng = np.random.default_rng(seed)
+    logp_runs = rng.normal(-10.0, rng.uniform(0.01, 2.0), size=(50, 8))
+    logp, stderr = dg.run_average(logp_runs)
+    inside = dg.diagnose("runs", logp_runs, floor=logp + 2 * stderr * rng.uniform(0, 1, 50))
+    assert not inside["reason"].str.contains("below the floor").any()
+    beyond = dg.diagnose("runs", logp_runs, floor=logp + 2 * stderr + dg.FLOOR_SLACK + 1e-9)
+    assert beyond["reason"].str.contains("below the floor").all()
 
 
 def test_sampling_estimates_carry_their_floor():

@@ -44,8 +44,9 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
 Against a certain bound (every sampling estimate of log P(w), LDA and GaP-FA; not completion
 or ratio-AIS): ``floor``, the term of one allocation x* of the document's counts to topics
 found by hill climbing (``estimators.floor``).  The marginal sums such terms, every one a
-probability, so log P(w) >= the floor: an estimate more than ``FLOOR_SLACK`` below it is wrong
-by at least that much, however its runs agree.  It sees what
+probability, so log P(w) >= the floor: an estimate whose interval (the runs' average plus two
+standard errors) ends more than ``FLOOR_SLACK`` below it misses log P(w) by at least that
+much, however its runs agree.  It sees what
 the weights cannot: a proposal that never draws the allocations carrying the mass.
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
@@ -77,6 +78,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
+from scipy.special import logsumexp
 
 from topiceval._numba import lse_add, lse_value
 
@@ -389,8 +391,6 @@ def record_width(kind: str, per_run: int, runs: int) -> int:
     return 1 if kind == "runs" else 0
 
 
-
-
 def pareto_khat(log_weights: np.ndarray) -> float:
     """k-hat of the importance weights exp(``log_weights``) (any order): the Pareto shape of
     their largest ``tail_length(n)`` (Vehtari et al. 2024), as ArviZ's ``psislw`` with
@@ -441,6 +441,21 @@ def runs_spread(logp_runs: np.ndarray) -> np.ndarray:
     return out
 
 
+def run_average(logp_runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per document, the log of the (D, R) runs' average in probability, log (1/R) sum_r
+    exp(l_r), and its delta-method standard error, the standard deviation of the ratios
+    exp(l_r - average) over sqrt(R) (NaN for one run): what ``evaluation.combine_runs``
+    reports for documents that have every run."""
+    logp_runs = np.atleast_2d(np.asarray(logp_runs, dtype=np.float64))
+    n_runs = logp_runs.shape[1]
+    with np.errstate(invalid="ignore"):
+        logp = logsumexp(logp_runs, axis=1) - np.log(n_runs)
+        if n_runs < 2:
+            return logp, np.full(logp.shape, np.nan)
+        ratio = np.exp(logp_runs - logp[:, None])
+        return logp, ratio.std(axis=1, ddof=1) / np.sqrt(n_runs)
+
+
 def share_threshold(runs: int) -> float:
     """The largest ``runs_spread`` trusted with ``runs`` runs: ``SHARE_MAX``, or, with two
     runs (whose largest share is at least 1/2), the share of runs 1.4 nats apart."""
@@ -458,7 +473,8 @@ class Rows:
     kind only); ``heavy_sd``: the median over runs of the standard deviation that L2R's
     factors above their k-hat threshold carry in the run's log estimate (factors kind only);
     ``floor``: the family's certain lower bound on log P(w) (``FLOOR_SLACK``), and ``below``:
-    how far the runs' average lies below it (NaN where the family has no floor)."""
+    how far the runs' average plus two standard errors (the interval's top; the average
+    alone for one run) lies below it (NaN where the family has no floor)."""
 
     khat: np.ndarray
     ess: np.ndarray
@@ -575,7 +591,8 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
     floor : numpy.ndarray, optional
         (D,) a certain lower bound on each log P(w) (``estimators.lda.floor``,
         ``estimators.gapfa.floor``);
-        the runs' average in probability must not lie more than ``FLOOR_SLACK`` below it.
+        the runs' average in probability plus two standard errors must not lie more than
+        ``FLOOR_SLACK`` below it.
 
     Returns
     -------
@@ -596,7 +613,8 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         rows = Rows.empty(n_docs)
     if floor is not None and kind:
         rows.floor = np.asarray(floor, dtype=np.float64)
-        rows.below = rows.floor - (_lse(logp_runs) - math.log(n_runs))
+        logp, stderr = run_average(logp_runs)
+        rows.below = rows.floor - (logp + 2.0 * np.nan_to_num(stderr))
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
     trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
@@ -658,8 +676,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
       ``ESS_MIN``;
     * split R-hat (Chib-style, where defined) is above ``RHAT_MAX``, or infinite (chains that
       never moved, in different places);
-    * the runs' average lies more than ``FLOOR_SLACK`` nats below the floor (where the family
-      has one): below log p(w, z*) of one latent state, which log P(w) cannot be below;
+    * the runs' average plus two standard errors lies more than ``FLOOR_SLACK`` nats below
+      the floor (where the family has one), log p(w, z*) of one latent state, which log P(w)
+      cannot be below: the interval the estimate reports misses log P(w) by more than the
+      slack.  An estimate within two standard errors of log P(w) never fails it;
     * the annealing chain (AIS, ratio-AIS) of a single run moved after fewer than
       ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
       importance weight from the start distribution, which nothing can check (with several
@@ -689,7 +709,8 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
              lambda d: f"ESS {ess[d]:.1f} < {ESS_MIN:g}"),
             (rhat > RHAT_MAX, lambda d: f"R-hat {rhat[d]:.3g} > {RHAT_MAX:g}"),
             (rows.below > FLOOR_SLACK,
-             lambda d: f"below the floor: {rows.below[d]:.2f} nats under log p(w, z*) = "
+             lambda d: f"below the floor: its estimate + 2 s.e. is {rows.below[d]:.2f} nats "
+                       f"under log p(w, z*) = "
                        f"{rows.floor[d]:.2f} of one latent state, a lower bound of log P(w)"),
             ((rows.moved < MOVED_MIN) & (runs < 2),
              lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "

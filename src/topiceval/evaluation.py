@@ -56,11 +56,10 @@ import numba
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.special import logsumexp
 
 from topiceval._docs import page
 from topiceval.corpus import Corpus
-from topiceval.diagnostics import COLUMNS, needs_longer_runs, reason_counts
+from topiceval.diagnostics import COLUMNS, needs_longer_runs, reason_counts, run_average
 from topiceval.documents import (
     OutOfVocabularyWarning,
     as_model_corpus,
@@ -370,15 +369,9 @@ def combine_upper(upper_runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _combine(logp_runs: np.ndarray, exact: bool) -> tuple[np.ndarray, np.ndarray]:
     """``combine_runs`` of documents that all have every run."""
-    n_runs = logp_runs.shape[1]
-    with np.errstate(invalid="ignore"):
-        logp = logsumexp(logp_runs, axis=1) - np.log(n_runs)
-        if exact:
-            return logp, np.where(np.isfinite(logp), 0.0, np.nan)
-        if n_runs < 2:
-            return logp, np.full(logp.shape, np.nan)
-        ratio = np.exp(logp_runs - logp[:, None])
-        stderr = ratio.std(axis=1, ddof=1) / np.sqrt(n_runs)
+    logp, stderr = run_average(logp_runs)
+    if exact:
+        return logp, np.where(np.isfinite(logp), 0.0, np.nan)
     return logp, stderr
 
 
