@@ -4,15 +4,16 @@ On the battery of ``tests/trust_battery.py`` (tiny LDA and GaP-FA documents with
 ordinary and extreme priors, short and repeated-word documents, every consistent sampling method
 at its default budget with evaluate's runs): every estimate off by more than 4 standard errors +
 0.1 nats is flagged untrusted, apart from the documented blind spots (``BLIND_SPOTS``) and the
-one miss measured (``MISSED_MEASURED``: the issue asks for none); of the estimates within 2
-standard errors the issue allows 10% to be flagged, and 15.0% are on these problems
+misses measured (``MISSED_MEASURED``: the issue asks for none); of the estimates within 2
+standard errors the issue allows 10% to be flagged, and 10.1% are on these problems
 (``FALSE_ALARMS_MEASURED``: the test holds the battery to what was measured, so that a change
 that flags more shows, and records the issue's 10% as not met, a strict xfail that fails once
-it is).  The examples of issue 31 are flagged, each.  The rule of ``topiceval.diagnostics``
-(with the floor, docs/trust.md#the-floor-protocol-fixed-before-any-new-problem-was-run) was
-fixed before the problems here (``TEST_SEEDS``, 9 and 10; 1-8 and 101-102 had been seen) were
-run once.  Every random number is seeded and the estimates do not depend on the number of
-threads: the battery gives the same table on every machine, and the test cannot flake.
+it is).  The examples of issue 31 are flagged, each.  The rule of ``topiceval.diagnostics`` was
+fixed on the calibration seeds 1001-1040 before the problems here (``TEST_SEEDS``, 11-30; 1-10
+and 101-102 had been seen) were run once (docs/trust.md, "A larger battery, and the floor
+judges the interval").  Every random number is seeded and the estimates do not depend on the
+number of threads: the battery gives the same table on every machine, and the test cannot
+flake.
 """
 
 import pytest
@@ -26,7 +27,7 @@ from trust_battery import (
     examples,
 )
 
-pytestmark = pytest.mark.slow  # about 20 CPU-seconds with numba's cache warm
+pytestmark = pytest.mark.slow  # about 40 CPU-seconds with numba's cache warm
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,8 @@ def table():
 def test_every_bad_estimate_outside_the_blind_spots_is_flagged(table):
     bad = table[table["class"] == "bad"]
     missed = bad[bad["trusted"] & ~bad["blind_spot"]]
-    named = set(missed[["family", "prior", "doc", "method"]].itertuples(index=False, name=None))
+    columns = ["family", "problem", "prior", "doc", "method"]
+    named = set(missed[columns].itertuples(index=False, name=None))
     assert named <= MISSED_MEASURED, missed.drop(columns=["exact"]).to_string()
     assert (~bad["trusted"]).mean() >= 0.8, bad.drop(columns=["exact"]).to_string()
 
@@ -45,13 +47,13 @@ def test_every_bad_estimate_outside_the_blind_spots_is_flagged(table):
 def test_few_of_the_good_estimates_are_flagged(table):
     good = table[table["class"] == "good"]
     flagged = ~good["trusted"]
-    assert len(good) >= 200
+    assert len(good) >= 2000
     assert flagged.mean() <= FALSE_ALARMS_MEASURED + 1e-12, (
         good[flagged].drop(columns=["exact"]).to_string())
 
 
-@pytest.mark.xfail(strict=True, reason="issue 31: 15.0% of the good estimates are flagged on "
-                   "seeds 9 and 10, against the 10% allowed")
+@pytest.mark.xfail(strict=True, reason="issue 31: 10.1% of the good estimates are flagged on "
+                   "seeds 11-30, against the 10% allowed")
 def test_the_issues_share_of_false_alarms_is_met(table):
     good = table[table["class"] == "good"]
     assert (~good["trusted"]).mean() <= FALSE_ALARMS

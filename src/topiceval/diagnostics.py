@@ -110,8 +110,9 @@ ESS_MIN = 9.0  # the fewest effective samples of a document's pooled weights, ch
 RHAT_MAX = 1.05  # split R-hat of the Chib-style chains' log-likelihoods over the runs
 MOVED_MIN = 0.01  # the smallest share of annealing transitions after which the chains moved
 SHARE_MAX = 0.8  # the largest share of the probability average one run may carry (R >= 3)
-# the most nats an estimate may lie below its floor, log p(w, z*) of one latent state, which
-# log p(w) cannot be below (docs/trust.md#the-floor): the issue's slack of 0.1 nats, not tuned
+# the most nats an estimate's interval (its runs' average + 2 standard errors) may end below its
+# floor, log p(w, z*) of one latent state, which log p(w) cannot be below (docs/trust.md#the-floor):
+# the issue's slack of 0.1 nats, not tuned
 FLOOR_SLACK = 0.1
 
 # --------------------------------------------------------------------------- kernel side
