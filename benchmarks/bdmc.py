@@ -29,7 +29,9 @@ reference), ~20 and ~100 tokens (reference ``l2r_seq`` S = 10,000 x 4 runs).
    reference, per document and per token, share of documents that reached the target (within
    it and trusted by the diagnostics) and share trusted, runs and samples spent, CPU per
    document.
-   GaP-FA the same with its default (L2R, S = 300, 4 runs).
+   GaP-FA the same with its default (L2R, S = 300, 4 runs), and with AIS (fixed and
+   targeted) and BDMC's gap target; its references are exact up to 8 counts, AIS beyond
+   (``REF_AIS_RUNS`` x ``REF_AIS_TEMPERATURES``; ``l2r_seq``'s kept beside them).
 
 CPU time is ``time.process_time`` of each call, one numba thread, kernels compiled before the
 timed calls.  Each targeted call may spend at most a tenth of the default work limit
@@ -74,6 +76,10 @@ TARGET_SEEDS = range(1, 9)  # replicates of the target study (the references use
 # out of reach on a long document costs a bounded time (and shows as not reached)
 TARGET_LIMIT = {family: limit / 10
                 for family, limit in topiceval.limits.DEFAULT_WORK_LIMIT.items()}
+# GaP-FA's references beyond 8 counts (the exact marginal's reach): AIS, whose sandwich with
+# BDMC's upper bound closes to a tenth of a nat at ~100 counts from 10,000 temperatures, where
+# l2r_seq's 4 x 10,000 particles (kept as ``ref_l2r_seq``) sit 1-2 nats below both bounds
+REF_AIS_RUNS, REF_AIS_TEMPERATURES = 16, 30_000
 
 
 @dataclass
@@ -89,7 +95,7 @@ class Config:
     synthetic_lengths: list  # documents of the real model
     synthetic_real_temperatures: list
     targets: list  # (label, first-round runs, target or None)
-    gap_targets: list
+    gap_targets: list  # the same and the method (None: evaluate's default)
     seeds: range
     gap_bins: dict
 
@@ -107,10 +113,13 @@ FULL = Config(
              ("4 runs, 0.001 nats/token", 4, "0.001 nats/token"),
              ("4 runs, 0.1 nats", 4, "0.1 nats"),
              ("8 runs, 0.001 nats/token", 8, "0.001 nats/token")],
-    gap_targets=[("default: 4 runs", 4, None),
-                 ("2 runs, 0.01 nats/token", 2, "0.01 nats/token"),
-                 ("2 runs, 0.003 nats/token", 2, "0.003 nats/token"),
-                 ("4 runs, 0.003 nats/token", 4, "0.003 nats/token")],
+    gap_targets=[("default: 4 runs", 4, None, None),
+                 ("2 runs, 0.01 nats/token", 2, "0.01 nats/token", None),
+                 ("2 runs, 0.003 nats/token", 2, "0.003 nats/token", None),
+                 ("4 runs, 0.003 nats/token", 4, "0.003 nats/token", None),
+                 ("ais: 4 runs", 4, None, "ais"),
+                 ("ais: 4 runs, 0.01 nats/token", 4, "0.01 nats/token", "ais"),
+                 ("bdmc: 4 runs, gap 0.01 nats/token", 4, "gap 0.01 nats/token", "bdmc")],
     seeds=TARGET_SEEDS, gap_bins={"<=8": (2, 8, 4), "20": (15, 30, 4), "100": (80, 130, 4)},
 )
 QUICK = Config(
@@ -210,7 +219,8 @@ def target_rows(tag: dict, keys, tokens, res, cpu: float) -> list[dict]:
     target's longer rounds double them, ``BudgetSpent.lengths``)."""
     return [{**tag, "part": "target", "doc": int(key), "N": int(tokens[d]),
              "logp": res.logp[d], "se": res.stderr[d], "runs": int(res.runs_done[d]),
-             "samples": int(res.budget.lengths[d]) if res.budget else res.settings["samples"],
+             "samples": int(res.budget.lengths[d]) if res.budget and res.budget.setting
+             else res.settings.get("samples", res.settings.get("temperatures")),
              "reached": bool(res.budget.reached[d]) if res.budget else True,
              "trusted": bool(res.trusted[d]), "cpu": cpu / len(keys)}
             for d, key in enumerate(keys)]
@@ -265,9 +275,9 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list, targets_only: bool = False)
     lengths = np.asarray(counts.sum(axis=1)).ravel()
     distinct = np.diff(counts.indptr)
     rng = np.random.default_rng(2028)
-    for method in ("bdmc", "l2r", "l2r_seq"):
+    for method in ("ais", "bdmc", "l2r", "l2r_seq"):
         gapfa.estimate(method, counts[:1], model.phi, model.p, model.r, threads=1,
-                       **({"temperatures": 3} if method == "bdmc" else {"samples": 2}))
+                       **({"temperatures": 3} if method in ("ais", "bdmc") else {"samples": 2}))
     for b, (name, (lo, hi, n)) in enumerate(cfg.gap_bins.items()):
         ok = np.flatnonzero((lengths >= lo) & (lengths <= hi) & (distinct >= 2))
         idx = np.sort(rng.choice(ok, size=min(n, ok.size), replace=False))
@@ -279,14 +289,18 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list, targets_only: bool = False)
             continue
         if hi <= 8:
             ref = gapfa.estimate("exact", y, model.phi, model.p, model.r)
+            ref_l2r_seq = np.full(len(idx), np.nan)
         else:
-            ref_runs = gapfa.estimate_runs("l2r_seq", y, model.phi, model.p, model.r, runs=4,
-                                           seed=dm.REF_SEED + 100 * b, samples=10_000,
-                                           work_limit=None)
-            ref = lse_mean(ref_runs.logp)
+            ref = lse_mean(gapfa.estimate_runs(
+                "ais", y, model.phi, model.p, model.r, runs=REF_AIS_RUNS,
+                seed=dm.REF_SEED + 100 * b, temperatures=REF_AIS_TEMPERATURES,
+                work_limit=None).logp)
+            ref_l2r_seq = lse_mean(gapfa.estimate_runs(
+                "l2r_seq", y, model.phi, model.p, model.r, runs=4, seed=dm.REF_SEED + 100 * b,
+                samples=10_000, work_limit=None).logp)
         for d, key in enumerate(idx):
             rows.append({**tag, "part": "gapfa_ref", "family": "gapfa", "doc": int(key),
-                         "N": int(lengths[key]), "ref": ref[d]})
+                         "N": int(lengths[key]), "ref": ref[d], "ref_l2r_seq": ref_l2r_seq[d]})
         for temps in cfg.gap_temperatures:
             runs, cpu = cpu_call(gapfa.estimate_runs, "bdmc", y, model.phi, model.p, model.r,
                                  runs=4, seed=SEED, temperatures=temps, threads=1,
@@ -300,9 +314,9 @@ def run_gapfa(cfg: Config, mirror: Path, rows: list, targets_only: bool = False)
 
 
 def gap_targets(cfg: Config, tag: dict, model, y, idx, lengths, rows: list) -> None:
-    for label, runs, target in cfg.gap_targets:
+    for label, runs, target, method in cfg.gap_targets:
         for seed in cfg.seeds:
-            res, cpu = cpu_call(topiceval.evaluate, model, y, runs=runs, seed=seed,
+            res, cpu = cpu_call(topiceval.evaluate, model, y, method, runs=runs, seed=seed,
                                 target=target, columns="model", progress=False, threads=1,
                                 work_limit=TARGET_LIMIT["gapfa"] if target else None)
             rows += target_rows({**tag, "family": "gapfa", "config": label, "seed": seed},

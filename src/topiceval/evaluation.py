@@ -97,7 +97,8 @@ ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
            "(ais or is_ip for short documents, lr for long ones); " + page("trust.md"),
     "gapfa": "rerun them with a larger budget (more samples or runs), or with another method "
-             "(l2r with proposal='code', l2r_seq, or exact for small documents); "
+             "(ais beyond a few dozen counts, l2r with proposal='code', l2r_seq, or exact for "
+             "small documents); "
              + page("trust.md"),
 }
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
