@@ -74,7 +74,7 @@ GAPFA_MODELS = {"ordinary": (np.array([0.6, 0.8, 0.4]), np.array([1.0, 0.5, 2.0]
                 "extreme": (np.array([0.99, 0.9, 0.999]), np.array([1e-3, 0.05, 1e-2]))}
 GAPFA_METHODS = {"ds": {}, "l2r": DEFAULTS["gapfa"][1],
                  "l2r code": {**DEFAULTS["gapfa"][1], "proposal": "code"},
-                 "l2r_exact": {"samples": 300}, "l2r_seq": {"samples": 300}}
+                 "l2r_exact": {"samples": 300}, "l2r_seq": {"samples": 300}, "ais": {}}
 EXAMPLE_SEED = 3  # the problems of the examples (docs/trust.md#the-examples)
 EXAMPLE_RUNS = 400
 
