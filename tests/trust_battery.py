@@ -29,17 +29,18 @@ FALSE_ALARMS = 0.10  # issue 31: the largest share of "good" estimates that may 
 # the test's problems, run once after the rule of the larger battery was fixed on seeds
 # 1001-1040 (docs/trust.md, "A larger battery, and the floor judges the interval")
 TEST_SEEDS = tuple(range(11, 31))
-# measured on them with that rule: 276 of 2,722 good estimates flagged (10.1%, against the
-# issue's 10%; 561 of 5,355, 10.5%, on the calibration seeds); two-seed rounds before gave
-# 9.0% (seeds 5-6), 9.6% (7-8) and 15.0% (9-10), each under the rule of its time; the test holds
-# the battery to what was measured
-FALSE_ALARMS_MEASURED = 276 / 2722
+# measured on them with that rule: 298 of 2,867 good estimates flagged (10.4%, against the
+# issue's 10%; 276 of 2,722, 10.1%, before GaP-FA's AIS joined; 586 of 5,627, 10.4%, on the
+# calibration seeds); two-seed rounds before gave 9.0% (seeds 5-6), 9.6% (7-8) and 15.0%
+# (9-10), each under the rule of its time; the test holds the battery to what was measured
+FALSE_ALARMS_MEASURED = 298 / 2867
 # the bad estimates outside the blind spots that the diagnostics missed on the test's problems
 # (family, problem, prior, document, method): AIS completions 0.14-5.2 nats off whose 8 runs'
 # single weights agree (their chains never moved at alpha m = 1e-300, so every estimate there
 # is importance sampling from a burn-in; flagging that would flag the 74% of them that are
 # right), AIS 0.26-0.87 nats high or 0.32 low with runs agreeing (heavy lower tails of an
-# unbiased estimator; no floor bounds from above), and one l2r_seq 0.47 nats low
+# unbiased estimator; no floor bounds from above), one l2r_seq 0.47 nats low and one GaP-FA AIS
+# 0.37 nats low (its 4 runs agreeing, ESS 4.0: one weight per run has no ESS check)
 MISSED_MEASURED = {
     ("lda", "lda 11", "extreme 1e-300", "short 3", "ais completion"),
     ("lda", "lda 12", "extreme 1e-3", "repeated 6", "ais completion"),
@@ -50,6 +51,7 @@ MISSED_MEASURED = {
     ("lda", "lda 21", "ordinary 0.1", "repeated 6", "ais"),
     ("lda", "lda 25", "extreme 1e-300", "short 5", "ais completion"),
     ("gapfa", "gapfa 25", "ordinary", "repeated 30", "l2r_seq"),
+    ("gapfa", "gapfa 19", "ordinary", "repeated 30", "ais"),
 }
 # what no diagnostic computed from the estimator's own numbers can see (docs/trust.md#blind-spots),
 # named from the calibration problems (seeds 101, 102) before the test's problems were run:
