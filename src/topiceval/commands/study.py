@@ -1,8 +1,11 @@
 """``topiceval study CONFIG``: run a study (which of my models is best on my documents?).
 
-    topiceval study my-study.yaml --cores 4 --data-mirror ../shared/data
+    topiceval study my-study.yaml --cores 4 --data-mirror MIRROR
     topiceval study my-study.yaml --dry-run                 # the jobs, without running them
     topiceval study my-study.yaml --report report.html      # the Snakemake report afterwards
+
+MIRROR is a local copy of the raw data files, laid out as the download directory
+(``topiceval.data.sources`` gives each file's path); without it they are downloaded.
 
 A thin front end of the workflow: it runs ``snakemake --cores N --configfile CONFIG`` in the
 repository that holds the workflow (the ``Snakefile`` beside ``src/``), so a study run either
@@ -39,8 +42,9 @@ def register(subparsers) -> None:
     parser.add_argument("--cores", type=int, default=1,
                         help="cores Snakemake may use (default 1)")
     parser.add_argument("--data-mirror", metavar="DIR",
-                        help="a local directory laid out like shared/data to read datasets and "
-                             "mirror: model files from (default: download)")
+                        help="a local copy of the raw data, laid out as the download directory "
+                             "(topiceval.data.sources), to read datasets and mirror: model files "
+                             "from (default: download)")
     parser.add_argument("--results", metavar="DIR",
                         help="results directory (default: results/ in the repository)")
     parser.add_argument("--dry-run", action="store_true", help="list the jobs, run nothing")

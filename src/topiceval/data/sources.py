@@ -3,8 +3,8 @@
 ``SOURCES`` is plain data (the same mapping the workflow config carries under ``sources:``):
 one entry per dataset, each a list of files.  A file entry has
 
-* ``path``: its path relative to a data mirror laid out like ``/work/shared/data`` (and relative
-  to the download directory, which gets the same layout);
+* ``path``: its path relative to a data mirror (a local copy of the raw files) and to the
+  download directory, which share this layout;
 * ``url``: its canonical address; with ``member`` the URL is an archive (tar or zip) and the file
   is that member of it (Reuters-21578, AP and the ``lda`` Reuters set are single files inside a
   canonical archive);
