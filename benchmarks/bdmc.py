@@ -1,7 +1,7 @@
 """BDMC's sandwich and budgets that stop when the answer is good enough (issue 31 items 2-3).
 
     NUMBA_NUM_THREADS=1 nice -n 10 .venv/bin/python benchmarks/bdmc.py [--quick]
-        [--mirror ../shared/data] [--analyse-only] [--parts synthetic lda gapfa targets]
+        [--mirror MIRROR] [--analyse-only] [--parts synthetic lda gapfa targets]
         [--keep] [--seeds N]
 
 Models and documents are those of ``benchmarks/default_method.py`` (its cache, its document
@@ -10,7 +10,7 @@ training settings, 400 sweeps; four held-out documents per length bin (~20, ~100
 Newsgroups only, ~1,000 tokens), each with its reference, the largest of three pools of unbiased
 estimates (``default_method.lda_reference``), "converged" when AIS and the best Chib pool agree
 within 1 nat; GaP-FA on 20 Newsgroups (T = 20) with documents of at most 8 tokens (exact
-reference), ~20 and ~100 tokens (reference ``l2r_seq`` S = 10,000 x 4 runs).
+reference), ~20 and ~100 tokens (reference AIS, ``REF_AIS_RUNS`` x ``REF_AIS_TEMPERATURES``).
 
 1. **Synthetic sandwich** (``synthetic``): documents drawn from tiny models (T = 3, V = 8; LDA
    N = 5-30, GaP-FA as the model draws them), each with the latent variables that generated it
