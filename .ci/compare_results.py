@@ -3,15 +3,15 @@
 Every output file under the first directory must exist in the second, and hold the same content:
 
 * ``.npz`` archives array by array (zip member timestamps differ between runs);
-* files under a ``timings/`` directory hold wall-clock measurements next to deterministic work counts: CSVs
-  are compared on every column except the timing ones (``TIMING``: seconds, nanoseconds or hours
-  of this machine, and the thread count the run happened to use), captions only for existence,
-  and so are the report's pages of those tables (``report/timings/``);
+* files under a ``timings/`` directory hold wall-clock measurements next to deterministic work
+  counts: CSVs are compared on every column except the timing ones (``TIMING``: seconds,
+  nanoseconds or hours of this machine, and the thread count the run happened to use), captions
+  only for existence, and so are the report's pages of those tables (``report/timings/``);
 * everything else (estimate tables, captions, figures, corpora) byte for byte, so estimates must
   be bit-identical.
 
-Logs, Snakemake benchmark files, hidden files (caches) and results/README.md are not outputs.  Exits 1 with a list of
-differences.
+Logs, Snakemake benchmark files, hidden files (caches) and results/README.md are not outputs.
+Exits 1 with a list of differences.
 """
 
 import re

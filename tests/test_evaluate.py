@@ -27,6 +27,7 @@ from trust_battery import EXAMPLE_SEED, GAPFA_MODELS, gapfa_problem
 
 V, T = 12, 3
 WORDS = [f"w{v:02d}" for v in range(V)]
+L2R_SAMPLES = 300  # GaP-FA's evaluate default up to 0.2.0 (L2R, 4 runs): its target rounds
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +170,7 @@ def test_count_matrices_only_for_gapfa(model, gap, docs):
         topiceval.evaluate(model, counts)
     with pytest.raises(ValueError, match="Corpus.from_counts"):
         topiceval.evaluate(model, counts.toarray())
-    res = topiceval.evaluate(gap, counts, runs=2, samples=20, columns="model")
+    res = topiceval.evaluate(gap, counts, "l2r", runs=2, samples=20, columns="model")
     ref = gapfa.estimate_runs("l2r", counts, gap.phi, gap.p, gap.r, runs=2, samples=20)
     np.testing.assert_array_equal(res.logp_runs, ref.logp)
     np.testing.assert_array_equal(res.work, ref.work)
@@ -180,9 +181,10 @@ def test_count_matrices_only_for_gapfa(model, gap, docs):
         topiceval.evaluate(gap, docs)  # token ids of different lengths are not count rows
     for other in (Corpus.from_counts(counts, WORDS), Corpus.from_documents(docs, gap),
                   permuted(docs), words_of(docs)):
-        again = topiceval.evaluate(gap, other, runs=2, samples=20)
+        again = topiceval.evaluate(gap, other, "l2r", runs=2, samples=20)
         np.testing.assert_array_equal(again.logp_runs, res.logp_runs)
-    again = topiceval.evaluate(gap, counts.toarray(), runs=2, samples=20, columns="model")
+    again = topiceval.evaluate(gap, counts.toarray(), "l2r", runs=2, samples=20,
+                               columns="model")
     np.testing.assert_array_equal(again.logp_runs, res.logp_runs)
     assert res.family == "gapfa" and res.tokens.tolist() == [d.size for d in docs]
 
@@ -198,7 +200,7 @@ def test_gapfa_zero_rows_are_scored_with_a_note(gap):
 @pytest.mark.two_threads
 def test_same_seed_same_result_for_any_threads_and_blocking(family, model, gap, docs):
     mdl = model if family == "lda" else gap
-    kwargs = {} if family == "lda" else {"samples": 30}
+    kwargs = {} if family == "lda" else {"temperatures": 30}  # the default method
     docs = docs if family == "lda" else Corpus.from_documents(docs, gap)
     one = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=1, **kwargs)
     two = topiceval.evaluate(mdl, docs, runs=3, seed=9, threads=2, **kwargs)
@@ -572,7 +574,8 @@ def test_a_gap_target_doubles_the_temperatures(model, synthetic):
 
 
 def test_an_untrusted_document_gets_more_rounds_though_its_standard_error_meets_the_target():
-    """GaP-FA's default on one word counted 300 times (issue 31): its 4 runs agree within 1
+    """L2R (S = 300, 4 runs: GaP-FA's default up to 0.2.0) on one word counted 300 times
+    (issue 31): its 4 runs agree within 1
     nat, 8 nats below the exact value, and the diagnostics flag it (k-hat).  A standard-error
     target of 1.5 nats is met in the first round; the document must still get more rounds:
     longer runs (its factor k-hat, a median over runs, is a check more runs cannot pass), which
@@ -581,22 +584,24 @@ def test_an_untrusted_document_gets_more_rounds_though_its_standard_error_meets_
     phi, counts, names = gapfa_problem(EXAMPLE_SEED)
     gap = GaPModel(phi, *GAPFA_MODELS["ordinary"])
     exact = gapfa.estimate("exact", counts, gap.phi, gap.p, gap.r)
-    first = topiceval.evaluate(gap, counts, columns="model", progress=False)
+    first = topiceval.evaluate(gap, counts, "l2r", columns="model", progress=False,
+                               samples=L2R_SAMPLES)
     heavy = names.index("repeated 300")
     first_error = abs(first.logp[heavy] - exact[heavy])
     assert first.stderr[heavy] <= 1.5 and not first.trusted[heavy]
     assert first_error > 4 * first.stderr[heavy] + 0.1
-    res = topiceval.evaluate(gap, counts, columns="model", progress=False, target="1.5 nats",
+    res = topiceval.evaluate(gap, counts, "l2r", columns="model", progress=False,
+                             samples=L2R_SAMPLES, target="1.5 nats",
                              work_limit=20 * first.work.sum())
     assert res.budget.rounds > 1 and res.budget.setting == "samples"
-    assert res.budget.lengths[heavy] > DEFAULTS["gapfa"][1]["samples"]
+    assert res.budget.lengths[heavy] > L2R_SAMPLES
     assert res.runs_done[heavy] == res.budget.runs[heavy] == first.runs
     np.testing.assert_array_equal(res.budget.reached, passes(res, Target(1.5, False)))
     np.testing.assert_array_equal(res.budget.reached, within(res, Target(1.5, False))
                                   & res.trusted)
     done_first = within(first, Target(1.5, False)) & first.trusted
     assert done_first.any() and (res.runs_done[done_first] == first.runs).all()
-    assert (res.budget.lengths[done_first] == DEFAULTS["gapfa"][1]["samples"]).all()
+    assert (res.budget.lengths[done_first] == L2R_SAMPLES).all()
     assert res.budget.work == res.work.sum()
     short = int((~res.budget.reached).sum())
     untrusted = int((~res.budget.reached & ~res.trusted).sum())
@@ -608,7 +613,7 @@ def test_an_untrusted_document_gets_more_rounds_though_its_standard_error_meets_
 
 def longer_problem():
     """(model, counts, exact, d): a tiny GaP-FA problem (T = 3, 8 words, documents of 20-80
-    counts) whose document d (80 counts) the default (L2R, S = 300, 4 runs) estimates 0.46
+    counts) whose document d (80 counts) L2R (S = 300, 4 runs) estimates 0.46
     nats low and the diagnostics flag by its factors' k-hat alone (the factors above PSIS's
     threshold carry 0.23 nats of s.d.)."""
     rng = np.random.default_rng(6)
@@ -627,24 +632,26 @@ def test_a_check_more_runs_cannot_pass_gets_longer_runs(monkeypatch):
     with its final samples; doubling its runs instead (the rule before) spends the work limit
     and leaves it untrusted."""
     gap, counts, exact, d = longer_problem()
-    first = topiceval.evaluate(gap, counts, columns="model", progress=False)
+    first = topiceval.evaluate(gap, counts, "l2r", columns="model", progress=False,
+                               samples=L2R_SAMPLES)
     assert first.diagnostics.reason[d].startswith("k-hat") and "; " not in \
         first.diagnostics.reason[d]
     kwargs = {"columns": "model", "progress": False, "target": "0.5 nats",
               "work_limit": 30 * first.work.sum()}
-    res = topiceval.evaluate(gap, counts, **kwargs)
+    res = topiceval.evaluate(gap, counts, "l2r", samples=L2R_SAMPLES, **kwargs)
     samples = int(res.budget.lengths[d])
-    assert samples > DEFAULTS["gapfa"][1]["samples"] and res.budget.runs[d] == first.runs
+    assert samples > L2R_SAMPLES and res.budget.runs[d] == first.runs
     assert res.trusted[d] and res.budget.reached[d]
     assert abs(res.logp[d] - exact[d]) < abs(first.logp[d] - exact[d])
-    fixed = topiceval.evaluate(gap, counts, columns="model", progress=False, samples=samples)
+    fixed = topiceval.evaluate(gap, counts, "l2r", columns="model", progress=False,
+                               samples=samples)
     np.testing.assert_array_equal(res.logp_runs[d, : first.runs], fixed.logp_runs[d])
     assert f"samples 300 to {res.budget.lengths.max():,} per document" in res.summary()
     monkeypatch.setattr(topiceval.evaluation, "needs_longer_runs",
                         lambda kind, reasons: np.zeros(len(reasons), bool))
-    runs_only = topiceval.evaluate(gap, counts, **kwargs)
+    runs_only = topiceval.evaluate(gap, counts, "l2r", samples=L2R_SAMPLES, **kwargs)
     assert runs_only.runs_done[d] > first.runs and not runs_only.trusted[d]
-    assert (runs_only.budget.lengths == DEFAULTS["gapfa"][1]["samples"]).all()
+    assert (runs_only.budget.lengths == L2R_SAMPLES).all()
 
 
 @pytest.mark.two_threads
@@ -652,9 +659,9 @@ def test_longer_rounds_do_not_depend_on_threads():
     gap, counts, _, _ = longer_problem()
     kwargs = {"columns": "model", "progress": False, "target": "0.5 nats",
               "work_limit": 1e8}
-    one = topiceval.evaluate(gap, counts, threads=1, **kwargs)
-    two = topiceval.evaluate(gap, counts, threads=2, **kwargs)
-    assert (one.budget.lengths > DEFAULTS["gapfa"][1]["samples"]).any()
+    one = topiceval.evaluate(gap, counts, "l2r", samples=L2R_SAMPLES, threads=1, **kwargs)
+    two = topiceval.evaluate(gap, counts, "l2r", samples=L2R_SAMPLES, threads=2, **kwargs)
+    assert (one.budget.lengths > L2R_SAMPLES).any()
     np.testing.assert_array_equal(one.logp_runs, two.logp_runs)
     np.testing.assert_array_equal(one.budget.lengths, two.budget.lengths)
 

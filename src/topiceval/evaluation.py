@@ -36,10 +36,12 @@ Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[
 chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
 should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens
-and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA L2R with 300
-samples and 4 runs.  Several runs matter more than long chains: a single Chib run sometimes
-starts in a poor mode and lands tens of nats low, and the average in probability keeps the good
-runs.
+and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA AIS with 1,000
+temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
+estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0,
+was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted).  Several runs matter
+more than long chains: a single Chib run sometimes starts in a poor mode and lands tens of nats
+low, and the average in probability keeps the good runs.
 """
 
 from __future__ import annotations
@@ -76,12 +78,14 @@ from topiceval.vocabulary import check_oov
 if TYPE_CHECKING:
     from topiceval._types import CountMatrix, TokenDocuments, WordDocuments, WorkLimit
 
-# method, settings and runs used when ``method`` is None, chosen by benchmarks/default_method.py
-# (docs/choosing-an-estimator.md#how-the-defaults-were-measured): the cheapest setting whose error
-# against a converged reference is well below 1 nat on documents of up to ~100 tokens.
+# method, settings and runs used when ``method`` is None: the cheapest setting whose error
+# against a converged reference is well below 1 nat on documents of up to ~100 tokens, measured
+# by benchmarks/default_method.py for LDA (docs/choosing-an-estimator.md#how-the-defaults-were-
+# measured) and by benchmarks/bdmc.py's targets for GaP-FA (against AIS references that BDMC's
+# upper bound meets; L2R, the default before, fails the criterion at ~100 counts)
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
-    "gapfa": ("l2r", {"samples": 300}),
+    "gapfa": ("ais", {"temperatures": 1000}),
 }
 DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
@@ -96,9 +100,9 @@ DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": f
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
            "(ais or is_ip for short documents, lr for long ones); " + page("trust.md"),
-    "gapfa": "rerun them with a larger budget (more samples or runs), or with another method "
-             "(ais beyond a few dozen counts, l2r with proposal='code', l2r_seq, or exact for "
-             "small documents); "
+    "gapfa": "rerun them with a larger budget (more temperatures, samples or runs), or with "
+             "another method (ais beyond a few dozen counts, l2r for a few counts, l2r_seq, or "
+             "exact for small documents); "
              + page("trust.md"),
 }
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
@@ -405,10 +409,11 @@ def evaluate(model: LDAModel | GaPModel,
         left-to-right methods.
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
-        ``is_ip``, ``hm``, ``exact``; GaP-FA: ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``,
-        ``hm``, ``exact``; the documentation's methods pages say what each computes).  Default
+        ``is_ip``, ``hm``, ``bdmc``, ``exact``; GaP-FA: ``ais``, ``bdmc``, ``l2r``,
+        ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``; the documentation's methods
+        pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, L2R with 300 samples for GaP-FA (chosen by measurement: the
+        passes for LDA, AIS with 1,000 temperatures for GaP-FA (chosen by measurement: the
         documentation page "Which estimator and budget should I use?").
     runs : int, optional
         Independent runs per document, averaged in probability (default

@@ -69,7 +69,7 @@ def register(subparsers) -> None:
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
-                        help="estimator (default: chib for LDA, l2r for GaP-FA, chosen by "
+                        help="estimator (default: chib for LDA, ais for GaP-FA, chosen by "
                              "benchmark; 'topiceval estimate --help' lists every method)")
     add_setting_options(parser)
     add_limit_option(parser)

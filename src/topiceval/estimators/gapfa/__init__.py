@@ -158,7 +158,8 @@ def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayL
         ``burnin=100`` (Gibbs iterations); ``l2r`` ``samples=1000`` (S), ``inner_samples=1``
         (S'), ``gibbs=1`` (G), ``proposal="paper"`` (or ``"code"``); ``l2r_exact``
         ``samples=1000``, ``gibbs=1``; ``l2r_seq`` ``samples=1000`` (particles),
-        ``gibbs=1`` (0: no rejuvenation).  See docs/methods/gapfa.md.
+        ``gibbs=1`` (0: no rejuvenation); ``ais`` ``temperatures=1000`` (S, or the schedule);
+        ``bdmc`` ``temperatures=1000``, ``burnin=50``.  See docs/methods/gapfa.md.
 
     Returns
     -------
