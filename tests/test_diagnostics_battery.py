@@ -8,11 +8,14 @@ misses measured (``MISSED_MEASURED``: the issue asks for none); of the estimates
 standard errors the issue allows 10% to be flagged, and 10.4% are on these problems
 (``FALSE_ALARMS_MEASURED``: the test holds the battery to what was measured, so that a change
 that flags more shows, and records the issue's 10% as not met, a strict xfail that fails once
-it is).  The examples of issue 31 are flagged, each; GaP-FA's default since (AIS) on the
-issue's repeated word is a named miss (``EXAMPLES_MISSED``).  The rule of
-``topiceval.diagnostics`` was fixed on the calibration seeds 1001-1040 before the problems here
-(``TEST_SEEDS``, 11-30; 1-10 and 101-102 had been seen) were run once (docs/trust.md, "A larger
-battery, and the floor judges the interval").  Every random number is seeded and the
+it is).  The examples of issue 31 are flagged, each, and GaP-FA's default since (AIS) on the
+issue's repeated word.  The rule of ``topiceval.diagnostics`` was fixed on the calibration
+seeds 1001-1040 before the problems here (``TEST_SEEDS``, 11-30; 1-10 and 101-102 had been
+seen) were run once (docs/trust.md, "A larger battery, and the floor judges the interval").
+The floor's sum over the allocations near the best one came after; a tighter certain bound
+can flag no estimate within 2 standard errors of log P(w), and on these problems it changed no
+good estimate's verdict and caught 2 of the 10 misses (docs/trust.md, "The floor").  Every
+random number is seeded and the
 estimates do not depend on the number of threads: the battery gives the same table on every
 machine, and the test cannot flake.
 """
@@ -20,7 +23,7 @@ machine, and the test cannot flake.
 import pytest
 
 from trust_battery import (
-    EXAMPLES_MISSED,
+    DEFAULT_EXAMPLE,
     FALSE_ALARMS,
     FALSE_ALARMS_MEASURED,
     MISSED_MEASURED,
@@ -62,15 +65,16 @@ def test_the_issues_share_of_false_alarms_is_met(table):
 
 
 def test_the_issues_examples_are_flagged():
-    """Each of the issue's examples is flagged; GaP-FA's default since (AIS) on the issue's
-    repeated word is the named miss, closer to the exact value than L2R was."""
+    """Each of the issue's examples is flagged, and GaP-FA's default since (AIS) on the issue's
+    repeated word too: closer to the exact value than L2R, but off by more than 4 s.e., which
+    only the floor sees."""
     frame = examples()
     shown = frame.drop(columns=["exact"]).to_string()
-    missed = frame["example"].isin(EXAMPLES_MISSED)
-    assert missed.sum() == len(EXAMPLES_MISSED), shown
-    assert not frame.loc[~missed, "trusted"].any(), shown
-    assert frame.loc[missed, "trusted"].all() and (frame.loc[missed, "class"] == "bad").all()
-    assert (frame.loc[missed, "error"].abs().max()
+    assert not frame["trusted"].any(), shown
+    default = frame[frame["example"].str.contains(DEFAULT_EXAMPLE, regex=False)]
+    assert len(default) == 1 and (default["class"] == "bad").all(), shown
+    assert default["reason"].iloc[0].startswith("below the floor"), shown
+    assert (default["error"].abs().max()
             < frame.loc[frame["method"] == "l2r", "error"].abs().min()), shown
     chib = frame[frame["method"] == "chib"]
     assert (chib["rhat"] > 1.05).all(), shown  # runs in different modes

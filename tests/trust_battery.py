@@ -39,9 +39,10 @@ FALSE_ALARMS_MEASURED = 298 / 2867
 # (family, problem, prior, document, method): AIS completions 0.14-5.2 nats off whose 8 runs'
 # single weights agree (their chains never moved at alpha m = 1e-300, so every estimate there
 # is importance sampling from a burn-in; flagging that would flag the 74% of them that are
-# right), AIS 0.26-0.87 nats high or 0.32 low with runs agreeing (heavy lower tails of an
-# unbiased estimator; no floor bounds from above), one l2r_seq 0.47 nats low and one GaP-FA AIS
-# 0.37 nats low (its 4 runs agreeing, ESS 4.0: one weight per run has no ESS check)
+# right; completion has no floor), AIS 0.26-0.87 nats high or 0.32 low with runs agreeing
+# (heavy lower tails of an unbiased estimator; no floor bounds from above).  The floor summed
+# over the allocations near the best one (before: the best one's alone) caught the two GaP-FA
+# misses, one l2r_seq 0.47 nats low and one AIS 0.37 low, and changed no good estimate's verdict
 MISSED_MEASURED = {
     ("lda", "lda 11", "extreme 1e-300", "short 3", "ais completion"),
     ("lda", "lda 12", "extreme 1e-3", "repeated 6", "ais completion"),
@@ -51,8 +52,6 @@ MISSED_MEASURED = {
     ("lda", "lda 18", "extreme 1e-300", "short 4", "ais"),
     ("lda", "lda 21", "ordinary 0.1", "repeated 6", "ais"),
     ("lda", "lda 25", "extreme 1e-300", "short 5", "ais completion"),
-    ("gapfa", "gapfa 25", "ordinary", "repeated 30", "l2r_seq"),
-    ("gapfa", "gapfa 19", "ordinary", "repeated 30", "ais"),
 }
 # what no diagnostic computed from the estimator's own numbers can see (docs/trust.md#blind-spots),
 # named from the calibration problems (seeds 101, 102) before the test's problems were run:
@@ -82,10 +81,9 @@ GAPFA_METHODS = {"ds": {}, "l2r": L2R_BUDGET, "l2r code": {**L2R_BUDGET, "propos
 EXAMPLE_SEED = 3  # the problems of the issue's examples (docs/trust.md#the-examples)
 EXAMPLE_RUNS = 400
 # GaP-FA's default since L2R's (AIS, 1,000 temperatures, 4 runs) on the issue's repeated word:
-# 2.40 nats low with a standard error of 0.54 and its runs agreeing, a miss (over 40 seeds of its
-# runs 1.9 nats low at the median, 13 of 40 bad and unflagged; docs/trust.md#the-examples)
+# 2.40 nats low with a standard error of 0.54 and its runs agreeing, which only the floor summed
+# over the allocations near the best one sees (docs/trust.md#the-examples)
 DEFAULT_EXAMPLE = "the default (AIS, 1,000 temperatures)"
-EXAMPLES_MISSED = {f"GaP-FA {DEFAULT_EXAMPLE}, one word 300 times"}
 
 def classify(error: np.ndarray, stderr: np.ndarray) -> np.ndarray:
     """"bad" (|error| > 4 se + 0.1), "good" (|error| <= 2 se) or "between", per estimate (a

@@ -42,9 +42,10 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     importance sampling from the start distribution).
 
 Against a certain bound (every sampling estimate of log P(w), LDA and GaP-FA; not completion
-or ratio-AIS): ``floor``, the term of one allocation x* of the document's counts to topics
-found by hill climbing (``estimators.floor``).  The marginal sums such terms, every one a
-probability, so log P(w) >= the floor: an estimate whose interval (the runs' average plus two
+or ratio-AIS): ``floor``, the sum of the terms of a set of allocations of the document's
+counts to topics, those that differ in one word's row from an allocation x* found by hill
+climbing (``estimators.floor``).  The marginal sums all such terms, every one a probability,
+so log P(w) >= the floor: an estimate whose interval (the runs' average plus two
 standard errors) ends more than ``FLOOR_SLACK`` below it misses log P(w) by at least that
 much, however its runs agree.  It sees what
 the weights cannot: a proposal that never draws the allocations carrying the mass.
@@ -111,8 +112,8 @@ RHAT_MAX = 1.05  # split R-hat of the Chib-style chains' log-likelihoods over th
 MOVED_MIN = 0.01  # the smallest share of annealing transitions after which the chains moved
 SHARE_MAX = 0.8  # the largest share of the probability average one run may carry (R >= 3)
 # the most nats an estimate's interval (its runs' average + 2 standard errors) may end below its
-# floor, log p(w, z*) of one latent state, which log p(w) cannot be below (docs/trust.md#the-floor):
-# the issue's slack of 0.1 nats, not tuned
+# floor, log of p(w, z) summed over a set of latent states, which log p(w) cannot be below
+# (docs/trust.md#the-floor): the issue's slack of 0.1 nats, not tuned
 FLOOR_SLACK = 0.1
 
 # --------------------------------------------------------------------------- kernel side
@@ -678,9 +679,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
     * split R-hat (Chib-style, where defined) is above ``RHAT_MAX``, or infinite (chains that
       never moved, in different places);
     * the runs' average plus two standard errors lies more than ``FLOOR_SLACK`` nats below
-      the floor (where the family has one), log p(w, z*) of one latent state, which log P(w)
-      cannot be below: the interval the estimate reports misses log P(w) by more than the
-      slack.  An estimate within two standard errors of log P(w) never fails it;
+      the floor (where the family has one), log of p(w, z) summed over a set of latent
+      states, which log P(w) cannot be below: the interval the estimate reports misses
+      log P(w) by more than the slack.  An estimate within two standard errors of log P(w)
+      never fails it;
     * the annealing chain (AIS, ratio-AIS) of a single run moved after fewer than
       ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
       importance weight from the start distribution, which nothing can check (with several
@@ -711,8 +713,8 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
             (rhat > RHAT_MAX, lambda d: f"R-hat {rhat[d]:.3g} > {RHAT_MAX:g}"),
             (rows.below > FLOOR_SLACK,
              lambda d: f"below the floor: its estimate + 2 s.e. is {rows.below[d]:.2f} nats "
-                       f"under log p(w, z*) = "
-                       f"{rows.floor[d]:.2f} of one latent state, a lower bound of log P(w)"),
+                       f"under the floor {rows.floor[d]:.2f}, log p(w, z) summed over latent "
+                       "states near the best, a lower bound of log P(w)"),
             ((rows.moved < MOVED_MIN) & (runs < 2),
              lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "
                        "and one weight has no error"),

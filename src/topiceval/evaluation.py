@@ -152,8 +152,8 @@ class Evaluation:
         R-hat of Chib-style chains over the runs), ``runs_spread`` (the largest run's share of
         the probability average), ``repeats`` (the share of draws repeating the weight before),
         ``heavy_factor_sd`` (L2R: the nats of standard deviation its heavy-tailed factors
-        carry), ``floor`` (the term of one allocation of the counts to topics, a certain lower
-        bound on log P(w)),
+        carry), ``floor`` (the terms of the allocations of the counts to topics near a good one,
+        summed: a certain lower bound on log P(w)),
         ``trusted`` and ``reason`` (why not).
     trusted : (D,) bool
         Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a

@@ -1,15 +1,19 @@
-"""Slow, obviously correct reference of the floor's hill climb (topiceval.estimators.floor).
+"""Slow, obviously correct reference of the floor (topiceval.estimators.floor).
 
 The log term of an allocation x (J, T) is computed whole from its definition (scipy's gammaln;
 (r)_X = Gamma(r + X) / Gamma(r)), and every move's gain as the difference of two whole terms;
 the climb follows the kernel's rule: words in order, for each the best move of one count
 (largest gain, first in (a, b) order on ties) while it gains more than GAIN_MIN; two starts.
+The floor lists the allocations of its set S one by one (every composition of each word's count
+over the topics, kept if it meets the window), drops repeats, and sums their whole terms.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import gammaln, logsumexp
 
 GAIN_MIN = 1e-9
 PASSES = 50
@@ -75,3 +79,25 @@ def best_allocation(counts: np.ndarray, log_q: np.ndarray, r: np.ndarray,
     values = [log_term(x, log_q, r, const) for x in starts]
     k = int(np.argmax(values))
     return values[k], starts[k]
+
+
+def allocation_floor(counts: np.ndarray, log_q: np.ndarray, r: np.ndarray, const: float,
+                     window: int) -> float:
+    """log sum of term(x) over S: the allocations that differ from the best climb's x* in one
+    word's row, each topic's count and every running sum of the differences within
+    min(c_j, window) of x*'s; every member listed, repeats dropped."""
+    _, best = best_allocation(counts, log_q, r, const)
+    n_words, n_topics = best.shape
+    members = {best.tobytes(): best}
+    for j in range(n_words):
+        w = min(int(counts[j]), window)
+        for row in itertools.product(range(int(counts[j]) + 1), repeat=n_topics):
+            if sum(row) != counts[j]:
+                continue
+            running = np.cumsum(np.array(row) - best[j])
+            if np.any(np.abs(np.array(row) - best[j]) > w) or np.any(np.abs(running) > w):
+                continue
+            x = best.copy()
+            x[j] = row
+            members[x.tobytes()] = x
+    return float(logsumexp([log_term(x, log_q, r, const) for x in members.values()]))

@@ -82,9 +82,9 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                             "whose k-hat is above PSIS's threshold carry in a run's log "
                             "estimate (median over runs; above 0.1 the estimate is not "
                             "trusted); empty for other methods"),
-        ("floor", "sampling methods: in nats, the probability term of one allocation of the "
-                  "document's counts to topics, found by hill climbing, which the log-"
-                  "likelihood cannot be below (an estimate more than 0.1 nats under it is not "
+        ("floor", "sampling methods: in nats, the probability terms of the allocations of "
+                  "the document's counts to topics near one found by hill climbing, summed, "
+                  "which the log-likelihood cannot be below (an estimate more than 0.1 nats under it is not "
                   "trusted; " + page("trust.md#the-floor") + "); empty for exact methods and "
                   "document completion"),
         ("trusted", "True when the estimate passed the diagnostics ("

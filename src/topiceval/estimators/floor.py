@@ -1,5 +1,5 @@
-"""A certain lower bound on log P(w) of a document: the joint of one allocation of its counts
-to topics, found by hill climbing (docs/trust.md#the-floor).
+"""A certain lower bound on log P(w) of a document: the sum of the joint over the allocations
+of its counts near one good allocation (docs/trust.md#the-floor).
 
 Both families' marginals are sums over allocations x (x_jt: the count of the document's
 distinct word j given to topic t, X_t = sum_j x_jt) of terms of one form,
@@ -9,10 +9,22 @@ distinct word j given to topic t, X_t = sum_j x_jt) of terms of one form,
 every term a probability: GaP-FA's (6.8) (q, r and const of ``gapfa.exact.document_log_q``;
 ``gapfa.floor``), and LDA's with q_jt = phi_t,w_j, r_t = alpha m_t and const = log c_j! summed
 over the words minus log (alpha)_N, the terms of the c_j! / prod_t x_jt! topic assignments z
-that share the counts x (``lda.floor``).  So for any x, log P(w) >= log term(x):
-``best_allocation`` finds a good x and returns its log term, a number no estimate of log P(w)
-may lie below.  An estimate far below it is wrong however tightly its runs agree (an
-importance sampler whose proposal never draws the allocations that carry the mass).
+that share the counts x (``lda.floor``).  So for any set S of distinct allocations,
+log P(w) >= log sum_{x in S} term(x): a number no estimate of log P(w) may lie below.  An
+estimate far below it is wrong however tightly its runs agree (an importance sampler whose
+proposal never draws the allocations that carry the mass).
+
+The set.  ``best_allocation`` climbs to a good allocation x*; S is the union over the words j
+of S_j, the allocations that differ from x* in row j alone (x* itself in each), every topic's
+count of word j within ``WINDOW`` of x*'s and so every running sum of the differences over the
+topics.  Two S_j meet only at x*, so
+
+    log sum_S term = log term(x*) + log1p( sum_j expm1(L_j) ),
+    L_j = log sum_{x in S_j} term(x) / term(x*),
+
+and each L_j is a sum over the compositions of the word's c_j counts, a recursion over the
+topics whose state is the running difference (``_row_sum``): exact for a word counted at most
+``WINDOW`` times, so on a document of one distinct word the floor is its exact marginal.
 
 The climb moves one count at a time.  Moving one count of word j from topic a to topic b
 changes the log term by
@@ -23,8 +35,9 @@ changes the log term by
 best such move while it gains more than ``GAIN_MIN``.  Two starts, the better kept: every count
 on its word's likeliest topic (argmax_t q_jt), and every count on the one topic whose pure
 allocation has the largest term.  Passes stop when one makes no move, or after ``PASSES``.
-Work: O(J T) per start and pass plus O(T x the topics word j occupies) per move; memory: the
-(J, T) allocation and log q.
+Work: O(J T) per start and pass plus O(T x the topics word j occupies) per move; the sums
+(2 w_j + 1)^2 T multiply-adds per word, w_j = min(c_j, WINDOW) (6 T for a word counted once, at
+most 4,225 T); memory: the (J, T) allocation and log q.
 """
 
 from __future__ import annotations
@@ -38,6 +51,7 @@ from topiceval._numba import log_rising
 
 GAIN_MIN = 1e-9  # nats: a smaller gain is rounding, and could cycle
 PASSES = 50  # the most passes over a document's words per start
+WINDOW = 32  # the most counts by which a topic's share of one word may differ from x*'s in S
 
 
 @njit(cache=True)
@@ -126,3 +140,74 @@ def best_allocation(counts, log_q, r, const):
         if value > best or start == 0:
             best, best_x = value, x
     return best, best_x
+
+
+@njit(cache=True)
+def _row_sum(x, totals, j, count, log_q, r, window):
+    """L_j (the module docstring): log of the sum of term(x') / term(x) over the allocations x'
+    that differ from ``x`` (J, T; ``totals`` its X_t) in row ``j`` alone (``count`` counts),
+    each topic's count and every running sum of the differences within ``window`` of x's.
+
+    The recursion runs over the topics; its state d is the running difference sum_{t' <= t}
+    (x'_jt' - x_jt'), in [-w, w] (w = min(count, window)), its value the sum of the terms'
+    ratios of the partial rows that reach it, kept in linear space rescaled by its largest
+    value after each topic (the log of the scales summed apart).  A topic t moved by e counts
+    multiplies the ratio by (r_t)_{B + x + e} / (r_t)_{B + x} q_jt^e x! / (x + e)!, B = X_t -
+    x_jt, x = x_jt.  The answer is the state d = 0 at the last topic, at least 0 (x itself)."""
+    n_topics = x.shape[1]
+    w = min(count, window)
+    width = 2 * w + 1
+    state = np.zeros(width)
+    state[w] = 1.0
+    nxt = np.empty(width)
+    ratio = np.empty(width)
+    log_scale = 0.0
+    for t in range(n_topics):
+        held = x[j, t]
+        base = totals[t] - held
+        lo, hi = max(-held, -w), min(count - held, w)
+        here = log_rising(r[t], base + held) - math.lgamma(held + 1.0)
+        top = 0.0  # e = 0 gives 0: the largest is at least that
+        for e in range(lo, hi + 1):
+            k = held + e
+            value = log_rising(r[t], base + k) - here - math.lgamma(k + 1.0)
+            if e != 0:
+                value += e * log_q[j, t]
+            ratio[e - lo] = value
+            top = max(top, value)
+        for e in range(lo, hi + 1):
+            ratio[e - lo] = math.exp(ratio[e - lo] - top)
+        nxt[:] = 0.0
+        for d in range(-w, w + 1):
+            weight = state[d + w]
+            if weight == 0.0:
+                continue
+            for e in range(max(lo, -w - d), min(hi, w - d) + 1):
+                nxt[d + e + w] += weight * ratio[e - lo]
+        peak = nxt.max()
+        if not peak > 0.0:
+            return 0.0
+        for i in range(width):
+            state[i] = nxt[i] / peak
+        log_scale += top + math.log(peak)
+    if not state[w] > 0.0:
+        return 0.0
+    return max(log_scale + math.log(state[w]), 0.0)
+
+
+@njit(cache=True)
+def allocation_floor(counts, log_q, r, const, window=WINDOW):
+    """The floor: log of the sum of the terms over S, the allocations near the climb's best x*
+    (the module docstring), ``counts`` (J,) the document's non-zero counts."""
+    best, x = best_allocation(counts, log_q, r, const)
+    if not np.isfinite(best):
+        return best
+    n_words, n_topics = x.shape
+    totals = np.zeros(n_topics)
+    for j in range(n_words):
+        for t in range(n_topics):
+            totals[t] += x[j, t]
+    gained = 0.0
+    for j in range(n_words):
+        gained += math.expm1(_row_sum(x, totals, j, counts[j], log_q, r, window))
+    return best + math.log1p(gained)

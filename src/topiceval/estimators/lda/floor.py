@@ -9,8 +9,8 @@ c_j! / prod_t x_jt! assignments share each x, so
               = sum_j log c_j! - log (alpha)_N + sum_t log (alpha m_t)_{X_t}
                 + sum_j sum_t [x_jt log phi_t,w_j - log x_jt!]
 
-for any x (alpha = sum_t alpha m_t, X_t = sum_j x_jt): the form of
-``floor.best_allocation`` with q_jt = phi_t,w_j and r_t = alpha m_t.
+for any x (alpha = sum_t alpha m_t, X_t = sum_j x_jt), and so for the sum over any set of
+distinct x: the form of ``floor.allocation_floor`` with q_jt = phi_t,w_j and r_t = alpha m_t.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ import numpy as np
 from scipy.special import gammaln
 
 from topiceval._numba import log_rising
-from topiceval.estimators.floor import best_allocation
+from topiceval.estimators.floor import allocation_floor
 
 
 def floor(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> np.ndarray:
     """(D,) the floor of each document of token ids ``docs`` under the topics ``phi`` (T, V)
     and pseudo-counts ``alpha_m`` (T,), as validated by ``inputs``: log of the sum of
-    P(w, z) over the assignments z that share the counts ``best_allocation`` finds."""
+    P(w, z) over the assignments z whose counts are in the set ``allocation_floor`` sums."""
     alpha = float(alpha_m.sum())
     out = np.empty(len(docs))
     for d, doc in enumerate(docs):  # only the (J, T) of one document at a time
         words, counts = np.unique(doc, return_counts=True)
         const = float(gammaln(counts + 1.0).sum()) - log_rising(alpha, doc.size)
         log_q = np.ascontiguousarray(np.log(phi[:, words]).T)
-        out[d] = best_allocation(counts.astype(np.int64), log_q, alpha_m, const)[0]
+        out[d] = allocation_floor(counts.astype(np.int64), log_q, alpha_m, const)
     return out
