@@ -84,9 +84,9 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                             "trusted); empty for other methods"),
         ("floor", "sampling methods: in nats, the probability terms of the allocations of "
                   "the document's counts to topics near one found by hill climbing, summed, "
-                  "which the log-likelihood cannot be below (an estimate more than 0.1 nats under it is not "
-                  "trusted; " + page("trust.md#the-floor") + "); empty for exact methods and "
-                  "document completion"),
+                  "which the log-likelihood cannot be below (an estimate more than 0.1 nats "
+                  "under it is not trusted; " + page("trust.md#the-floor") + "); empty for "
+                  "exact methods and document completion"),
         ("trusted", "True when the estimate passed the diagnostics ("
                     + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),
