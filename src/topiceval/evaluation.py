@@ -80,9 +80,10 @@ if TYPE_CHECKING:
 
 # method, settings and runs used when ``method`` is None: the cheapest setting whose error
 # against a converged reference is well below 1 nat on documents of up to ~100 tokens, measured
-# by benchmarks/default_method.py for LDA (docs/choosing-an-estimator.md#how-the-defaults-were-
-# measured) and by benchmarks/bdmc.py's targets for GaP-FA (against AIS references that BDMC's
-# upper bound meets; L2R, the default before, fails the criterion at ~100 counts)
+# by benchmarks/default_method.py for LDA
+# (docs/choosing-an-estimator.md#how-the-defaults-were-measured) and by benchmarks/bdmc.py's
+# targets for GaP-FA (against AIS references that BDMC's upper bound meets; L2R, the default
+# up to 0.2.0, fails the criterion at ~100 counts)
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
     "gapfa": ("ais", {"temperatures": 1000}),
