@@ -194,7 +194,9 @@ def test_every_sampling_method_diagnoses_every_document():
      [True, False, False]),
     ("weights", ["k-hat 0.90 > 0.72", "repeated weights: 80% of the draws repeat the one before"],
      [False, False]),  # pooled over the runs: more runs are more weights
-    ("runs", ["k-hat 0.90 > 0.70"], [False]),
+    ("runs", ["k-hat 0.90 > 0.70", "below the floor: its estimate + 2 s.e. is 0.92 nats under",
+              "one run carries 93% of the average; below the floor: its estimate"],
+     [False, True, True]),  # annealing that missed the mass: more temperatures
 ])
 def test_the_checks_only_longer_runs_can_pass(kind, reasons, expected):
     assert dg.needs_longer_runs(kind, reasons).tolist() == expected

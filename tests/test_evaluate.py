@@ -611,6 +611,29 @@ def test_an_untrusted_document_gets_more_rounds_though_its_standard_error_meets_
     assert f"{res.budget.work:,} topic-word site updates in all" in res.summary()
 
 
+def test_an_annealing_run_below_the_floor_gets_more_temperatures():
+    """GaP-FA's default (AIS) on one word counted 300 times lies below the floor (its runs
+    missed the allocations that carry the mass, which more temperatures find sooner than more
+    runs): under a target it gets its runs again at twice the temperatures, round after round,
+    ends closer to the exact value, and has the numbers of a fixed call at its final
+    temperatures."""
+    phi, counts, _ = gapfa_problem(EXAMPLE_SEED)
+    counts, heavy = counts[4:], 0  # the word counted 300 times, as in the issue's examples
+    gap = GaPModel(phi, *GAPFA_MODELS["ordinary"])
+    first = topiceval.evaluate(gap, counts, columns="model", progress=False)
+    assert first.method == "ais" and first.diagnostics.reason[heavy].startswith("below the floor")
+    res = topiceval.evaluate(gap, counts, columns="model", progress=False, target="1.5 nats",
+                             work_limit=20 * first.work.sum())
+    temperatures = int(res.budget.lengths[heavy])
+    assert res.budget.setting == "temperatures" and res.budget.runs[heavy] == first.runs
+    assert temperatures > DEFAULTS["gapfa"][1]["temperatures"]
+    fixed = topiceval.evaluate(gap, counts, columns="model", progress=False,
+                               temperatures=temperatures)
+    np.testing.assert_array_equal(res.logp_runs[heavy, : first.runs], fixed.logp_runs[heavy])
+    exact = gapfa.estimate("exact", counts, gap.phi, gap.p, gap.r)
+    assert abs(res.logp[heavy] - exact[heavy]) < abs(first.logp[heavy] - exact[heavy])
+
+
 def longer_problem():
     """(model, counts, exact, d): a tiny GaP-FA problem (T = 3, 8 words, documents of 20-80
     counts) whose document d (80 counts) L2R (S = 300, 4 runs) estimates 0.46

@@ -460,7 +460,8 @@ def evaluate(model: LDAModel | GaPModel,
         bounds.  After the first round (``runs`` runs, as without a target), the documents
         short of it, or untrusted by the diagnostics (``trusted``), get twice the runs, or,
         untrusted by a check that more runs cannot pass (L2R's factor k-hat, Chib-style's
-        R-hat), their runs again at twice the samples (twice the temperatures for a gap),
+        R-hat) or pass at far more cost (AIS below the floor), their runs again at twice the
+        samples or temperatures (twice the temperatures for a gap),
         round after round, until all reach it and are trusted or the next round would exceed
         ``work_limit``; ``budget`` and the summary say what was
         spent and reached, and why the documents short of it are (untrusted, or above the

@@ -15,8 +15,9 @@ settings), then, round after round, only for the documents that do not pass
 standard-error target doubles their runs (the new runs are the runs R..2R-1 of a call with 2R
 runs: the same streams, so the result does not depend on how many rounds it took), except for
 a document untrusted by a check that more runs cannot pass
-(``topiceval.diagnostics.LONGER_RUNS``: L2R's factor k-hat, Chib-style's split R-hat), which
-gets its runs again at twice the method's per-run budget (``Method.budget``: its samples; the
+(``topiceval.diagnostics.LONGER_RUNS``: L2R's factor k-hat, Chib-style's split R-hat; or
+that longer runs pass at far less cost: AIS below the floor), which gets its runs again at
+twice the method's per-run budget (``Method.budget``: its samples or temperatures; the
 streams of a call with that setting).  A gap target doubles every such document's temperatures
 (fresh runs at the new schedule, the same streams as a call with that schedule).  Each
 document's numbers are those of a fixed call with its final runs and setting.  It stops when
