@@ -44,11 +44,11 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
 Against a certain bound (every sampling estimate of log P(w), LDA and GaP-FA; not completion
 or ratio-AIS): ``floor``, the sum of the terms of a set of allocations of the document's
 counts to topics, those that differ in one word's row from an allocation x* found by hill
-climbing (``estimators.floor``).  The marginal sums all such terms, every one a probability,
-so log P(w) >= the floor: an estimate whose interval (the runs' average plus two
-standard errors) ends more than ``FLOOR_SLACK`` below it misses log P(w) by at least that
-much, however its runs agree.  It sees what
-the weights cannot: a proposal that never draws the allocations carrying the mass.
+climbing and those that put every count on one topic (``estimators.floor``).  The marginal
+sums all such terms, every one a probability, so log P(w) >= the floor: an estimate whose
+interval (the runs' average plus two standard errors) ends more than ``FLOOR_SLACK`` below it
+misses log P(w) by at least that much, however its runs agree.  It sees what the weights
+cannot: a proposal that never draws the allocations carrying the mass.
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
 carried by its largest run.  When one run carries most of it, the delta-method standard error
@@ -717,8 +717,8 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
             (rhat > RHAT_MAX, lambda d: f"R-hat {rhat[d]:.3g} > {RHAT_MAX:g}"),
             (rows.below > FLOOR_SLACK,
              lambda d: f"below the floor: its estimate + 2 s.e. is {rows.below[d]:.2f} nats "
-                       f"under the floor {rows.floor[d]:.2f}, log p(w, z) summed over latent "
-                       "states near the best, a lower bound of log P(w)"),
+                       f"under the floor {rows.floor[d]:.2f}, log p(w, z) summed over a set "
+                       "of latent states, a lower bound of log P(w)"),
             ((rows.moved < MOVED_MIN) & (runs < 2),
              lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "
                        "and one weight has no error"),

@@ -5,7 +5,8 @@ The log term of an allocation x (J, T) is computed whole from its definition (sc
 the climb follows the kernel's rule: words in order, for each the best move of one count
 (largest gain, first in (a, b) order on ties) while it gains more than GAIN_MIN; two starts.
 The floor lists the allocations of its set S one by one (every composition of each word's count
-over the topics, kept if it meets the window), drops repeats, and sums their whole terms.
+over the topics, kept if it meets the window, and the T pure allocations), drops repeats, and
+sums their whole terms.
 """
 
 from __future__ import annotations
@@ -85,10 +86,15 @@ def allocation_floor(counts: np.ndarray, log_q: np.ndarray, r: np.ndarray, const
                      window: int) -> float:
     """log sum of term(x) over S: the allocations that differ from the best climb's x* in one
     word's row, each topic's count and every running sum of the differences within
-    min(c_j, window) of x*'s; every member listed, repeats dropped."""
+    min(c_j, window) of x*'s, and every count on one topic; every member listed, repeats
+    dropped."""
     _, best = best_allocation(counts, log_q, r, const)
     n_words, n_topics = best.shape
     members = {best.tobytes(): best}
+    for t in range(n_topics):
+        pure = np.zeros_like(best)
+        pure[:, t] = counts
+        members[pure.tobytes()] = pure
     for j in range(n_words):
         w = min(int(counts[j]), window)
         for row in itertools.product(range(int(counts[j]) + 1), repeat=n_topics):

@@ -1,5 +1,5 @@
 """A certain lower bound on log P(w) of a document: the sum of the joint over the allocations
-of its counts near one good allocation (docs/trust.md#the-floor).
+of its counts near one good allocation, and the pure ones (docs/trust.md#the-floor).
 
 Both families' marginals are sums over allocations x (x_jt: the count of the document's
 distinct word j given to topic t, X_t = sum_j x_jt) of terms of one form,
@@ -24,7 +24,11 @@ topics.  Two S_j meet only at x*, so
 
 and each L_j is a sum over the compositions of the word's c_j counts, a recursion over the
 topics whose state is the running difference (``_row_sum``): exact for a word counted at most
-``WINDOW`` times, so on a document of one distinct word the floor is its exact marginal.
+``WINDOW`` times, so on a document of one distinct word the floor is its exact marginal.  S also
+holds the T pure allocations (every count on one topic), those not already in a set S_j
+(``_pure_outside``): under a prior that puts a document's mass on one topic (LDA's alpha m or
+GaP-FA's r_t near 0) they carry almost all of it, and x*'s rows alone would leave out all but
+one.
 
 The climb moves one count at a time.  Moving one count of word j from topic a to topic b
 changes the log term by
@@ -37,7 +41,7 @@ on its word's likeliest topic (argmax_t q_jt), and every count on the one topic 
 allocation has the largest term.  Passes stop when one makes no move, or after ``PASSES``.
 Work: O(J T) per start and pass plus O(T x the topics word j occupies) per move; the sums
 (2 w_j + 1)^2 T multiply-adds per word, w_j = min(c_j, WINDOW) (6 T for a word counted once, at
-most 4,225 T); memory: the (J, T) allocation and log q.
+most 4,225 T), and O(J T) for the pure allocations; memory: the (J, T) allocation and log q.
 """
 
 from __future__ import annotations
@@ -116,6 +120,15 @@ def climb(x, log_q, r):
 
 
 @njit(cache=True)
+def _pure_term(counts, log_q, r, const, t):
+    """log term of the pure allocation of topic ``t``: every count on t."""
+    value = const + log_rising(r[t], counts.sum())
+    for j in range(counts.shape[0]):
+        value += counts[j] * log_q[j, t] - math.lgamma(counts[j] + 1.0)
+    return value
+
+
+@njit(cache=True)
 def best_allocation(counts, log_q, r, const):
     """(log term(x), x) for the better of the two climbs of the module docstring, ``counts``
     (J,) the document's non-zero counts."""
@@ -124,10 +137,8 @@ def best_allocation(counts, log_q, r, const):
     if n_words == 0:
         return log_term(best_x, log_q, r, const), best_x
     pure_best, pure_t = -np.inf, 0
-    for t in range(n_topics):  # the joint of every count on topic t
-        value = log_rising(r[t], counts.sum())
-        for j in range(n_words):
-            value += counts[j] * log_q[j, t] - math.lgamma(counts[j] + 1.0)
+    for t in range(n_topics):
+        value = _pure_term(counts, log_q, r, 0.0, t)
         if value > pure_best:
             pure_best, pure_t = value, t
     best = -np.inf
@@ -196,9 +207,34 @@ def _row_sum(x, totals, j, count, log_q, r, window):
 
 
 @njit(cache=True)
+def _pure_outside(x, counts, t, window):
+    """Whether the pure allocation of topic ``t`` (every count on t) is outside the rows'
+    sets S_j of ``x``: it differs from x in two rows or more, or in one whose difference is
+    beyond the window (the test of ``_row_sum``'s recursion: every topic's difference and
+    every running sum of them within w)."""
+    n_words, n_topics = x.shape
+    differ, row = 0, -1
+    for j in range(n_words):
+        if x[j, t] != counts[j]:
+            differ += 1
+            row = j
+    if differ != 1:
+        return differ > 1
+    w = min(counts[row], window)
+    running = 0
+    for u in range(n_topics):
+        step = (counts[row] if u == t else 0) - x[row, u]
+        running += step
+        if abs(step) > w or abs(running) > w:
+            return True
+    return False
+
+
+@njit(cache=True)
 def allocation_floor(counts, log_q, r, const, window=WINDOW):
     """The floor: log of the sum of the terms over S, the allocations near the climb's best x*
-    (the module docstring), ``counts`` (J,) the document's non-zero counts."""
+    and the pure ones (the module docstring), ``counts`` (J,) the document's non-zero
+    counts."""
     best, x = best_allocation(counts, log_q, r, const)
     if not np.isfinite(best):
         return best
@@ -210,4 +246,7 @@ def allocation_floor(counts, log_q, r, const, window=WINDOW):
     gained = 0.0
     for j in range(n_words):
         gained += math.expm1(_row_sum(x, totals, j, counts[j], log_q, r, window))
+    for t in range(n_topics):
+        if n_words and _pure_outside(x, counts, t, window):
+            gained += math.exp(_pure_term(counts, log_q, r, const, t) - best)
     return best + math.log1p(gained)

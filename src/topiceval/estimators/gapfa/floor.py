@@ -8,7 +8,7 @@ Every summand of (6.7) is a probability, so for any set S of distinct allocation
                                                  + sum_j sum_t [x_jt log q_jt - log x_jt!]  (6.8)
 
 with q and const of ``exact.document_log_q``; ``floor.allocation_floor`` climbs to a good x and
-sums over the allocations that differ from it in one word's row.
+sums over the allocations that differ from it in one word's row and the pure ones.
 """
 
 from __future__ import annotations
