@@ -23,11 +23,11 @@ from topiceval.models import GaPModel, LDAModel, save_model
 from topiceval.targets import Target, parse_target, passes, within
 from topiceval.training.gapfa.synthetic import sample_documents
 from topiceval.training.lda import fit_gibbs, synthetic_sample
-from trust_battery import EXAMPLE_SEED, GAPFA_MODELS, gapfa_problem
+from trust_battery import EXAMPLE_SEED, GAPFA_MODELS, L2R_BUDGET, gapfa_problem
 
 V, T = 12, 3
 WORDS = [f"w{v:02d}" for v in range(V)]
-L2R_SAMPLES = 300  # GaP-FA's evaluate default up to 0.2.0 (L2R, 4 runs): its target rounds
+L2R_SAMPLES = L2R_BUDGET["samples"]  # GaP-FA's evaluate default up to 0.2.0 (L2R, 4 runs)
 
 
 @pytest.fixture(scope="module")

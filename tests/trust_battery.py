@@ -81,7 +81,7 @@ LDA_METHODS = {"is_pt": {}, "is_pzw": {}, "is_ip": {}, "ais": {}, "chib": DEFAUL
 LDA_COMPLETION = {"ais": {}, "lr": {}}
 GAPFA_MODELS = {"ordinary": (np.array([0.6, 0.8, 0.4]), np.array([1.0, 0.5, 2.0])),
                 "extreme": (np.array([0.99, 0.9, 0.999]), np.array([1e-3, 0.05, 1e-2]))}
-L2R_BUDGET = {"samples": 300}
+L2R_BUDGET = {"samples": 300}  # GaP-FA's evaluate default up to 0.2.0 (with 4 runs)
 GAPFA_METHODS = {"ds": {}, "l2r": L2R_BUDGET, "l2r code": {**L2R_BUDGET, "proposal": "code"},
                  "l2r_exact": {"samples": 300}, "l2r_seq": {"samples": 300}, "ais": {}}
 EXAMPLE_SEED = 3  # the problems of the examples (docs/trust.md#the-examples)
