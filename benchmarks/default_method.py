@@ -86,6 +86,9 @@ from topiceval.training.lda.synthetic import SEED002_OPTIMIZE  # noqa: E402
 
 OUT = Path(__file__).parent / "out"
 CACHE = OUT / "default_method_cache"
+# the data mirror of the benchmarks: TOPICEVAL_DATA_MIRROR, else ../shared/data beside the checkout
+DEFAULT_MIRROR = Path(os.environ.get("TOPICEVAL_DATA_MIRROR",
+                                     Path(__file__).resolve().parents[2] / "shared" / "data"))
 BENCH_SEED = 1  # replicates: runs first_run = 0.. of this seed
 REF_SEED = 7_000  # references: an unrelated seed
 CONVERGED_NATS = 1.0  # |chib pool - ais pool| above this: reference not converged
@@ -826,10 +829,7 @@ def analyse(cfg: Config, raw: pd.DataFrame, meta: str) -> str:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a few-minute smoke run")
-    parser.add_argument("--mirror", type=Path,
-                        default=Path(os.environ.get("TOPICEVAL_DATA_MIRROR",
-                                                    Path(__file__).resolve().parents[2]
-                                                    / "shared" / "data")))
+    parser.add_argument("--mirror", type=Path, default=DEFAULT_MIRROR)
     parser.add_argument("--fresh", action="store_true", help="rebuild corpora and models")
     parser.add_argument("--analyse-only", action="store_true",
                         help="rebuild the tables from the raw CSV of a previous run")

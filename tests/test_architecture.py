@@ -45,6 +45,7 @@ PARALLEL_NAMES = {
     "sample_documents": "synthetic documents drawn from a model, LDA and GaP-FA",
     "check_posterior": "the posterior samples BDMC's reverse runs start from, LDA and GaP-FA",
     "floor": "the floor of each document's log P(w), a certain lower bound, LDA and GaP-FA",
+    "ceiling": "the ceiling of each document's log P(w), a certain upper bound, LDA and GaP-FA",
 }
 PAPER_FIGURE = re.compile(r"^(caption|plot)_[a-z]\d+$|^caption_reciprocal$")
 

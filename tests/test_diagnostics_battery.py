@@ -3,32 +3,30 @@
 On the battery of ``tests/trust_battery.py`` (tiny LDA and GaP-FA documents with exact answers,
 ordinary and extreme priors, short and repeated-word documents, every consistent sampling method
 at its default budget with evaluate's runs): every estimate off by more than 4 standard errors +
-0.1 nats is flagged untrusted, apart from the documented blind spots (``BLIND_SPOTS``) and the
-misses measured (``MISSED_MEASURED``: the issue asks for none); of the estimates within 2
-standard errors the issue allows 10% to be flagged, and 10.4% are on these problems
-(``FALSE_ALARMS_MEASURED``: the test holds the battery to what was measured, so that a change
-that flags more shows, and records the issue's 10% as not met, a strict xfail that fails once
-it is).  The examples of issue 31 are flagged, each, and GaP-FA's default since (AIS) on the
-issue's repeated word.  The rule of ``topiceval.diagnostics`` was fixed on the calibration
+0.1 nats is flagged untrusted, the documented blind spots (``BLIND_SPOTS``) included; of the
+estimates within 2 standard errors the issue allows 10% to be flagged, and 10.4% are on these
+problems (``FALSE_ALARMS_MEASURED``: the test holds the battery to what was measured, so that a
+change that flags more shows, and records the issue's 10% as not met, a strict xfail that fails
+once it is).  The examples of issue 31 are flagged, each, and GaP-FA's default since (AIS) on
+the issue's repeated word.  The rule of ``topiceval.diagnostics`` was fixed on the calibration
 seeds 1001-1040 before the problems here (``TEST_SEEDS``, 11-30; 1-10 and 101-102 had been
 seen) were run once (docs/trust.md, "A larger battery, and the floor judges the interval").
-The floor's sum over the allocations near the best one and the pure ones came after; a tighter
-certain bound can flag no estimate within 2 standard errors of log P(w), and on these problems
-it changed no good estimate's verdict and caught 3 of the 10 misses outside the blind spots and
-17 of the 18 in them (docs/trust.md, "The floor"), whose misses the test now names too.  Every
-random number is seeded and the
-estimates do not depend on the number of threads: the battery gives the same table on every
-machine, and the test cannot flake.
+The floor's sum over the allocations near the best one and the pure ones, and the ceiling,
+came after.  A tighter certain bound can flag no estimate within 2 standard errors of
+log P(w), and on these problems neither changed a good estimate's verdict: the floor's sums
+caught 3 of the 10 misses outside the blind spots and 17 of the 18 in them, the ceiling (and
+completion's bounds from both) the 8 left, 3 estimates too high and 5 AIS completions
+(docs/trust.md, "The floor", "The ceiling").  Every random number is seeded and the estimates
+do not depend on the number of threads: the battery gives the same table on every machine, and
+the test cannot flake.
 """
 
 import pytest
 
 from trust_battery import (
-    BLIND_SPOT_MISSES_MEASURED,
     DEFAULT_EXAMPLE,
     FALSE_ALARMS,
     FALSE_ALARMS_MEASURED,
-    MISSED_MEASURED,
     TEST_SEEDS,
     battery,
     examples,
@@ -42,14 +40,12 @@ def table():
     return battery(list(TEST_SEEDS))
 
 
-def test_every_bad_estimate_outside_the_blind_spots_is_flagged(table):
+def test_every_bad_estimate_is_flagged(table):
+    """The blind spots included: the floor and the ceiling see what the weights cannot."""
     bad = table[table["class"] == "bad"]
-    columns = ["family", "problem", "prior", "doc", "method"]
-    for in_spot, measured in ((False, MISSED_MEASURED), (True, BLIND_SPOT_MISSES_MEASURED)):
-        missed = bad[bad["trusted"] & (bad["blind_spot"] == in_spot)]
-        named = set(missed[columns].itertuples(index=False, name=None))
-        assert named <= measured, missed.drop(columns=["exact"]).to_string()
-    assert (~bad["trusted"]).mean() >= 0.97, bad.drop(columns=["exact"]).to_string()
+    assert len(bad) >= 300
+    missed = bad[bad["trusted"]]
+    assert missed.empty, missed.drop(columns=["exact"]).to_string()
 
 
 def test_few_of_the_good_estimates_are_flagged(table):

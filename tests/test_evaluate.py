@@ -87,7 +87,7 @@ def test_defaults_and_result_fields(model, docs):
                                    "logp_nats", "stderr_nats", "logp_per_token_nats",
                                    "upper_nats", "gap_nats", "runs", "target_reached", "method",
                                    "work", "khat", "ess", "rhat", "runs_spread", "repeats",
-                                   "heavy_factor_sd", "floor", "trusted", "reason"]
+                                   "heavy_factor_sd", "floor", "ceiling", "trusted", "reason"]
     assert frame.upper_nats.isna().all() and frame.target_reached.isna().all()
     # issue 31: the diagnostics of the runs, per document
     pd.testing.assert_frame_equal(res.diagnostics, runs.diagnostics)

@@ -185,17 +185,25 @@ def test_an_estimate_within_two_standard_errors_never_fails_the_floor(seed):
     assert beyond["reason"].str.contains("below the floor").all()
 
 
-def test_sampling_estimates_carry_their_floor():
+def test_sampling_estimates_carry_their_floor_and_ceiling():
+    """Completion's are w's less w1's (the first floor(N / 2) tokens), crosswise."""
     rng = np.random.default_rng(3)
     phi = rng.dirichlet(np.ones(6), 3)
     docs = [rng.integers(0, 6, 4), rng.integers(0, 6, 7)]
     am = np.full(3, 0.5)
-    runs = lda.estimate_runs("is_pt", docs, phi, am, runs=2)
-    np.testing.assert_array_equal(runs.diagnostics["floor"], lda_floor.floor(docs, phi, am))
-    assert lda.complete_runs("lr", docs, phi, am, runs=2).diagnostics["floor"].isna().all()
-    assert lda.estimate_runs("exact", docs, phi, am).diagnostics["floor"].isna().all()
+    frame = lda.estimate_runs("is_pt", docs, phi, am, runs=2).diagnostics
+    np.testing.assert_array_equal(frame["floor"], lda_floor.floor(docs, phi, am))
+    np.testing.assert_array_equal(frame["ceiling"], lda_floor.ceiling(docs, phi, am))
+    frame = lda.complete_runs("lr", docs, phi, am, runs=2).diagnostics
+    first = [doc[:doc.size // 2] for doc in docs]
+    np.testing.assert_array_equal(frame["floor"], lda_floor.floor(docs, phi, am)
+                                  - lda_floor.ceiling(first, phi, am))
+    np.testing.assert_array_equal(frame["ceiling"], lda_floor.ceiling(docs, phi, am)
+                                  - lda_floor.floor(first, phi, am))
+    exact = lda.estimate_runs("exact", docs, phi, am).diagnostics
+    assert exact["floor"].isna().all() and exact["ceiling"].isna().all()
     counts = np.array([[2, 0, 1, 0, 1, 0], [0, 3, 0, 0, 0, 1]])
     p, r = np.array([0.6, 0.8, 0.4]), np.array([1.0, 0.5, 2.0])
     frame = gapfa.estimate_runs("ds", counts, phi, p, r, runs=2).diagnostics
-    np.testing.assert_array_equal(frame["floor"],
-                                  gapfa_floor.floor(*prepare(counts, phi, p, r)))
+    np.testing.assert_array_equal(frame[["floor", "ceiling"]],
+                                  gapfa_floor.bounds(*prepare(counts, phi, p, r)))

@@ -35,30 +35,6 @@ TEST_SEEDS = tuple(range(11, 31))
 # calibration seeds); two-seed rounds before gave 9.0% (seeds 5-6), 9.6% (7-8) and 15.0%
 # (9-10), each under the rule of its time; the test holds the battery to what was measured
 FALSE_ALARMS_MEASURED = 298 / 2867
-# the bad estimates outside the blind spots that the diagnostics missed on the test's problems
-# (family, problem, prior, document, method): AIS completions 0.14-5.2 nats off whose 8 runs'
-# single weights agree (their chains never moved at alpha m = 1e-300, so every estimate there
-# is importance sampling from a burn-in; flagging that would flag the 74% of them that are
-# right; completion has no floor), AIS 0.26-0.87 nats high or 0.32 low with runs agreeing
-# (heavy lower tails of an unbiased estimator; no floor bounds from above).  The floor summed
-# over the allocations near the best one and the pure ones (before: the best one's alone) caught
-# the other three, an l2r_seq 0.47 nats low, a GaP-FA AIS 0.37 low and an LDA AIS 0.32 low, and
-# changed no good estimate's verdict
-MISSED_MEASURED = {
-    ("lda", "lda 11", "extreme 1e-300", "short 3", "ais completion"),
-    ("lda", "lda 12", "extreme 1e-3", "repeated 6", "ais completion"),
-    ("lda", "lda 13", "extreme 1e-300", "short 5", "ais"),
-    ("lda", "lda 14", "extreme 1e-300", "short 5", "ais completion"),
-    ("lda", "lda 17", "extreme 1e-300", "short 4", "ais completion"),
-    ("lda", "lda 21", "ordinary 0.1", "repeated 6", "ais"),
-    ("lda", "lda 25", "extreme 1e-300", "short 5", "ais completion"),
-}
-# the bad estimates in the blind spots missed on the test's problems since the floor sums the
-# allocations near the best one and the pure ones (17 of the 18 missed before it were IS-IP's one
-# mode and L2R's shared bias, below the exact value): L2R-E 2.9 nats too high, which no floor sees
-BLIND_SPOT_MISSES_MEASURED = {
-    ("gapfa", "gapfa 12", "extreme", "repeated 30", "l2r_exact"),
-}
 # what no diagnostic computed from the estimator's own numbers can see (docs/trust.md#blind-spots),
 # named from the calibration problems (seeds 101, 102) before the test's problems were run:
 # (family, methods, priors whose name starts with)

@@ -41,14 +41,19 @@ Kinds of record (``Method.diagnostics``), one per family of estimator:
     transitions after which the run's chain had moved (0: it never moved, and the estimate is
     importance sampling from the start distribution).
 
-Against a certain bound (every sampling estimate of log P(w), LDA and GaP-FA; not completion
-or ratio-AIS): ``floor``, the sum of the terms of a set of allocations of the document's
-counts to topics, those that differ in one word's row from an allocation x* found by hill
-climbing and those that put every count on one topic (``estimators.floor``).  The marginal
+Against certain bounds (every sampling estimate of log P(w) and of document completion, LDA
+and GaP-FA; not ratio-AIS): ``floor``, the sum of the terms of a set of allocations of the
+document's counts to topics, those that differ in one word's row from an allocation x* found
+by hill climbing and those that put every count on one topic (``estimators.floor``).  The marginal
 sums all such terms, every one a probability, so log P(w) >= the floor: an estimate whose
 interval (the runs' average plus two standard errors) ends more than ``FLOOR_SLACK`` below it
 misses log P(w) by at least that much, however its runs agree.  It sees what the weights
-cannot: a proposal that never draws the allocations carrying the mass.
+cannot: a proposal that never draws the allocations carrying the mass.  ``ceiling``, a bound
+from above on the same sum over every allocation (``estimators.ceiling``): an estimate whose
+interval (the average less two standard errors) starts more than ``FLOOR_SLACK`` above it is
+too high by at least that much.  For document completion, log P(w2 | w1) = log P(w) -
+log P(w1) is bounded by the floor of w less the ceiling of w1 and the ceiling of w less the
+floor of w1.
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
 carried by its largest run.  When one run carries most of it, the delta-method standard error
@@ -93,7 +98,7 @@ LOG_TINY = math.log(np.finfo(np.float64).tiny)  # PSIS's floor of the tail's thr
 CHAIN = 6  # a chain record: ESS, half length, mean and variance of each half
 KINDS = ("weights", "factors", "chain", "runs", "")
 COLUMNS = ("khat", "ess", "rhat", "runs_spread", "repeats", "heavy_factor_sd", "floor",
-           "trusted", "reason")
+           "ceiling", "trusted", "reason")
 
 # the rule of ``trust`` (docs/trust.md#the-rule), fixed on the battery's calibration problems
 # (seeds 101 and 102 of tests/trust_battery.py) before the test's problems were run
@@ -113,7 +118,8 @@ MOVED_MIN = 0.01  # the smallest share of annealing transitions after which the 
 SHARE_MAX = 0.8  # the largest share of the probability average one run may carry (R >= 3)
 # the most nats an estimate's interval (its runs' average + 2 standard errors) may end below its
 # floor, log of p(w, z) summed over a set of latent states, which log p(w) cannot be below
-# (docs/trust.md#the-floor): the issue's slack of 0.1 nats, not tuned
+# (docs/trust.md#the-floor): the issue's slack of 0.1 nats, not tuned; the same slack above the
+# ceiling (docs/trust.md#the-ceiling)
 FLOOR_SLACK = 0.1
 
 # --------------------------------------------------------------------------- kernel side
@@ -476,7 +482,9 @@ class Rows:
     factors above their k-hat threshold carry in the run's log estimate (factors kind only);
     ``floor``: the family's certain lower bound on log P(w) (``FLOOR_SLACK``), and ``below``:
     how far the runs' average plus two standard errors (the interval's top; the average
-    alone for one run) lies below it (NaN where the family has no floor)."""
+    alone for one run) lies below it (NaN where the family has no floor); ``ceiling``: its
+    certain upper bound, and ``above``: how far the runs' average less two standard errors lies
+    above it."""
 
     khat: np.ndarray
     ess: np.ndarray
@@ -487,10 +495,12 @@ class Rows:
     heavy_sd: np.ndarray
     floor: np.ndarray
     below: np.ndarray
+    ceiling: np.ndarray
+    above: np.ndarray
 
     @classmethod
     def empty(cls, n_docs: int) -> Rows:
-        return cls(*(np.full(n_docs, np.nan) for _ in range(9)))
+        return cls(*(np.full(n_docs, np.nan) for _ in range(11)))
 
 
 def weights_rows(stats: np.ndarray) -> Rows:
@@ -572,9 +582,10 @@ def _lse(a: np.ndarray) -> np.ndarray:
 
 
 def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, *,
-             consistent: bool = True, floor: np.ndarray | None = None) -> pd.DataFrame:
+             consistent: bool = True, floor: np.ndarray | None = None,
+             ceiling: np.ndarray | None = None) -> pd.DataFrame:
     """One row per document: ``khat``, ``ess``, ``rhat``, ``runs_spread``, ``repeats``,
-    ``heavy_factor_sd`` (L2R: ``Rows.heavy_sd``), ``floor`` (``Rows.floor``), ``trusted`` and
+    ``heavy_factor_sd`` (L2R: ``Rows.heavy_sd``), ``floor``, ``ceiling`` (``Rows``), ``trusted`` and
     ``reason`` (``COLUMNS``), from the (D, R) run estimates and the (D, R, W) records of a
     method of diagnostics ``kind`` (``Method.diagnostics``; the module docstring).
 
@@ -595,6 +606,10 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         ``estimators.gapfa.floor``);
         the runs' average in probability plus two standard errors must not lie more than
         ``FLOOR_SLACK`` below it.
+    ceiling : numpy.ndarray, optional
+        (D,) a certain upper bound on each log P(w) (``estimators.lda.floor.ceiling``,
+        ``estimators.gapfa.floor.ceiling``); the average less two standard errors must not lie
+        more than ``FLOOR_SLACK`` above it.
 
     Returns
     -------
@@ -613,17 +628,21 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         rows = runs_rows(logp_runs, stats)
     else:
         rows = Rows.empty(n_docs)
+    logp, stderr = run_average(logp_runs)
+    margin = 2.0 * np.nan_to_num(stderr)
     if floor is not None and kind:
         rows.floor = np.asarray(floor, dtype=np.float64)
-        logp, stderr = run_average(logp_runs)
-        rows.below = rows.floor - (logp + 2.0 * np.nan_to_num(stderr))
+        rows.below = rows.floor - (logp + margin)
+    if ceiling is not None and kind:
+        rows.ceiling = np.asarray(ceiling, dtype=np.float64)
+        rows.above = (logp - margin) - rows.ceiling
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
     trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
     return pd.DataFrame({"khat": rows.khat, "ess": rows.ess, "rhat": rows.rhat,
                          "runs_spread": spread, "repeats": rows.repeats,
                          "heavy_factor_sd": rows.heavy_sd, "floor": rows.floor,
-                         "trusted": trusted, "reason": reason})
+                         "ceiling": rows.ceiling, "trusted": trusted, "reason": reason})
 
 
 def reason_counts(reasons) -> dict[str, int]:
@@ -639,7 +658,7 @@ def reason_counts(reasons) -> dict[str, int]:
 
 # the start of each reason ``trust`` gives, and its short name
 LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
-          ("below the floor", "below the floor"),
+          ("below the floor", "below the floor"), ("above the ceiling", "above the ceiling"),
           ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
           ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
           ("the method is not consistent", "inconsistent method"),
@@ -685,8 +704,9 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
     * the runs' average plus two standard errors lies more than ``FLOOR_SLACK`` nats below
       the floor (where the family has one), log of p(w, z) summed over a set of latent
       states, which log P(w) cannot be below: the interval the estimate reports misses
-      log P(w) by more than the slack.  An estimate within two standard errors of log P(w)
-      never fails it;
+      log P(w) by more than the slack; likewise its average less two standard errors more than
+      ``FLOOR_SLACK`` above the ceiling (where the family has one), a certain upper bound.  An
+      estimate within two standard errors of log P(w) never fails either;
     * the annealing chain (AIS, ratio-AIS) of a single run moved after fewer than
       ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
       importance weight from the start distribution, which nothing can check (with several
@@ -719,6 +739,9 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
              lambda d: f"below the floor: its estimate + 2 s.e. is {rows.below[d]:.2f} nats "
                        f"under the floor {rows.floor[d]:.2f}, log p(w, z) summed over a set "
                        "of latent states, a lower bound of log P(w)"),
+            (rows.above > FLOOR_SLACK,
+             lambda d: f"above the ceiling: its estimate - 2 s.e. is {rows.above[d]:.2f} nats "
+                       f"over the ceiling {rows.ceiling[d]:.2f}, an upper bound of log P(w)"),
             ((rows.moved < MOVED_MIN) & (runs < 2),
              lambda d: f"stuck chain: it moved after {rows.moved[d]:.1%} of the transitions, "
                        "and one weight has no error"),

@@ -96,7 +96,7 @@ PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when pro
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
                     "repeats": float, "heavy_factor_sd": float, "floor": float,
-                    "trusted": bool, "reason": str}
+                    "ceiling": float, "trusted": bool, "reason": str}
 # what to do about untrusted estimates, per family: a larger budget, then another method
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
@@ -154,8 +154,9 @@ class Evaluation:
         the probability average), ``repeats`` (the share of draws repeating the weight before),
         ``heavy_factor_sd`` (L2R: the nats of standard deviation its heavy-tailed factors
         carry), ``floor`` (the terms of the allocations of the counts to topics near a good one,
-        summed: a certain lower bound on log P(w)),
-        ``trusted`` and ``reason`` (why not).
+        summed: a certain lower bound on log P(w)), ``ceiling`` (a certain upper bound on
+        log P(w): the terms of every allocation, each bounded by the convexity of the prior's
+        part), ``trusted`` and ``reason`` (why not).
     trusted : (D,) bool
         Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a
         skipped document.

@@ -86,7 +86,13 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                   "the document's counts to topics near one found by hill climbing, summed, "
                   "which the log-likelihood cannot be below (an estimate more than 0.1 nats "
                   "under it is not trusted; " + page("trust.md#the-floor") + "); empty for "
-                  "exact methods and document completion"),
+                  "exact methods; for document completion, of log P(w2 | w1): w's floor less "
+                  "w1's ceiling"),
+        ("ceiling", "sampling methods: in nats, an upper bound on the log-likelihood, the "
+                    "probability terms of every allocation of the document's counts to "
+                    "topics, each bounded from above (an estimate more than 0.1 nats over it "
+                    "is not trusted; " + page("trust.md#the-ceiling") + "); empty for exact "
+                    "methods; for document completion, w's ceiling less w1's floor"),
         ("trusted", "True when the estimate passed the diagnostics ("
                     + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),

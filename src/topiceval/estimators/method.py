@@ -168,12 +168,13 @@ class Method:
         return diagnostics.record_width(self.diagnostics, per_run, runs)
 
     def diagnose(self, logp_runs: np.ndarray, stats: np.ndarray | None,
-                 floor: np.ndarray | None = None) -> Any:
+                 bounds: np.ndarray | None = None) -> Any:
         """``topiceval.diagnostics.diagnose`` of its (D, R) run estimates, (D, R, W) records
-        and, where the family has one, the (D,) floor of each log P(w): one row per document
-        (``topiceval.diagnostics.COLUMNS``)."""
+        and, where the family has them, the (D, 2) floor and ceiling of each log P(w): one row
+        per document (``topiceval.diagnostics.COLUMNS``)."""
+        floor, ceiling = (None, None) if bounds is None else (bounds[:, 0], bounds[:, 1])
         return diagnostics.diagnose(self.diagnostics, logp_runs, stats,
-                                    consistent=self.consistent, floor=floor)
+                                    consistent=self.consistent, floor=floor, ceiling=ceiling)
 
     def resolve(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults overridden by ``settings``, each checked; ``ValueError`` for an unknown

@@ -415,8 +415,8 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
              doc_keys, threads, posterior=None):
     """Validate, then run ``runs`` runs; return values (D, R, K), work (D,), seconds, the
     records of ``topiceval.diagnostics`` (D, R, W), the upper bounds (D, R) of a method that
-    has them (else None) and, for a sampling method, each document's floor (``floor.floor``,
-    a certain lower bound; else None).
+    has them (else None) and, for a sampling method, each document's floor and ceiling
+    (``floor.bounds``, certain lower and upper bounds, (D, 2); else None).
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
@@ -462,7 +462,7 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, run_keys=run_keys, out=values, stats=stats, **common,
                      **({"upper": upper} if spec.upper else {}))
             seconds = time.perf_counter() - start
-            bound = floor.floor(docs, params)
+            bound = floor.bounds(docs, params)
         else:
             bound = None
             out = np.empty(n_docs)

@@ -334,8 +334,12 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
-    bound = floor.floor(docs, phi, alpha_m) if m.sampled and not completion else None
-    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, bound),
+    bounds = None
+    if m.sampled:
+        bounds = np.column_stack(floor.completion_bounds(docs, n1, phi, alpha_m) if completion
+                                 else (floor.floor(docs, phi, alpha_m),
+                                       floor.ceiling(docs, phi, alpha_m)))
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, bounds),
                 alt if m.upper else None)
 
 

@@ -1,0 +1,238 @@
+"""A certain upper bound on log P(w) of a document: the ceiling (docs/trust.md#the-ceiling).
+
+Both families' marginals are sums over the allocations x of a document's counts (x_jt: the
+count of its distinct word j given to topic t; X_t = sum_j x_jt; N = sum_t X_t, its tokens)
+of terms of one form (``topiceval.estimators.floor``),
+
+    P = sum_x exp(const) prod_t (r_t)_{X_t} s(x),    s(x) = prod_j prod_t q_jt^x_jt / x_jt!,
+
+and the s(x) of all allocations sum to Z = prod_j (sum_t q_jt)^c_j / c_j! (the multinomial
+theorem).  g(X) = sum_t log (r_t)_{X_t} is convex in X (log Gamma is), so on any polytope of
+topic totals it is largest at a vertex.  The ceiling bounds (r)_X allocation by allocation with
+that, in levels by the number m = N - max_t X_t of counts off the majority topic:
+
+* m <= L (L = min(``LEVELS``, floor(N / 2) - 1), so the majority topic a is unique): the
+  totals off a form the m-simplex, whose vertices put all m on one topic b, so
+  prod_t (r_t)_{X_t} <= (r_a)_{N - m} max_{b != a} (r_b)_m; and the s(x) of the allocations
+  with a's count N - m sum to E_a(m), the coefficient of u^m in
+  prod_j (q_ja + u s_ja)^c_j / c_j!, s_ja = sum_{t != a} q_jt: a polynomial of degree L;
+* the rest (m > L, every X_t <= K = N - L - 1 >= N / 2): that polytope's vertices put K on one
+  topic and N - K on another, so (r)_X <= exp(M), M = max_{a != b} log (r_a)_K (r_b)_{N - K},
+  and their s(x) sum to at most Z - sum_a sum_{m <= L} E_a(m).
+
+So
+
+    log P <= const + log [ sum_a sum_{m <= L} (r_a)_{N - m} max_{b != a} (r_b)_m E_a(m)
+                           + exp(M) (Z - sum_{a, m} E_a(m)) ].
+
+m = 0 are the T pure allocations, exactly; under a prior that puts a document's mass on one
+topic (LDA's alpha m or GaP-FA's r_t near 0) the rest is weighted by a vanishing exp(M) and the
+ceiling is the exact value.  The ceiling is also at most the bound of the whole simplex at
+once (``holder``): (r)_X <= prod_t exp(X_t b_t), b_t = log (r_t)_N / N (convexity along the
+barycentric coordinates X_t / N), whose sum is const + sum_j [c_j log sum_t q_jt e^b_t -
+log c_j!]; the smaller of the two is returned.  Both are certain; for ordinary priors and long
+documents they are loose, and an estimate is judged against the ceiling only when it lies
+above it (``topiceval.diagnostics``).
+
+Rounding: E_a(m) is kept in linear space scaled by its largest coefficient after every word
+(a coefficient below 1e-308 of it flushes to 0: a relative loss under 1e-305), and the rest
+is taken as Z (1 + ``RELATIVE_SLACK``) - sum E (1 - ``RELATIVE_SLACK``), never below the
+mass it stands for through cancellation.  Work: O(T (L + 1) sum_j (min(c_j, L) + 1)) multiply-
+adds and O(J T + T L) logarithms; memory: O(J T).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from topiceval._numba import log_rising, logsumexp, lse_add, lse_value
+
+LEVELS = 32  # the most counts off the majority topic counted level by level
+RELATIVE_SLACK = 1e-9  # relative rounding allowed for in Z and the levels' sum
+
+
+@njit(cache=True)
+def holder(counts, log_q, r, const):
+    """The bound of the whole simplex: const + sum_j [c_j log sum_t q_jt (r_t)_N^(1/N) -
+    log c_j!] (the module docstring)."""
+    n_words, n_topics = log_q.shape
+    n = 0
+    for j in range(n_words):
+        n += counts[j]
+    if n == 0:  # the empty allocation alone
+        return const
+    b = np.empty(n_topics)
+    for t in range(n_topics):
+        b[t] = log_rising(r[t], n) / n
+    out = const
+    for j in range(n_words):
+        out += counts[j] * _lse_shifted(log_q[j], b) - math.lgamma(counts[j] + 1.0)
+    return out
+
+
+@njit(cache=True)
+def _lse_shifted(log_q_j, b):
+    """log sum_t exp(log_q_j[t] + b[t])."""
+    m = -np.inf
+    for t in range(b.shape[0]):
+        m = max(m, log_q_j[t] + b[t])
+    if m == -np.inf:
+        return m
+    s = 0.0
+    for t in range(b.shape[0]):
+        s += math.exp(log_q_j[t] + b[t] - m)
+    return m + math.log(s)
+
+
+@njit(cache=True)
+def _log_others(log_q):
+    """(J,) log sum_t q_jt and (J, T) log s_jt = log sum_{t' != t} q_jt': from the row's sum by
+    log1p where q_jt is at most half of it, summed directly where it is more (at most one topic
+    per word), so that neither cancels."""
+    n_words, n_topics = log_q.shape
+    total = np.empty(n_words)
+    others = np.empty((n_words, n_topics))
+    for j in range(n_words):
+        total[j] = logsumexp(log_q[j])
+        for t in range(n_topics):
+            share = math.exp(log_q[j, t] - total[j])
+            if share <= 0.5:
+                others[j, t] = total[j] + math.log1p(-share)
+                continue
+            m = -np.inf
+            for u in range(n_topics):
+                if u != t:
+                    m = max(m, log_q[j, u])
+            s = 0.0
+            if m > -np.inf:
+                for u in range(n_topics):
+                    if u != t:
+                        s += math.exp(log_q[j, u] - m)
+            others[j, t] = m + math.log(s) if s > 0.0 else -np.inf
+    return total, others
+
+
+@njit(cache=True)
+def _off_topic_masses(counts, log_q_a, log_s_a, n_levels, log_fact):
+    """(log scale, E) with E[m] exp(log scale) = E_a(m), m < ``n_levels``: the coefficients of
+    prod_j (q_ja + u s_ja)^c_j / c_j! up to u^(n_levels - 1), in linear space scaled by the
+    largest after every word."""
+    poly = np.zeros(n_levels)
+    poly[0] = 1.0
+    nxt = np.empty(n_levels)
+    term = np.empty(n_levels)
+    scale = 0.0
+    for j in range(counts.shape[0]):
+        c = counts[j]
+        top = min(c, n_levels - 1)
+        hi = -np.inf
+        for k in range(top + 1):  # log of q^(c-k) s^k / (k! (c-k)!)
+            lk = -log_fact[k] - log_fact[c - k]
+            if c - k > 0:
+                lk += (c - k) * log_q_a[j]
+            if k > 0:
+                lk += k * log_s_a[j]
+            term[k] = lk
+            hi = max(hi, lk)
+        if hi == -np.inf:
+            return -np.inf, poly
+        for k in range(top + 1):
+            term[k] = math.exp(term[k] - hi)
+        biggest = 0.0
+        for i in range(n_levels):
+            acc = 0.0
+            for k in range(min(i, top) + 1):
+                acc += poly[i - k] * term[k]
+            nxt[i] = acc
+            biggest = max(biggest, acc)
+        for i in range(n_levels):
+            poly[i] = nxt[i] / biggest
+        scale += hi + math.log(biggest)
+    return scale, poly
+
+
+@njit(cache=True)
+def _others_best(values):
+    """(T,) max over b != a of values[b], for each a."""
+    n_topics = values.shape[0]
+    top, second, arg = -np.inf, -np.inf, -1
+    for t in range(n_topics):
+        if values[t] > top:
+            top, second, arg = values[t], top, t
+        elif values[t] > second:
+            second = values[t]
+    out = np.full(n_topics, top)
+    if arg >= 0:
+        out[arg] = second
+    return out
+
+
+@njit(cache=True)
+def levels_bound(counts, log_q, r, const, levels=LEVELS):
+    """The bound of the module docstring counted level by level, with L = min(``levels``,
+    floor(N / 2) - 1); for N <= 1 the exact value (every allocation is pure, or empty)."""
+    n_words, n_topics = log_q.shape
+    n = 0
+    max_count = 0
+    for j in range(n_words):
+        n += counts[j]
+        max_count = max(max_count, counts[j])
+    if n == 0:  # the empty allocation alone
+        return const
+    log_fact = np.empty(max_count + 1)
+    for k in range(max_count + 1):
+        log_fact[k] = math.lgamma(k + 1.0)
+    total, others = _log_others(log_q)
+    log_z = 0.0
+    for j in range(n_words):
+        log_z += counts[j] * total[j] - log_fact[counts[j]]
+    n_levels = min(levels, n // 2 - 1) + 1  # m = 0..L; none below N = 2
+    head_m, head_s = -np.inf, 0.0
+    near_m, near_s = -np.inf, 0.0
+    if n_levels <= 0:
+        n_levels = 1
+    off_best = np.empty((n_levels, n_topics))
+    rising = np.empty(n_topics)
+    for m in range(n_levels):
+        for t in range(n_topics):
+            rising[t] = log_rising(r[t], m)
+        off_best[m] = _others_best(rising)
+    for a in range(n_topics):
+        scale, poly = _off_topic_masses(counts, log_q[:, a], others[:, a], n_levels, log_fact)
+        if scale == -np.inf:
+            continue
+        for m in range(n_levels):
+            if poly[m] > 0.0:
+                mass = scale + math.log(poly[m])
+                near_m, near_s = lse_add(near_m, near_s, mass)
+                weight = log_rising(r[a], n - m) + (off_best[m, a] if m > 0 else 0.0)
+                head_m, head_s = lse_add(head_m, head_s, mass + weight)
+    head = lse_value(head_m, head_s)
+    if n < 2:
+        return const + head
+    near = lse_value(near_m, near_s)
+    keep = (1.0 + RELATIVE_SLACK) - (1.0 - RELATIVE_SLACK) * math.exp(min(near - log_z, 0.0))
+    k = n - n_levels  # K = N - L - 1
+    first = np.empty(n_topics)
+    second = np.empty(n_topics)
+    for t in range(n_topics):
+        first[t] = log_rising(r[t], k)
+        second[t] = log_rising(r[t], n - k)
+    pair = -np.inf  # M: max over a != b of log (r_a)_K + log (r_b)_(N - K)
+    second_best = _others_best(second)
+    for a in range(n_topics):
+        pair = max(pair, first[a] + second_best[a])
+    rest = pair + log_z + math.log(keep)
+    both_m, both_s = lse_add(-np.inf, 0.0, head)
+    return const + lse_value(*lse_add(both_m, both_s, rest))
+
+
+@njit(cache=True)
+def allocation_ceiling(counts, log_q, r, const, levels=LEVELS):
+    """The ceiling: the smaller of ``levels_bound`` and ``holder``, a certain upper bound on
+    log sum_x term(x) (the module docstring), ``counts`` (J,) the document's non-zero
+    counts."""
+    return min(levels_bound(counts, log_q, r, const, levels), holder(counts, log_q, r, const))
