@@ -121,3 +121,16 @@ def test_an_estimate_within_two_standard_errors_never_fails_the_ceiling(seed):
     within = np.abs(estimate - truth) <= 2 * se
     frame = dg.diagnose("runs", logp, None, floor=truth - 50.0, ceiling=truth)
     assert not frame.reason[within].str.contains("ceiling").any()
+
+
+def test_an_estimate_pinned_between_the_bounds_is_certified():
+    """Its error is at most 0.1 nats whatever the checks say: one run carrying the average is
+    forgiven there, not 0.2 nats from a bound, and never for an inconsistent method."""
+    logp = np.array([[-5.0, -9.0, -9.0, -9.0]] * 3)  # one run carries the average
+    average = dg.run_average(logp)[0]
+    floor = average - np.array([0.05, 0.05, 0.2])
+    frame = dg.diagnose("runs", logp, None, floor=floor, ceiling=average + 0.05)
+    assert list(frame.trusted) == [True, True, False]
+    assert frame.reason[0] == "" and frame.reason[2].startswith("one run carries")
+    assert not dg.diagnose("runs", logp, None, consistent=False, floor=floor,
+                           ceiling=average + 0.05).trusted.any()

@@ -53,7 +53,8 @@ from above on the same sum over every allocation (``estimators.ceiling``): an es
 interval (the average less two standard errors) starts more than ``FLOOR_SLACK`` above it is
 too high by at least that much.  For document completion, log P(w2 | w1) = log P(w) -
 log P(w1) is bounded by the floor of w less the ceiling of w1 and the ceiling of w less the
-floor of w1.
+floor of w1.  An estimate within ``FLOOR_SLACK`` of both bounds is within that of log P(w) for
+certain: it is *certified*, and trusted whatever the other checks say.
 
 Across runs, for every kind: ``runs_spread``, the share of the document's probability average
 carried by its largest run.  When one run carries most of it, the delta-method standard error
@@ -484,7 +485,8 @@ class Rows:
     how far the runs' average plus two standard errors (the interval's top; the average
     alone for one run) lies below it (NaN where the family has no floor); ``ceiling``: its
     certain upper bound, and ``above``: how far the runs' average less two standard errors lies
-    above it."""
+    above it; ``error_bound``: the most the runs' average can be from log P(w) given both,
+    max(average - floor, ceiling - average)."""
 
     khat: np.ndarray
     ess: np.ndarray
@@ -497,10 +499,11 @@ class Rows:
     below: np.ndarray
     ceiling: np.ndarray
     above: np.ndarray
+    error_bound: np.ndarray
 
     @classmethod
     def empty(cls, n_docs: int) -> Rows:
-        return cls(*(np.full(n_docs, np.nan) for _ in range(11)))
+        return cls(*(np.full(n_docs, np.nan) for _ in range(12)))
 
 
 def weights_rows(stats: np.ndarray) -> Rows:
@@ -636,6 +639,7 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
     if ceiling is not None and kind:
         rows.ceiling = np.asarray(ceiling, dtype=np.float64)
         rows.above = (logp - margin) - rows.ceiling
+        rows.error_bound = np.maximum(logp - rows.floor, rows.ceiling - logp)
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
     trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
@@ -714,6 +718,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
     * the largest run carries more than ``share_threshold(runs)`` of the probability average.
 
     An estimate that is not finite is untrusted; the exact methods (``kind`` "") are trusted.
+    An estimate of a consistent method whose runs' average lies within ``FLOOR_SLACK`` of both
+    the floor and the ceiling (``Rows.error_bound``) is *certified*: its error is at most that,
+    for certain, and it is trusted whatever the checks above say (docs/trust.md, "Certified
+    estimates").
     """
     khat, ess, rhat, repeats = rows.khat, rows.ess, rows.rhat, rows.repeats
     n_docs = khat.shape[0]
@@ -751,6 +759,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
     for flagged, say in checks:
         for d in np.flatnonzero(flagged):
             reasons[d].append(say(d))
+    with np.errstate(invalid="ignore"):
+        certified = (rows.error_bound <= FLOOR_SLACK) & finite & consistent
+    for d in np.flatnonzero(certified):
+        reasons[d] = []
     for d in np.flatnonzero(~finite):
         reasons[d] = ["no finite estimate"]
     reason = np.array(["; ".join(r) for r in reasons], dtype=object)
