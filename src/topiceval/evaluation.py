@@ -158,8 +158,9 @@ class Evaluation:
         log P(w): the terms of every allocation, each bounded by the convexity of the prior's
         part), ``trusted`` and ``reason`` (why not).
     trusted : (D,) bool
-        Whether each estimate passed the diagnostics (``diagnostics["trusted"]``); False for a
-        skipped document.
+        Whether each estimate passed the diagnostics, or is certified by the floor and the
+        ceiling (within 0.1 nats of both) (``diagnostics["trusted"]``); False for a skipped
+        document.
     upper_runs : (D, R) float or None
         ``method="bdmc"``: the stochastic upper bound of every (document, run); ``logp_runs``
         holds the lower ones.

@@ -93,7 +93,8 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
                     "topics, each bounded from above (an estimate more than 0.1 nats over it "
                     "is not trusted; " + page("trust.md#the-ceiling") + "); empty for exact "
                     "methods; for document completion, w's ceiling less w1's floor"),
-        ("trusted", "True when the estimate passed the diagnostics ("
+        ("trusted", "True when the estimate passed the diagnostics, or lies within 0.1 nats "
+                    "of both the floor and the ceiling and so of the log-likelihood ("
                     + page("trust.md#the-rule") + ")"),
         ("reason", "why it is not trusted (empty when trusted)"),
         ("seconds", SECONDS + "; 0 for a skipped document"),
