@@ -3,7 +3,8 @@
 Every allocation x of the counts is listed (every composition of each word's count over the
 topics), and the bound each part of the ceiling puts on its (r)_X is taken from its definition:
 by level, m = N - max_t X_t counts off the majority topic a, (r_a)_{N - m} max_{b != a}
-(r_b)_m for m <= L, and above L the largest prod_t (r_t)_{X_t} over every integer X with all
+(r_b)_m for m <= L (for m = 1 its own value, (r_a)_{N - 1} r_b of the topic b holding the
+count), and above L the largest prod_t (r_t)_{X_t} over every integer X with all
 X_t <= N - L - 1 (found by listing them, not from the polytope's vertices); the whole
 simplex's bound prod_t exp(X_t log (r_t)_N / N).  Each sum is const + log sum_x bound(x)
 s(x), s(x) = prod_jt q_jt^x_jt / x_jt!.
@@ -42,7 +43,7 @@ def _log_s(x: np.ndarray, log_q: np.ndarray) -> float:
 def levels_bound(counts, log_q, r, const, levels):
     n = int(counts.sum())
     n_topics = r.shape[0]
-    top = min(levels, n // 2 - 1)
+    top = min(levels, (n - 1) // 2)
     k = n - top - 1
     rest = [np.sum(_log_rising(r, np.array(x))) for x in compositions(n, n_topics)
             if max(x) <= k]
@@ -52,7 +53,9 @@ def levels_bound(counts, log_q, r, const, levels):
         totals = x.sum(axis=0)
         a = int(np.argmax(totals))
         m = n - totals[a]
-        if m <= top:
+        if m == 1 and top >= 1:
+            bound = float(np.sum(_log_rising(r, totals)))  # exact
+        elif m <= top:
             others = [_log_rising(r[b], m) for b in range(n_topics) if b != a]
             bound = _log_rising(r[a], n - m) + (max(others) if m > 0 else 0.0)
         else:

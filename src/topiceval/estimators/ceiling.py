@@ -11,13 +11,19 @@ theorem).  g(X) = sum_t log (r_t)_{X_t} is convex in X (log Gamma is), so on any
 topic totals it is largest at a vertex.  The ceiling bounds (r)_X allocation by allocation with
 that, in levels by the number m = N - max_t X_t of counts off the majority topic:
 
-* m <= L (L = min(``LEVELS``, floor(N / 2) - 1), so the majority topic a is unique): the
+* m <= L (L = min(``LEVELS``, floor((N - 1) / 2)), so the majority topic a is unique): the
   totals off a form the m-simplex, whose vertices put all m on one topic b, so
   prod_t (r_t)_{X_t} <= (r_a)_{N - m} max_{b != a} (r_b)_m; and the s(x) of the allocations
   with a's count N - m sum to E_a(m), the coefficient of u^m in
-  prod_j (q_ja + u s_ja)^c_j / c_j!, s_ja = sum_{t != a} q_jt: a polynomial of degree L;
-* the rest (m > L, every X_t <= K = N - L - 1 >= N / 2): that polytope's vertices put K on one
-  topic and N - K on another, so (r)_X <= exp(M), M = max_{a != b} log (r_a)_K (r_b)_{N - K},
+  prod_j (q_ja + u s_ja)^c_j / c_j!, s_ja = sum_{t != a} q_jt: a polynomial of degree L.
+  m = 1 is summed exactly instead: its count sits on one topic b, (r)_X = (r_a)_{N - 1} r_b,
+  and those allocations sum to (r_a)_{N - 1} P_a sum_j c_j sum_{b != a} r_b q_jb / q_ja,
+  P_a = prod_j q_ja^c_j / c_j! (the max over b would overstate it by max_b r_b / r_b, 50 times
+  under a model whose r_t span 1e-3 to 0.05);
+* the rest (m > L, every X_t <= K = N - L - 1): that polytope's vertices put K on
+  q = floor(N / K) topics and the remainder N - q K on one more, so (r)_X <= exp(M), M the
+  largest sum_{t in Q} log (r_t)_K + log (r_u)_{N - q K} over q topics Q and one more u (none,
+  and no rest, with fewer topics),
   and their s(x) sum to at most Z - sum_a sum_{m <= L} E_a(m).
 
 So
@@ -88,31 +94,47 @@ def _lse_shifted(log_q_j, b):
 
 
 @njit(cache=True)
-def _log_others(log_q):
-    """(J,) log sum_t q_jt and (J, T) log s_jt = log sum_{t' != t} q_jt': from the row's sum by
-    log1p where q_jt is at most half of it, summed directly where it is more (at most one topic
-    per word), so that neither cancels."""
+def _log_others(log_q, log_w):
+    """(J,) log sum_t q_jt w_t and (J, T) log sum_{t' != t} q_jt' w_t' (weights w_t from their
+    logs ``log_w``): from the row's sum by log1p where the term of t is at most half of it,
+    summed directly where it is more (at most one topic per word), so that neither cancels."""
     n_words, n_topics = log_q.shape
     total = np.empty(n_words)
     others = np.empty((n_words, n_topics))
+    row = np.empty(n_topics)
     for j in range(n_words):
-        total[j] = logsumexp(log_q[j])
         for t in range(n_topics):
-            share = math.exp(log_q[j, t] - total[j])
+            row[t] = log_q[j, t] + log_w[t]
+        total[j] = logsumexp(row)
+        for t in range(n_topics):
+            share = math.exp(row[t] - total[j])
             if share <= 0.5:
                 others[j, t] = total[j] + math.log1p(-share)
                 continue
             m = -np.inf
             for u in range(n_topics):
                 if u != t:
-                    m = max(m, log_q[j, u])
+                    m = max(m, row[u])
             s = 0.0
             if m > -np.inf:
                 for u in range(n_topics):
                     if u != t:
-                        s += math.exp(log_q[j, u] - m)
+                        s += math.exp(row[u] - m)
             others[j, t] = m + math.log(s) if s > 0.0 else -np.inf
     return total, others
+
+
+@njit(cache=True)
+def _one_off_sum(counts, log_q, a, log_r_others, log_fact):
+    """log of P_a sum_j c_j sum_{b != a} r_b q_jb / q_ja: the allocations with one count off
+    topic a, each weighted by the r_b of the topic b that holds it (``log_r_others`` from
+    ``_log_others`` with weights r)."""
+    log_pure = 0.0
+    m, s = -np.inf, 0.0
+    for j in range(counts.shape[0]):
+        log_pure += counts[j] * log_q[j, a] - log_fact[counts[j]]
+        m, s = lse_add(m, s, math.log(counts[j]) + log_r_others[j, a] - log_q[j, a])
+    return log_pure + lse_value(m, s)
 
 
 @njit(cache=True)
@@ -171,9 +193,41 @@ def _others_best(values):
 
 
 @njit(cache=True)
+def _vertex_max(r, n, k):
+    """max of sum_t log (r_t)_{X_t} over the totals X >= 0 with sum N and every X_t <= K: at a
+    vertex, K on q = floor(N / K) topics Q and the remainder N - q K on one topic u outside Q
+    (-inf when the topics are too few)."""
+    n_topics = r.shape[0]
+    q = n // k
+    rest = n - q * k
+    if q + (rest > 0) > n_topics:
+        return -np.inf
+    full = np.empty(n_topics)
+    part = np.empty(n_topics)
+    for t in range(n_topics):
+        full[t] = log_rising(r[t], k)
+        part[t] = log_rising(r[t], rest)
+    order = np.argsort(-full)
+    top = 0.0
+    for i in range(q):
+        top += full[order[i]]
+    if rest == 0:
+        return top
+    best = -np.inf
+    for i in range(n_topics):  # u = order[i], Q the q best of the others
+        u = order[i]
+        if i < q:
+            value = top - full[u] + full[order[q]] + part[u]
+        else:
+            value = top + part[u]
+        best = max(best, value)
+    return best
+
+
+@njit(cache=True)
 def levels_bound(counts, log_q, r, const, levels=LEVELS):
     """The bound of the module docstring counted level by level, with L = min(``levels``,
-    floor(N / 2) - 1); for N <= 1 the exact value (every allocation is pure, or empty)."""
+    floor((N - 1) / 2)); for N <= 1 the exact value (every allocation is pure, or empty)."""
     n_words, n_topics = log_q.shape
     n = 0
     max_count = 0
@@ -185,11 +239,15 @@ def levels_bound(counts, log_q, r, const, levels=LEVELS):
     log_fact = np.empty(max_count + 1)
     for k in range(max_count + 1):
         log_fact[k] = math.lgamma(k + 1.0)
-    total, others = _log_others(log_q)
+    total, others = _log_others(log_q, np.zeros(n_topics))
+    log_r = np.empty(n_topics)
+    for t in range(n_topics):
+        log_r[t] = math.log(r[t])
+    _, r_others = _log_others(log_q, log_r)
     log_z = 0.0
     for j in range(n_words):
         log_z += counts[j] * total[j] - log_fact[counts[j]]
-    n_levels = min(levels, n // 2 - 1) + 1  # m = 0..L; none below N = 2
+    n_levels = min(levels, (n - 1) // 2) + 1  # m = 0..L
     head_m, head_s = -np.inf, 0.0
     near_m, near_s = -np.inf, 0.0
     if n_levels <= 0:
@@ -208,23 +266,18 @@ def levels_bound(counts, log_q, r, const, levels=LEVELS):
             if poly[m] > 0.0:
                 mass = scale + math.log(poly[m])
                 near_m, near_s = lse_add(near_m, near_s, mass)
-                weight = log_rising(r[a], n - m) + (off_best[m, a] if m > 0 else 0.0)
-                head_m, head_s = lse_add(head_m, head_s, mass + weight)
+                if m == 1:  # exactly
+                    term = log_rising(r[a], n - 1) + _one_off_sum(counts, log_q, a, r_others,
+                                                                  log_fact)
+                else:
+                    term = mass + log_rising(r[a], n - m) + (off_best[m, a] if m > 0 else 0.0)
+                head_m, head_s = lse_add(head_m, head_s, term)
     head = lse_value(head_m, head_s)
     if n < 2:
         return const + head
     near = lse_value(near_m, near_s)
     keep = (1.0 + RELATIVE_SLACK) - (1.0 - RELATIVE_SLACK) * math.exp(min(near - log_z, 0.0))
-    k = n - n_levels  # K = N - L - 1
-    first = np.empty(n_topics)
-    second = np.empty(n_topics)
-    for t in range(n_topics):
-        first[t] = log_rising(r[t], k)
-        second[t] = log_rising(r[t], n - k)
-    pair = -np.inf  # M: max over a != b of log (r_a)_K + log (r_b)_(N - K)
-    second_best = _others_best(second)
-    for a in range(n_topics):
-        pair = max(pair, first[a] + second_best[a])
+    pair = _vertex_max(r, n, n - n_levels)  # M, with K = N - L - 1
     rest = pair + log_z + math.log(keep)
     both_m, both_s = lse_add(-np.inf, 0.0, head)
     return const + lse_value(*lse_add(both_m, both_s, rest))
