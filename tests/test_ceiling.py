@@ -54,6 +54,21 @@ def test_the_ceiling_is_never_below_the_exact_sum(seed, smallest_r):
     assert value >= exact - 1e-9 * max(1.0, abs(exact))
 
 
+@pytest.mark.parametrize("seed", range(15))
+def test_coefficients_that_would_underflow_are_taken_in_log_space(seed):
+    """Loadings down to 1e-250 (a floored topic, as variational EM's 1e-100 on real
+    documents): the off-topic polynomial's products underflow in linear space, and the log-space
+    path gives the reference's bound."""
+    rng = np.random.default_rng(seed)
+    counts, log_q, r, const = _random_terms(rng, 1e-3)
+    log_q = log_q.copy()
+    log_q[:, 0] = rng.uniform(-575.0, -230.0, log_q.shape[0])  # topic 0: 1e-250 to 1e-100
+    value = ceiling.levels_bound(counts, log_q, r, const, ceiling.LEVELS)
+    reference = ceiling_ref.levels_bound(counts, log_q, r, const, ceiling.LEVELS)
+    assert np.isfinite(value)
+    assert value == pytest.approx(reference, rel=1e-8, abs=1e-8)
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_every_allocation_pure_or_a_vanishing_prior_makes_it_exact(seed):
     """No token (the empty allocation), one token (every allocation pure), and r_t = 1e-300
@@ -69,11 +84,14 @@ def test_every_allocation_pure_or_a_vanishing_prior_makes_it_exact(seed):
         ceiling_ref.exact(counts, log_q, tiny, const), abs=1e-9)
 
 
-def test_an_empty_level_polynomial_and_long_documents_stay_finite():
-    """400 counts of 60 words over 50 topics: finite and above the floor."""
+def test_long_documents_and_floored_topics_stay_finite():
+    """400 counts over 50 topics, and a topic floored at 1e-100 on every word (variational
+    EM's floor): finite and above the floor."""
     rng = np.random.default_rng(0)
     phi = rng.dirichlet(np.full(200, 0.1), 50)
-    doc = rng.integers(0, 200, 400)
+    phi[0] = 1e-100
+    phi[0, 0] = 1.0 - 199e-100
+    doc = rng.integers(1, 200, 400)
     for scale in (1e-300, 0.1, 10.0):
         am = np.full(50, scale)
         top = lda_floor.ceiling([doc], phi, am)[0]

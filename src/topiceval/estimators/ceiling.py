@@ -40,11 +40,13 @@ log c_j!]; the smaller of the two is returned.  Both are certain; for ordinary p
 documents they are loose, and an estimate is judged against the ceiling only when it lies
 above it (``topiceval.diagnostics``).
 
-Rounding: E_a(m) is kept in linear space scaled by its largest coefficient after every word
-(a coefficient below 1e-308 of it flushes to 0: a relative loss under 1e-305), and the rest
-is taken as Z (1 + ``RELATIVE_SLACK``) - sum E (1 - ``RELATIVE_SLACK``), never below the
-mass it stands for through cancellation.  Work: O(T (L + 1) sum_j (min(c_j, L) + 1)) multiply-
-adds and O(J T + T L) logarithms; memory: O(J T).
+Rounding: E_a(m) is kept in linear space scaled by its largest coefficient after every word,
+where sums and products of non-negative numbers keep a relative error of a few units of
+rounding per operation, unless a product underflows: then in log space (slower, never
+underflowing).  The rest is taken as Z (1 + ``RELATIVE_SLACK``) - sum E (1 -
+``RELATIVE_SLACK``), never below the mass it stands for through cancellation.  Work:
+O(T (L + 1) sum_j (min(c_j, L) + 1)) multiply-adds (as many log-sum-exp steps for a topic taken
+in log space) and O(J T + T L) logarithms; memory: O(J T).
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ from numba import njit
 from topiceval._numba import log_rising, logsumexp, lse_add, lse_value
 
 LEVELS = 32  # the most counts off the majority topic counted level by level
+NORMAL_MIN = np.finfo(np.float64).tiny  # the smallest normal double
+LOG_NORMAL_MIN = math.log(NORMAL_MIN)
 RELATIVE_SLACK = 1e-9  # relative rounding allowed for in Z and the levels' sum
 
 
@@ -138,10 +142,27 @@ def _one_off_sum(counts, log_q, a, log_r_others, log_fact):
 
 
 @njit(cache=True)
+def _binomial_logs(c, top, log_q_aj, log_s_aj, log_fact, out):
+    """log of q^(c-k) s^k / (k! (c-k)!) for k = 0..``top`` into ``out``; their largest."""
+    hi = -np.inf
+    for k in range(top + 1):
+        lk = -log_fact[k] - log_fact[c - k]
+        if c - k > 0:
+            lk += (c - k) * log_q_aj
+        if k > 0:
+            lk += k * log_s_aj
+        out[k] = lk
+        hi = max(hi, lk)
+    return hi
+
+
+@njit(cache=True)
 def _off_topic_masses(counts, log_q_a, log_s_a, n_levels, log_fact):
-    """(log scale, E) with E[m] exp(log scale) = E_a(m), m < ``n_levels``: the coefficients of
+    """log E_a(m), m < ``n_levels`` (-inf where it is 0): the coefficients of
     prod_j (q_ja + u s_ja)^c_j / c_j! up to u^(n_levels - 1), in linear space scaled by the
-    largest after every word."""
+    largest after every word.  Sums and products of non-negative numbers keep a small relative
+    error as long as none underflows; if one would (a product, or a term, below the smallest
+    normal double), the coefficients are taken in log space instead (``_off_topic_logs``)."""
     poly = np.zeros(n_levels)
     poly[0] = 1.0
     nxt = np.empty(n_levels)
@@ -150,30 +171,54 @@ def _off_topic_masses(counts, log_q_a, log_s_a, n_levels, log_fact):
     for j in range(counts.shape[0]):
         c = counts[j]
         top = min(c, n_levels - 1)
-        hi = -np.inf
-        for k in range(top + 1):  # log of q^(c-k) s^k / (k! (c-k)!)
-            lk = -log_fact[k] - log_fact[c - k]
-            if c - k > 0:
-                lk += (c - k) * log_q_a[j]
-            if k > 0:
-                lk += k * log_s_a[j]
-            term[k] = lk
-            hi = max(hi, lk)
+        hi = _binomial_logs(c, top, log_q_a[j], log_s_a[j], log_fact, term)
         if hi == -np.inf:
-            return -np.inf, poly
+            return np.full(n_levels, -np.inf)
         for k in range(top + 1):
+            if term[k] - hi < LOG_NORMAL_MIN and term[k] > -np.inf:
+                return _off_topic_logs(counts, log_q_a, log_s_a, n_levels, log_fact)
             term[k] = math.exp(term[k] - hi)
         biggest = 0.0
         for i in range(n_levels):
             acc = 0.0
             for k in range(min(i, top) + 1):
-                acc += poly[i - k] * term[k]
+                product = poly[i - k] * term[k]
+                if product < NORMAL_MIN and poly[i - k] > 0.0 and term[k] > 0.0:
+                    return _off_topic_logs(counts, log_q_a, log_s_a, n_levels, log_fact)
+                acc += product
             nxt[i] = acc
             biggest = max(biggest, acc)
+        if biggest == 0.0:  # every coefficient up to u^L is exactly 0, and stays so
+            return np.full(n_levels, -np.inf)
         for i in range(n_levels):
             poly[i] = nxt[i] / biggest
+            if poly[i] < NORMAL_MIN and nxt[i] > 0.0:
+                return _off_topic_logs(counts, log_q_a, log_s_a, n_levels, log_fact)
         scale += hi + math.log(biggest)
-    return scale, poly
+    out = np.full(n_levels, -np.inf)
+    for i in range(n_levels):
+        if poly[i] > 0.0:
+            out[i] = scale + math.log(poly[i])
+    return out
+
+
+@njit(cache=True)
+def _off_topic_logs(counts, log_q_a, log_s_a, n_levels, log_fact):
+    """``_off_topic_masses`` in log space (no underflow)."""
+    logs = np.full(n_levels, -np.inf)
+    logs[0] = 0.0
+    nxt = np.empty(n_levels)
+    term = np.empty(n_levels)
+    for j in range(counts.shape[0]):
+        top = min(counts[j], n_levels - 1)
+        _binomial_logs(counts[j], top, log_q_a[j], log_s_a[j], log_fact, term)
+        for i in range(n_levels):
+            m, s = -np.inf, 0.0
+            for k in range(min(i, top) + 1):
+                m, s = lse_add(m, s, logs[i - k] + term[k])
+            nxt[i] = lse_value(m, s)
+        logs[:] = nxt
+    return logs
 
 
 @njit(cache=True)
@@ -259,12 +304,10 @@ def levels_bound(counts, log_q, r, const, levels=LEVELS):
             rising[t] = log_rising(r[t], m)
         off_best[m] = _others_best(rising)
     for a in range(n_topics):
-        scale, poly = _off_topic_masses(counts, log_q[:, a], others[:, a], n_levels, log_fact)
-        if scale == -np.inf:
-            continue
+        log_e = _off_topic_masses(counts, log_q[:, a], others[:, a], n_levels, log_fact)
         for m in range(n_levels):
-            if poly[m] > 0.0:
-                mass = scale + math.log(poly[m])
+            if log_e[m] > -np.inf:
+                mass = log_e[m]
                 near_m, near_s = lse_add(near_m, near_s, mass)
                 if m == 1:  # exactly
                     term = log_rising(r[a], n - 1) + _one_off_sum(counts, log_q, a, r_others,
