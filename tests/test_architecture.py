@@ -46,6 +46,7 @@ PARALLEL_NAMES = {
     "check_posterior": "the posterior samples BDMC's reverse runs start from, LDA and GaP-FA",
     "floor": "the floor of each document's log P(w), a certain lower bound, LDA and GaP-FA",
     "ceiling": "the ceiling of each document's log P(w), a certain upper bound, LDA and GaP-FA",
+    "bounds": "the floor and the ceiling of each document's log P(w), LDA and GaP-FA",
 }
 PAPER_FIGURE = re.compile(r"^(caption|plot)_[a-z]\d+$|^caption_reciprocal$")
 

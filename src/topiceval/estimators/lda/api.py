@@ -336,9 +336,8 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
         forms[other] = alt
     bounds = None
     if m.sampled:
-        bounds = np.column_stack(floor.completion_bounds(docs, n1, phi, alpha_m) if completion
-                                 else (floor.floor(docs, phi, alpha_m),
-                                       floor.ceiling(docs, phi, alpha_m)))
+        bounds = (floor.completion_bounds(docs, n1, phi, alpha_m) if completion
+                  else floor.bounds(docs, phi, alpha_m))
     return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, bounds),
                 alt if m.upper else None)
 

@@ -29,31 +29,39 @@ def floor(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> np.nd
     """(D,) the floor of each document of token ids ``docs`` under the topics ``phi`` (T, V)
     and pseudo-counts ``alpha_m`` (T,), as validated by ``inputs``: log of the sum of
     P(w, z) over the assignments z whose counts are in the set ``allocation_floor`` sums."""
-    return _per_document(allocation_floor, docs, phi, alpha_m)
+    return _per_document((allocation_floor,), docs, phi, alpha_m)[:, 0]
 
 
 def ceiling(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> np.ndarray:
     """(D,) the ceiling ``allocation_ceiling`` of each document (arguments as ``floor``): a
     certain upper bound on log P(w)."""
-    return _per_document(allocation_ceiling, docs, phi, alpha_m)
+    return _per_document((allocation_ceiling,), docs, phi, alpha_m)[:, 0]
+
+
+def bounds(docs: list[np.ndarray], phi: np.ndarray, alpha_m: np.ndarray) -> np.ndarray:
+    """(D, 2) the floor and the ceiling of each document (arguments as ``floor``), from one
+    pass over its words."""
+    return _per_document((allocation_floor, allocation_ceiling), docs, phi, alpha_m)
 
 
 def completion_bounds(docs: list[np.ndarray], n1: np.ndarray, phi: np.ndarray,
-                      alpha_m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(D,) floor and ceiling of each log P(w2 | w1) = log P(w) - log P(w1), w1 the first
+                      alpha_m: np.ndarray) -> np.ndarray:
+    """(D, 2) floor and ceiling of each log P(w2 | w1) = log P(w) - log P(w1), w1 the first
     ``n1[d]`` tokens: the floor of w less the ceiling of w1, and the ceiling of w less the floor
     of w1."""
-    first = [doc[:k] for doc, k in zip(docs, n1, strict=True)]
-    return (floor(docs, phi, alpha_m) - ceiling(first, phi, alpha_m),
-            ceiling(docs, phi, alpha_m) - floor(first, phi, alpha_m))
+    whole = bounds(docs, phi, alpha_m)
+    first = bounds([doc[:k] for doc, k in zip(docs, n1, strict=True)], phi, alpha_m)
+    return whole - first[:, ::-1]
 
 
-def _per_document(bound, docs, phi, alpha_m) -> np.ndarray:
+def _per_document(kernels, docs, phi, alpha_m) -> np.ndarray:
+    """(D, K): each of the K bound ``kernels`` on every document, its words' terms taken once."""
     alpha = float(alpha_m.sum())
-    out = np.empty(len(docs))
+    out = np.empty((len(docs), len(kernels)))
     for d, doc in enumerate(docs):  # only the (J, T) of one document at a time
         words, counts = np.unique(doc, return_counts=True)
         const = float(gammaln(counts + 1.0).sum()) - log_rising(alpha, doc.size)
         log_q = np.ascontiguousarray(np.log(phi[:, words]).T)
-        out[d] = bound(counts.astype(np.int64), log_q, alpha_m, const)
+        for k, kernel in enumerate(kernels):
+            out[d, k] = kernel(counts.astype(np.int64), log_q, alpha_m, const)
     return out
