@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from reference import gapfa_exact as exact_ref
 from reference import gapfa_samplers as ref
-from topiceval._numba import rng_state
+from topiceval._numba import multinomial_into, rng_state
 from topiceval.estimators import gapfa
 from topiceval.estimators.gapfa import _data, _kernels, l2r
 
@@ -63,6 +63,49 @@ def test_kernel_equals_reference_on_the_same_streams(name, shapes):
     expected = [reference(y, phi, p, r, seed=5, d=d, checkpoints=checkpoints)
                 for d, y in enumerate(counts)]
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_topics", [5, 32, 33, 45, 100])
+def test_row_draws_equal_a_multinomial_per_row_on_the_same_stream(n_topics):
+    """The Gibbs rows' draws (``draw_rows``: block sums, then a count inside the block, for
+    T > ``ROW_BLOCK_MAX_FULL``; every running sum up to it) against ``multinomial_into`` on each
+    row's weights phi_jt theta_t in turn: the same topics, so the same column sums and the same
+    stream state after.  Rows with zero loadings (never drawn), one whose products all
+    underflow (drawn in log space) and a word of 40 tokens."""
+    rng = np.random.default_rng(n_topics)
+    n_words = 12
+    phiw = rng.dirichlet(np.full(n_topics, 0.3), n_words)
+    phiw[rng.random(phiw.shape) < 0.3] = 0.0
+    phiw[:, 0] = np.where(phiw.sum(1) == 0.0, 1.0, phiw[:, 0])
+    log_theta = rng.normal(-50.0, 2.0, n_topics)
+    phiw[3] = 0.0
+    phiw[3, [1, 2, 4]] = 1e-300  # with theta_1,2,4 below 1e-26 of the largest: underflow
+    log_theta[[1, 2, 4]] = log_theta[[0, 3]].max() - 60.0
+    counts = rng.integers(1, 4, n_words)
+    counts[5] = 40
+    theta = np.exp(log_theta - log_theta.max())
+    with np.errstate(divide="ignore"):
+        log_phiw = np.log(phiw)
+    assert not (phiw[3] * theta).any()
+    for n_rows in (n_words, 7):
+        stream = rng_state(9, n_topics, n_rows)
+        x_sum = np.zeros(n_topics, dtype=np.int64)
+        _kernels.sample_rows(stream, n_rows, counts, _kernels.transposed(phiw), phiw, log_phiw,
+                             log_theta, x_sum, _kernels.rows_work(n_words, n_topics))
+        expected_stream = rng_state(9, n_topics, n_rows)
+        expected = np.zeros(n_topics, dtype=np.int64)
+        for j in range(n_rows):
+            weights = phiw[j] * theta
+            if not weights.any():
+                logits = log_phiw[j] + log_theta
+                weights = np.exp(logits - logits.max())
+            row = np.zeros(n_topics, dtype=np.int64)
+            multinomial_into(expected_stream, int(counts[j]), weights, np.empty(n_topics), row)
+            assert not row[weights == 0.0].any()
+            expected += row
+        np.testing.assert_array_equal(x_sum, expected)
+        np.testing.assert_array_equal(stream, expected_stream)
+        assert x_sum.sum() == counts[:n_rows].sum()
 
 
 # --------------------------------------------------------------------------- determinism

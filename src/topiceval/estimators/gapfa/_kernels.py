@@ -59,7 +59,7 @@ def transposed(phiw):
 # block (``find_topic``): T J / ROW_BLOCK stores per iteration instead of T J.  Up to
 # ROW_BLOCK_MAX_FULL topics every sum is stored (blocks of one topic): the draws then need no
 # arithmetic, which is the cheaper side when a document's rows are redrawn many times each.
-ROW_BLOCK = 8
+ROW_BLOCK = 8  # ``_add_block`` writes out a block of 8 topics
 ROW_BLOCK_MAX_FULL = 32
 
 
@@ -180,18 +180,47 @@ def row_cumulatives(n_rows, phi_tj, theta, cumulative, total):
     """For each row j < n_rows, the running sums over t of the weights phi_jt theta_t at the
     end of every block of ``row_block(T)`` topics into ``cumulative[j]`` and the total into
     ``total[j]``.  Rows are independent: the inner loop over j vectorises, and each row's sum is
-    accumulated in the order t = 0, 1, ... as a loop over t alone would."""
+    accumulated in the order t = 0, 1, ... as a loop over t alone would.  A whole block of
+    ``ROW_BLOCK`` topics is added in one pass over the rows (``_add_block``), a row's sum held
+    in a register through the block: the same sums, with one load and store of ``total`` per
+    block instead of per topic."""
     n_topics = theta.shape[0]
     block = row_block(n_topics)
     for j in range(n_rows):
         total[j] = 0.0
     for b in range(cumulative.shape[1]):
-        for t in range(b * block, min((b + 1) * block, n_topics)):
-            theta_t = theta[t]
-            for j in range(n_rows):
-                total[j] += phi_tj[t, j] * theta_t
+        t0 = b * block
+        if block == ROW_BLOCK and t0 + ROW_BLOCK <= n_topics:
+            _add_block(n_rows, phi_tj, theta, t0, total)
+        else:
+            for t in range(t0, min(t0 + block, n_topics)):
+                theta_t = theta[t]
+                for j in range(n_rows):
+                    total[j] += phi_tj[t, j] * theta_t
         for j in range(n_rows):
             cumulative[j, b] = total[j]
+
+
+@njit(cache=True, inline="always")
+def _add_block(n_rows, phi_tj, theta, t0, total):
+    """total[j] += phi_tj[t, j] theta_t for t = t0 .. t0 + 7 (one block of ``ROW_BLOCK``), in
+    that order, for every row j < n_rows; written out topic by topic, as a loop over the
+    block's topics inside the loop over rows does not vectorise over the rows."""
+    th0, th1, th2, th3 = theta[t0], theta[t0 + 1], theta[t0 + 2], theta[t0 + 3]
+    th4, th5, th6, th7 = theta[t0 + 4], theta[t0 + 5], theta[t0 + 6], theta[t0 + 7]
+    p0, p1, p2, p3 = phi_tj[t0], phi_tj[t0 + 1], phi_tj[t0 + 2], phi_tj[t0 + 3]
+    p4, p5, p6, p7 = phi_tj[t0 + 4], phi_tj[t0 + 5], phi_tj[t0 + 6], phi_tj[t0 + 7]
+    for j in range(n_rows):
+        acc = total[j]
+        acc += p0[j] * th0
+        acc += p1[j] * th1
+        acc += p2[j] * th2
+        acc += p3[j] * th3
+        acc += p4[j] * th4
+        acc += p5[j] * th5
+        acc += p6[j] * th6
+        acc += p7[j] * th7
+        total[j] = acc
 
 
 @njit(cache=True, inline="always")
