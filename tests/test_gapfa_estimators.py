@@ -65,10 +65,11 @@ def test_kernel_equals_reference_on_the_same_streams(name, shapes):
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("n_topics", [5, 32, 33, 45, 100])
+@pytest.mark.parametrize("n_topics", [5, 32, 33, 45, 100, 129, 300])
 def test_row_draws_equal_a_multinomial_per_row_on_the_same_stream(n_topics):
     """The Gibbs rows' draws (``draw_rows``: block sums, then a count inside the block, for
-    T > ``ROW_BLOCK_MAX_FULL``; every running sum up to it) against ``multinomial_into`` on each
+    T > ``ROW_BLOCK_MAX_FULL``, blocks of 4 (T = 33-128), 8 (129) and 12 topics (300), the
+    last one short; every running sum up to it) against ``multinomial_into`` on each
     row's weights phi_jt theta_t in turn: the same topics, so the same column sums and the same
     stream state after.  Rows with zero loadings (never drawn), one whose products all
     underflow (drawn in log space) and a word of 40 tokens."""
