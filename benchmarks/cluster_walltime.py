@@ -28,7 +28,7 @@
 Measuring runs (one core, about 40 CPU-minutes in all; every benchmark file named in ``cost_*``):
 
     snakemake TARGETS --cores 1 --configfile config/paper.yaml [reduced.yaml] --config \
-        data_mirror=../shared/data results_dir=DIR/results resources_dir=DIR/resources
+        data_mirror=MIRROR results_dir=DIR/results resources_dir=DIR/resources
 
 asking for the outputs of the measured jobs (so only they and their upstream jobs run).  Paper
 run (DIR = /tmp/paperbench): tables/corpus_stats.csv (every corpus); the 002 shards
@@ -47,7 +47,10 @@ times, its resources linked), overlay ``reduced.yaml``::
 
 with targets prior/shards/f1-{standard,ratio-ais}-expensive-00000, f2/ap/repeats0-1,
 f2-released/nips/repeats0-1, f3/ap/{ds,hm}/part0of1, f3/ap/l2r/part0of32 and the 001 vem model at
-T = 30.
+T = 30.  Measure with the numba cache warm (run both a second time with ``--forcerun`` of the
+measured rules): a job that compiles its kernels measures the compiler too, which a cluster pays
+once, in its first jobs (2026-11-28: the Twitter 004-F2 job 218 CPU s and 1,175 MB cold, 79 s
+and 226 MB warm).
 
 Writes ``benchmarks/out/cluster_walltime.csv`` (per rule), ``cluster_walltime_jobs.csv`` (per
 job), ``cluster_walltime_nodes.csv`` (per N and dry run) and ``cluster_walltime.md`` (the

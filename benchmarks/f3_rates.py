@@ -16,11 +16,12 @@ built the ``capdevila2018`` corpora of every 004-F3 collection, for example (one
    it, ``cluster_walltime.Measurements.f3_part_work``), the CPU seconds of its ``benchmark:`` file
    (extrapolated to the end of the job, ``cluster_walltime.last_sample``) and CPU ns per unit.
 2. ``capdevila2018_loglik``'s core-hours: every (collection, method)'s predicted work times a
-   rate.  On the cluster table's basis (docs/cluster.md, measured on 2026-11-23 on an AMD EPYC
-   VM): the table's rates (``TABLE_RATES``) with AP's and Reuters' L2R divided by the issue-34
-   speed-up on AP (``AP_SPEEDUP``), and every other long-document collection's L2R at that rate
-   times its own measured rate over AP's (the machine cancels in the ratio), scaled as the table
-   is (``TABLE_LOGLIK_HOURS`` over the same sum at the table's rates).  Directly: long-document
+   rate.  On the cluster table's basis (the rows docs/cluster.md had until its 2026-11-28
+   re-measurement, measured on 2026-11-23 on an AMD EPYC VM): the table's rates
+   (``TABLE_RATES``) with AP's and Reuters' L2R divided by the issue-34 speed-up on AP
+   (``AP_SPEEDUP``), and every other long-document collection's L2R at that rate times its own
+   measured rate over AP's (the machine cancels in the ratio), scaled as the table is
+   (``TABLE_LOGLIK_HOURS`` over the same sum at the table's rates).  Directly: long-document
    L2R at this run's measured rates (Reuters at AP's), the rest on the table's basis.  Plus the
    table's other rules (``TABLE_OTHER_HOURS``) for config/paper.yaml's total.
 
@@ -40,7 +41,8 @@ from cluster_walltime import C4_VARIANTS, OUT, Measurements, paper_config
 from topiceval.experiments.tasks import work_blocks
 from topiceval.io import write_text_atomic
 
-# docs/cluster.md's table (2026-11-23, AMD EPYC): CPU ns per unit of predicted work
+# docs/cluster.md's table of 2026-11-23 (AMD EPYC; replaced on 2026-11-28 by a re-measurement
+# with the current code): CPU ns per unit of predicted work
 TABLE_RATES = {"long": {"l2r": 1.84, "ds": 1.7, "hm": 1.2},
                "short": {"l2r": 15.3, "ds": 11.7, "hm": 7.7}}  # Tweet, SearchSnippets
 SHORT_TEXTS = ("tweet", "searchsnippets")
