@@ -1,13 +1,16 @@
 """L2R seconds per document of two or more versions of topiceval, interleaved, one thread.
 
     .venv/bin/python benchmarks/l2r_versions.py --trees OLD/src NEW/src [--rounds 3] \
-        [--problems synthetic-T100 nips-release nips-T100] [--mirror DIR]
+        [--problems synthetic-T100 nips-release nips-T100] [--samples S] [--mirror DIR]
 
 Each version is a ``src`` directory (e.g. ``git archive 753c689 src | tar -x -C /tmp/base``);
 every round runs each problem once per version, in turn, each in its own process with
 ``PYTHONPATH`` set to the version, so a change in the machine's load hits every version alike.
 A run is the process CPU time of ``gapfa.estimate("l2r", ...)`` (S' = 1, G = 1) over the
 problem's documents, best of two after a warm-up call (compilation excluded), per document.
+A run includes what ``estimate`` computes once per document whatever S (its floor and ceiling,
+from issue 31 on: about 44 ms on a NIPS paper at T = 100); ``--samples`` runs every problem at
+another S, so that two runs give the cost per sample.
 Problems:
 
 * ``synthetic-T100``: 3 documents of 150 tokens from a T = 100, V = 5,000 model (r = 1), S = 300;
@@ -75,7 +78,7 @@ def nips_papers(mirror: Path, out: Path) -> None:
     sp.save_npz(out, corpus.counts()[::100][:3].tocsr())
 
 
-def child(name: str, mirror: Path, nips_counts: Path | None) -> float:
+def child(name: str, mirror: Path, nips_counts: Path | None, samples: int | None = None) -> float:
     """CPU seconds per document of L2R on one problem, best of two after a warm-up."""
     from topiceval.estimators import gapfa
     from topiceval.threads import numba_threads
@@ -88,7 +91,7 @@ def child(name: str, mirror: Path, nips_counts: Path | None) -> float:
         for seed in range(2):
             start = time.process_time()
             gapfa.estimate("l2r", counts, model.phi, model.p, model.r, seed=seed,
-                           samples=SAMPLES[name], **settings)
+                           samples=samples or SAMPLES[name], **settings)
             best = min(best, time.process_time() - start)
     return best / counts.shape[0]
 
@@ -98,13 +101,15 @@ def main(argv=None) -> int:
     parser.add_argument("--trees", nargs="+", default=[])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--problems", nargs="+", default=list(SAMPLES), choices=list(SAMPLES))
+    parser.add_argument("--samples", type=int,
+                        help="S for every problem instead of its own (SAMPLES)")
     parser.add_argument("--mirror", type=Path,
                         default=Path(os.environ.get("TOPICEVAL_DATA_MIRROR", "../shared/data")))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--nips-counts", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(child(args.child, args.mirror, args.nips_counts))
+        print(child(args.child, args.mirror, args.nips_counts, args.samples))
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         nips_counts = Path(tmp) / "nips.npz"
@@ -122,7 +127,8 @@ def compare(args, nips_counts: Path) -> None:
             for tree in args.trees:
                 out = subprocess.run(
                     [sys.executable, __file__, "--child", name, "--mirror", str(args.mirror),
-                     "--nips-counts", str(nips_counts)],
+                     "--nips-counts", str(nips_counts),
+                     *(["--samples", str(args.samples)] if args.samples else [])],
                     env={**os.environ, "PYTHONPATH": tree}, capture_output=True, text=True,
                     check=True)
                 runs[tree].append(float(out.stdout.split()[-1]))
@@ -130,7 +136,8 @@ def compare(args, nips_counts: Path) -> None:
                       f"{os.getloadavg()[0]:.2f}", flush=True)
         first = args.trees[0]
         for tree, times in runs.items():
-            print(f"{name} S = {SAMPLES[name]} {tree}: fastest {min(times):.4f}, median "
+            samples = args.samples or SAMPLES[name]
+            print(f"{name} S = {samples} {tree}: fastest {min(times):.4f}, median "
                   f"{np.median(times):.4f} s/doc; {first} / this: fastest "
                   f"{min(runs[first]) / min(times):.2f}x, median "
                   f"{np.median(runs[first]) / np.median(times):.2f}x")

@@ -7,6 +7,7 @@ import pytest
 
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
+from topiceval.estimators.lda import floor as lda_floor
 from topiceval.estimators.lda import registry
 from topiceval.threads import numba_threads
 
@@ -98,6 +99,29 @@ def test_runs(problem):
     later = lda.estimate_runs("is_pt", docs, phi, am, runs=2, first_run=2, seed=2, samples=7)
     np.testing.assert_array_equal(later.logp, runs.logp[:, 2:])
     assert len(np.unique(runs.logp)) == runs.logp.size
+
+
+def test_estimate_and_complete_skip_the_bounds_they_would_discard(problem, monkeypatch):
+    """``estimate`` and ``complete`` return the estimates alone: the documents' floor and
+    ceiling (``floor.bounds``, ``floor.completion_bounds``, milliseconds a document) are
+    computed only where diagnostics are returned."""
+    docs, phi, am = problem
+    expected = lda.estimate("is_pt", docs, phi, am, seed=2, samples=7)
+    completed = lda.complete("et", docs, phi, am, seed=2, samples=5, burnin=2)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("bounds computed")
+
+    monkeypatch.setattr(lda_floor, "bounds", refuse)
+    monkeypatch.setattr(lda_floor, "completion_bounds", refuse)
+    np.testing.assert_array_equal(lda.estimate("is_pt", docs, phi, am, seed=2, samples=7),
+                                  expected)
+    np.testing.assert_array_equal(lda.complete("et", docs, phi, am, seed=2, samples=5, burnin=2),
+                                  completed)
+    with pytest.raises(AssertionError, match="bounds computed"):
+        lda.estimate_runs("is_pt", docs, phi, am, seed=2, samples=7)
+    with pytest.raises(AssertionError, match="bounds computed"):
+        lda.complete_runs("et", docs, phi, am, seed=2, samples=5, burnin=2)
 
 
 def test_left_to_right_forms_share_particles(problem):

@@ -12,7 +12,7 @@ from scipy.special import logsumexp
 from test_gapfa_estimators import DOCS as BASE_DOCS
 from test_gapfa_estimators import problem
 from topiceval.estimators import gapfa
-from topiceval.estimators.gapfa import registry
+from topiceval.estimators.gapfa import floor, registry
 
 SAMPLED = ["ds", "hm", "l2r", "l2r_exact", "l2r_seq"]
 SETTINGS = {"ds": {}, "hm": {"burnin": 3}, "l2r": {"inner_samples": 2}, "l2r_exact": {},
@@ -182,3 +182,22 @@ def test_estimate_and_curve_validate_doc_keys():
         gapfa.estimate_curve("l2r", DOCS, phi, p, r, checkpoints=[2], doc_keys=[0])
     with pytest.raises(ValueError, match="doc_keys"):
         gapfa.estimate("exact", DOCS, phi, p, r, doc_keys=[0])
+
+
+def test_estimate_and_curve_skip_the_bounds_they_would_discard(monkeypatch):
+    """``estimate`` and ``estimate_curve`` (without diagnostics) return the estimates alone: the
+    documents' floor and ceiling (``floor.bounds``, 44 ms on a NIPS paper at T = 100) are
+    computed only where diagnostics are returned."""
+    phi, p, r = problem()
+    expected = gapfa.estimate("l2r", DOCS, phi, p, r, samples=15, seed=2)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("bounds computed")
+
+    monkeypatch.setattr(floor, "bounds", refuse)
+    np.testing.assert_array_equal(gapfa.estimate("l2r", DOCS, phi, p, r, samples=15, seed=2),
+                                  expected)
+    curve = gapfa.estimate_curve("l2r", DOCS, phi, p, r, checkpoints=[5, 15], seed=2)
+    np.testing.assert_array_equal(curve[:, -1], expected)
+    with pytest.raises(AssertionError, match="bounds computed"):
+        gapfa.estimate_runs("l2r", DOCS, phi, p, r, samples=15, seed=2)

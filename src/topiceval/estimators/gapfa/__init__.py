@@ -166,8 +166,8 @@ def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayL
     numpy.ndarray
         (D,) natural-log estimates (nats) of the probability of each count vector.
     """
-    runs = estimate_runs(method, counts, phi, p, r, runs=1, seed=seed, doc_keys=doc_keys,
-                         threads=threads, work_limit=work_limit, **settings)
+    runs = _runs(method, counts, phi, p, r, seed=seed, doc_keys=doc_keys, threads=threads,
+                 work_limit=work_limit, bounds=False, **settings)
     return runs.logp[:, 0].copy()
 
 
@@ -234,6 +234,15 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
     topiceval.limits.WorkLimitError
         If the call would exceed ``work_limit`` or the memory.
     """
+    return _runs(method, counts, phi, p, r, runs=runs, seed=seed, first_run=first_run,
+                 doc_keys=doc_keys, threads=threads, work_limit=work_limit, posterior=posterior,
+                 **settings)
+
+
+def _runs(method, counts, phi, p, r, *, runs=1, seed=0, first_run=0, doc_keys=None,
+          threads=None, work_limit="default", posterior=None, bounds=True, **settings) -> Runs:
+    """``estimate_runs``; without ``bounds`` (``estimate`` returns the estimates alone) the
+    documents' floor and ceiling are not computed: the diagnostics' columns are NaN."""
     spec = registry.get(method)
     resolved = spec.resolve(settings)
     if posterior is not None and not spec.upper:
@@ -243,7 +252,8 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
               else None)
     values, work, seconds, stats, upper, bound = _execute(
         spec, counts, phi, p, r, resolved, checks, work_limit=work_limit, runs=runs, seed=seed,
-        first_run=first_run, doc_keys=doc_keys, threads=threads, posterior=posterior)
+        first_run=first_run, doc_keys=doc_keys, threads=threads, posterior=posterior,
+        bounds=bounds)
     logp = np.ascontiguousarray(values[:, :, 0])
     return Runs(method, logp, np.repeat(work[:, None], logp.shape[1], axis=1), seconds,
                 resolved, spec.diagnose(logp, stats, bound), upper)
@@ -320,7 +330,8 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
     resolved = spec.resolve({**settings, "samples": int(checks[-1])})
     values, _, _, stats, _, bound = _execute(spec, counts, phi, p, r, resolved, checks,
                                              work_limit=work_limit, runs=1, seed=seed,
-                                             first_run=0, doc_keys=doc_keys, threads=threads)
+                                             first_run=0, doc_keys=doc_keys, threads=threads,
+                                             bounds=return_diagnostics)
     if return_diagnostics:
         return values[:, 0, :], spec.diagnose(values[:, :, -1], stats, bound)
     return values[:, 0, :]
@@ -412,11 +423,11 @@ def _check_call(spec, docs, n_topics, resolved, work, work_limit, *, runs, check
 
 
 def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, seed, first_run,
-             doc_keys, threads, posterior=None):
+             doc_keys, threads, posterior=None, bounds=True):
     """Validate, then run ``runs`` runs; return values (D, R, K), work (D,), seconds, the
     records of ``topiceval.diagnostics`` (D, R, W), the upper bounds (D, R) of a method that
-    has them (else None) and, for a sampling method, each document's floor and ceiling
-    (``floor.bounds``, certain lower and upper bounds, (D, 2); else None).
+    has them (else None) and, for a sampling method with ``bounds``, each document's floor and
+    ceiling (``floor.bounds``, certain lower and upper bounds, (D, 2); else None).
 
     Each kernel is first called with no tasks, so that loading (or compiling) it is not timed.
     """
@@ -462,7 +473,7 @@ def _execute(spec, counts, phi, p, r, resolved, checks, *, work_limit, runs, see
             spec.run(docs, params, run_keys=run_keys, out=values, stats=stats, **common,
                      **({"upper": upper} if spec.upper else {}))
             seconds = time.perf_counter() - start
-            bound = floor.bounds(docs, params)
+            bound = floor.bounds(docs, params) if bounds else None
         else:
             bound = None
             out = np.empty(n_docs)

@@ -146,7 +146,8 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
         If the call would exceed the default work limit (use ``estimate_runs`` with
         ``work_limit`` to change it) or the memory.
     """
-    runs = estimate_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    runs = _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, seed=seed,
+                bounds=False, **settings)
     logp = runs.logp[:, 0].copy()
     return (logp, runs.cost) if return_cost else logp
 
@@ -188,7 +189,8 @@ def complete(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
     numpy.ndarray or (numpy.ndarray, Cost)
         (D,) natural-log estimates of the second parts' conditional probabilities (nats).
     """
-    runs = complete_runs(method, docs, phi, alpha_m, runs=1, seed=seed, **settings)
+    runs = _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, seed=seed,
+                bounds=False, **settings)
     logp = runs.logp[:, 0].copy()
     return (logp, runs.cost) if return_cost else logp
 
@@ -252,8 +254,9 @@ def estimate_runs(
         ``logp`` is the lower bound and ``upper`` the upper bound.  Run 0 with the default keys
         equals ``estimate``.
     """
-    return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs, seed,
-                first_run, doc_keys, None, work_limit, settings, posterior)
+    return _run(registry.ESTIMATE, "estimate", method, docs, phi, alpha_m, runs=runs, seed=seed,
+                first_run=first_run, doc_keys=doc_keys, work_limit=work_limit,
+                posterior=posterior, **settings)
 
 
 def complete_runs(
@@ -293,12 +296,16 @@ def complete_runs(
     Runs
         ``logp`` (D, R) natural-log estimates of log P(w2 | w1) (nats) and the work done.
     """
-    return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs, seed,
-                first_run, doc_keys, split, work_limit, settings)
+    return _run(registry.COMPLETE, "complete", method, docs, phi, alpha_m, runs=runs, seed=seed,
+                first_run=first_run, doc_keys=doc_keys, split=split, work_limit=work_limit,
+                **settings)
 
 
-def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_keys, split,
-         work_limit, settings, posterior=None) -> Runs:
+def _run(table, what, method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0, doc_keys=None,
+         split=None, work_limit="default", posterior=None, bounds=True, **settings) -> Runs:
+    """The runs of ``estimate_runs`` / ``complete_runs`` (``estimate``, ``complete``: run 0).
+    Without ``bounds`` (``estimate`` and ``complete`` return the estimates alone) the
+    documents' floor and ceiling are not computed: the diagnostics' columns are NaN."""
     m = lookup(table, method, what)
     settings = m.resolve(settings)
     phi, alpha_m = check_params(phi, alpha_m)
@@ -334,11 +341,11 @@ def _run(table, what, method, docs, phi, alpha_m, runs, seed, first_run, doc_key
     if m.code in (LR_CODE, LR_DC_CODE):  # the left-to-right kernels return both forms
         other = "lr" if m.alternative else "lr_wallach"
         forms[other] = alt
-    bounds = None
-    if m.sampled:
-        bounds = (floor.completion_bounds(docs, n1, phi, alpha_m) if completion
-                  else floor.bounds(docs, phi, alpha_m))
-    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, bounds),
+    both = None
+    if m.sampled and bounds:
+        both = (floor.completion_bounds(docs, n1, phi, alpha_m) if completion
+                else floor.bounds(docs, phi, alpha_m))
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, both),
                 alt if m.upper else None)
 
 
