@@ -123,6 +123,8 @@ CASES = [
      ValueError, "split of document 0 is 4"),
     ("completion on one token", lambda: lda.complete("lr", [np.array([0])], PHI, AM),
      ValueError, "document completion needs at least 2"),
+    ("split outside completion", lambda: lda.estimate("lr", DOCS, PHI, AM, split=1),
+     ValueError, "split applies to document completion"),
     ("exact over max_work", est(method="exact", docs=[np.zeros(20_000, np.int64)]), ValueError,
      "more than max_work"),
     # ---------------------------------------------------------------- work and memory limits

@@ -310,6 +310,9 @@ def _run(table, what, method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0
     settings = m.resolve(settings)
     phi, alpha_m = check_params(phi, alpha_m)
     completion = table is registry.COMPLETE
+    if split is not None and not completion:
+        raise ValueError(f"unknown setting(s) split for method {method!r}: split applies to "
+                         "document completion (complete, complete_runs)")
     docs = check_documents(docs, phi.shape[1], min_length=2 if completion else 1)
     check_prior_weights(docs, phi, alpha_m)
     if posterior is not None:
