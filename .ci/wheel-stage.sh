@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # CI stage: build the wheel and the sdist of this checkout, install the wheel with its test
-# extra in a clean venv, and run the README's fast tests ($1, `python -m pytest -m "not slow"`)
+# extra in a clean venv, and run the README's fast tests ($1, `python -m pytest -m "not slow" ...`)
 # with that venv's python on the repository's tests from a directory outside the repository, so
 # that they import the installed package (checked first), not src/.  A fresh install has no
 # numba cache: the run includes compiling every kernel the fast tests call.
-# Usage: .ci/wheel-stage.sh 'python -m pytest -m "not slow"'   (from the repository root, with
-#   a python that has pip on PATH; the build itself runs in an isolated environment)
+# Usage: .ci/wheel-stage.sh 'python -m pytest -m "not slow" -n auto --dist loadfile'
+#   (from the repository root, with a python that has pip on PATH; the build itself runs in an
+#   isolated environment)
 set -euo pipefail
 FAST_CMD=$1
 ROOT=$(pwd)
