@@ -22,6 +22,7 @@ FAST = {
     "lr_wallach": {"particles": 3},
     "exact": {},
     "bdmc": {"temperatures": 10, "burnin": 2},
+    "is_theta": {"samples": 5, "draws": 10, "burnin": 2},
 }
 FAST_COMPLETE = {
     "et": {"burnin": 5, "samples": 10},
@@ -43,7 +44,7 @@ def problem():
 
 def test_method_names():
     assert lda.METHODS == ("is_pt", "is_pzw", "is_ip", "hm", "ais", "chib", "lr", "lr_wallach",
-                           "exact", "bdmc")
+                           "exact", "bdmc", "is_theta")
     assert set(lda.COMPLETION_METHODS) >= {"et", "ais", "lr", "exact"}
     assert set(FAST) == set(lda.METHODS)
     assert set(FAST_COMPLETE) == set(lda.COMPLETION_METHODS)

@@ -44,6 +44,9 @@ def reference_value(method, doc, phi, am, settings, rng):
     if method == "chib":
         return ref.chib(doc, phi, am, settings["samples"], settings["burnin"],
                         settings["iterations"], rng)
+    if method == "is_theta":
+        return ref.is_theta(doc, phi, am, settings["samples"], settings["draws"],
+                            settings["burnin"], rng)
     seq, wallach = ref.lr(doc, phi, am, settings["particles"], settings["resample"], rng)
     return seq if method == "lr" else wallach
 
@@ -56,6 +59,8 @@ CASES = [
     ("ais", {"temperatures": 4}),
     ("ais", {"temperatures": [0.1, 0.5, 0.7, 1.0]}),
     ("chib", {"samples": 4, "burnin": 2, "iterations": 5}),
+    ("is_theta", {"samples": 3, "draws": 5, "burnin": 2}),
+    ("is_theta", {"samples": 1, "draws": 40, "burnin": 0}),
     ("lr", {"particles": 3, "resample": True}),
     ("lr_wallach", {"particles": 3, "resample": True}),
     ("lr", {"particles": 3, "resample": False}),

@@ -58,6 +58,8 @@ UNBIASED = [
     ("ais", {"temperatures": 4}),
     ("chib", {"samples": 3}),
     ("chib", {"samples": 2, "burnin": 0, "iterations": 0}),  # a random z*: still unbiased
+    ("is_theta", {"samples": 2, "draws": 2, "burnin": 1}),
+    ("is_theta", {"samples": 1, "draws": 1, "burnin": 0}),  # q from one unconverged state
     ("lr", {"particles": 4, "resample": True}),
     ("lr", {"particles": 3, "resample": False}),
     ("lr_wallach", {"particles": 1, "resample": True}),

@@ -412,7 +412,7 @@ def evaluate(model: LDAModel | GaPModel,
         left-to-right methods.
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
-        ``is_ip``, ``hm``, ``bdmc``, ``exact``; GaP-FA: ``ais``, ``bdmc``, ``l2r``,
+        ``is_ip``, ``is_theta``, ``hm``, ``bdmc``, ``exact``; GaP-FA: ``ais``, ``bdmc``, ``l2r``,
         ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``; the documentation's methods
         pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM

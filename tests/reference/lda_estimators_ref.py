@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-from scipy.special import logsumexp
+from scipy.special import gammaln, logsumexp
 
 from reference.lda_exact import log_urn
 from topiceval import _numba as nb
+from topiceval.estimators.lda.is_theta import DEFENSIVE
 from topiceval.estimators.lda.rejuvenation import MAX_CACHED_ROWS
 
 # --------------------------------------------------------------------------- building blocks
@@ -115,6 +116,41 @@ def is_pt(doc, phi, am, samples, rng, weights=None):
     for _ in range(samples):
         nb.log_dirichlet_into(rng, am, lt)
         ells.append(sum(logsumexp(lt + np.log(phi[:, w])) for w in doc))
+    return lse_mean(ells)
+
+
+def log_dirichlet(lt, a):
+    """log Dir(theta; a) at log theta = ``lt``."""
+    return gammaln(a.sum()) - gammaln(a).sum() + ((a - 1.0) * lt).sum()
+
+
+def is_theta(doc, phi, am, samples, draws, burnin, rng, weights=None):
+    """IS-θ (2.10): B + S forward Gibbs sweeps, the counts n_s of the last S, then M draws of
+    theta from eps Dir(alpha m) + (1 - eps) mean_s Dir(alpha m + n_s), each weighted by
+    P(w | theta) Dir(theta; alpha m) / q(theta) with every density written out."""
+    n = len(doc)
+    z, cnt = uniform_init(n, am.size, rng)
+
+    def pw_of(i):
+        return phi[:, doc[i]]
+
+    counts = []
+    for it in range(burnin + samples):
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+        if it >= burnin:
+            counts.append(cnt.astype(float))
+    ells = [] if weights is None else weights
+    lt = np.empty(am.size)
+    for _ in range(draws):
+        if nb.uniform(rng) < DEFENSIVE:
+            nb.log_dirichlet_into(rng, am, lt)
+        else:
+            nb.log_dirichlet_into(rng, am + counts[nb.randint(rng, samples)], lt)
+        log_q = logsumexp([np.log(DEFENSIVE) + log_dirichlet(lt, am)]
+                          + [np.log((1 - DEFENSIVE) / samples) + log_dirichlet(lt, am + c)
+                             for c in counts])
+        log_lik = sum(logsumexp(lt + np.log(phi[:, w])) for w in doc)
+        ells.append(log_lik + log_dirichlet(lt, am) - log_q)
     return lse_mean(ells)
 
 

@@ -112,7 +112,7 @@ class Method:
     cheaper : tuple of str
         The settings to lower instead when even ``budget`` = 1 is over the limit.
     memory : callable, optional
-        ``memory(N, settings) -> int``: bytes of one task's working arrays beyond the family's
+        ``memory(N, T, settings) -> int``: bytes of one task's working arrays beyond the family's
         per-task tables (LDA left-to-right: each particle's N predictive terms).
     sampled : bool
         False for the exact methods (no random streams, no runs to combine).
@@ -145,7 +145,7 @@ class Method:
     nature: str
     budget: str | None = None
     cheaper: tuple[str, ...] = ()
-    memory: Callable[[int, dict], int] | None = None
+    memory: Callable[[int, int, dict], int] | None = None
     sampled: bool = True
     key: int = 0
     code: int = 0

@@ -92,9 +92,10 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
     Parameters
     ----------
     method : str
-        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"hm"``, ``"ais"``,
-        ``"chib"``, ``"lr"`` (sequential left-to-right, unbiased), ``"lr_wallach"`` (Wallach et
-        al.'s Algorithm 3 as printed, MALLET's evaluator) or ``"exact"``.
+        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"is_theta"``, ``"hm"``,
+        ``"ais"``, ``"chib"``, ``"lr"`` (sequential left-to-right, unbiased), ``"lr_wallach"``
+        (Wallach et al.'s Algorithm 3 as printed, MALLET's evaluator), ``"bdmc"`` or
+        ``"exact"``.
     docs : Corpus or sequence of 1-D integer arrays
         The documents as token ids, i.e. column indices of ``phi``, in reading order (a
         ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
@@ -123,6 +124,8 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
                         tau_1 < ... < tau_S = 1)
         ``chib``        ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
                         before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``is_theta``    ``samples=200`` (Gibbs sweeps whose counts make the proposal),
+                        ``draws=1000`` (importance draws M of theta), ``burnin=50``
         ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
         ``lr_wallach``  same as ``lr``
         ``exact``       ``max_work=4e8`` (most operations of the recursion)

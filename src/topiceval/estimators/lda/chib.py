@@ -137,5 +137,5 @@ CHIB = Method(
              setting("burnin", 5, "Gibbs sweeps G0 before ICM"),
              setting("iterations", 20, "most ICM passes choosing z*")),
     cost=lambda n, n1, s: 2 * s["samples"] * n, formula="2 S N", budget="samples", key=6,
-    memory=lambda n, s: 8 * s["samples"],  # the chain's log-likelihoods (diagnostics)
+    memory=lambda n, n_topics, s: 8 * s["samples"],  # the chain's log-likelihoods (diagnostics)
     code=CHIB_CODE, diagnostics="chain", nature="unbiased for P(w) (Chib-style)")

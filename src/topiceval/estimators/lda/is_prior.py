@@ -49,6 +49,20 @@ def _dot(a, b, row, n):
 
 
 @njit(cache=True)
+def log_likelihood_at(tab, d, lt, theta, n_tokens):
+    """log P(w_d | theta, Phi) = sum_v k_v log sum_t theta_t phi_{v|t} at log theta = ``lt``,
+    with theta rescaled by its largest entry (``theta`` is scratch of length T)."""
+    n_topics = lt.shape[0]
+    top = lt.max()
+    for t in range(n_topics):
+        theta[t] = math.exp(lt[t] - top)
+    ell = n_tokens * top
+    for row in range(tab.tab_off[d], tab.tab_off[d + 1]):
+        ell += tab.row_count[row] * math.log(_dot(theta, tab.pw, row, n_topics))
+    return ell
+
+
+@njit(cache=True)
 def is_pt_document(tab, d, samples, rng, rec, stop):
     """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py), the
     weights in the record ``rec`` (``diagnostics``); (NaN, NaN, 0) once ``stop`` is set (polled
@@ -64,12 +78,7 @@ def is_pt_document(tab, d, samples, rng, rec, stop):
         if stopped(stop):
             return np.nan, np.nan, 0
         log_dirichlet_into(rng, tab.am, lt)
-        top = lt.max()
-        for t in range(n_topics):
-            theta[t] = math.exp(lt[t] - top)
-        ell = n_tokens * top
-        for row in range(tab.tab_off[d], tab.tab_off[d + 1]):
-            ell += tab.row_count[row] * math.log(_dot(theta, tab.pw, row, n_topics))
+        ell = log_likelihood_at(tab, d, lt, theta, n_tokens)
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)
         record_weight(rec, ell)
     logp = lse_finish(acc_m, acc_s, samples)

@@ -121,7 +121,7 @@ def lr_cost(n: int, n1: int, s: dict) -> int:
     return s["particles"] * (n * (n - 1) // 2 if s["resample"] else n)
 
 
-def particle_memory(n: int, s: dict) -> int:
+def particle_memory(n: int, n_topics: int, s: dict) -> int:
     """Bytes of each particle's N predictive terms (``particle_log_weights``'s ``a``)."""
     return 8 * s["particles"] * n
 

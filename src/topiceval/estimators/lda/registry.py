@@ -28,15 +28,17 @@ from topiceval.estimators.lda.completion import AIS_DC, ET, LR_DC, LR_WALLACH_DC
 from topiceval.estimators.lda.exact import EXACT
 from topiceval.estimators.lda.hm import HM
 from topiceval.estimators.lda.is_prior import IS_PT
+from topiceval.estimators.lda.is_theta import IS_THETA
 from topiceval.estimators.lda.is_token import IS_IP, IS_PZW
 from topiceval.estimators.lda.lr import LR, LR_WALLACH
 from topiceval.estimators.method import Method, table
 from topiceval.estimators.schedule import n_temperatures, schedule
 
 # §2.1-2.3 importance sampling, §2.4 harmonic mean, §2.5 AIS, §2.6 Chib-style, §2.7
-# left-to-right, §7.1c the exact forward recursion, and BDMC's two bounds (AIS both ways)
+# left-to-right, §7.1c the exact forward recursion, BDMC's two bounds (AIS both ways) and
+# importance sampling over theta from the Gibbs chain's posterior mixture (is_theta.py)
 ESTIMATE: dict[str, Method] = table(IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, LR_WALLACH, EXACT,
-                                    BDMC)
+                                    BDMC, IS_THETA)
 # §3.1 estimated theta, §3.2 AIS with target (3.1), §3.3 left-to-right, exact ratio
 COMPLETE: dict[str, Method] = table(ET, AIS_DC, LR_DC, LR_WALLACH_DC, EXACT)
 
@@ -44,10 +46,11 @@ COMPLETE: dict[str, Method] = table(ET, AIS_DC, LR_DC, LR_WALLACH_DC, EXACT)
 def task_memory(method: Method, n: int, n_topics: int, settings: dict) -> int:
     """Bytes of working arrays of one (document, run) task of ``n`` tokens, beyond the shared
     tables: O(N T) per-row work arrays (is_ip's proposal tables, the largest), plus the method's
-    own (``Method.memory``: each left-to-right particle's N predictive terms)."""
+    own (``Method.memory``: each left-to-right particle's N predictive terms, IS-θ's S count
+    vectors)."""
     out = 8 * 4 * n * n_topics
     if method.memory is not None:
-        out += method.memory(n, settings)
+        out += method.memory(n, n_topics, settings)
     return out
 
 

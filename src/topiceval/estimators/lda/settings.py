@@ -1,10 +1,10 @@
 """The LDA estimators' integer settings (Wallach et al. 2009 Table 1 names) and their slots in the
 integer settings array ``ipar`` that ``tasks.run_tasks`` reads.
 
-``samples`` S, ``burnin`` B, ``iterations`` I, ``particles`` R and ``resample`` (rejuvenation
-in left-to-right) are declared here once, with their bounds; each method declares which it takes
-and its defaults (``setting``).  ``temperatures`` (ais.py) and ``max_work`` (exact.py) are
-declared with their methods.
+``samples`` S, ``burnin`` B, ``iterations`` I, ``particles`` R, ``resample`` (rejuvenation
+in left-to-right) and ``draws`` M (IS-theta's importance draws) are declared here once, with
+their bounds; each method declares which it takes and its defaults (``setting``).
+``temperatures`` (ais.py) and ``max_work`` (exact.py) are declared with their methods.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import numpy as np
 from topiceval.estimators.method import Setting
 
 # slots of the integer settings array (numba reads them as constants)
-SAMPLES, BURNIN, ITERATIONS, PARTICLES, RESAMPLE = range(5)
+SAMPLES, BURNIN, ITERATIONS, PARTICLES, RESAMPLE, DRAWS = range(6)
 SLOTS = {"samples": SAMPLES, "burnin": BURNIN, "iterations": ITERATIONS,
-         "particles": PARTICLES, "resample": RESAMPLE}
+         "particles": PARTICLES, "resample": RESAMPLE, "draws": DRAWS}
 
 # name -> (kind, minimum, help)
 _KINDS = {
@@ -25,6 +25,7 @@ _KINDS = {
     "iterations": (int, 0, "iterations I"),
     "particles": (int, 1, "particles R"),
     "resample": (bool, 0, "left-to-right rejuvenation sweeps"),
+    "draws": (int, 1, "importance draws M"),
 }
 
 

@@ -39,6 +39,7 @@ from topiceval.estimators.lda.completion import (
 )
 from topiceval.estimators.lda.hm import HM_CODE, hm_document
 from topiceval.estimators.lda.is_prior import IS_PT_CODE, is_pt_document
+from topiceval.estimators.lda.is_theta import IS_THETA_CODE, is_theta_document
 from topiceval.estimators.lda.is_token import (
     IS_IP_CODE,
     IS_PZW_CODE,
@@ -46,7 +47,14 @@ from topiceval.estimators.lda.is_token import (
     is_pzw_document,
 )
 from topiceval.estimators.lda.lr import LR_CODE, lr_document
-from topiceval.estimators.lda.settings import BURNIN, ITERATIONS, PARTICLES, RESAMPLE, SAMPLES
+from topiceval.estimators.lda.settings import (
+    BURNIN,
+    DRAWS,
+    ITERATIONS,
+    PARTICLES,
+    RESAMPLE,
+    SAMPLES,
+)
 from topiceval.interrupt import stopped
 
 
@@ -102,6 +110,9 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats,
         elif code == CHIB_CODE:
             v, w, s = chib_document(tab, d, ipar[SAMPLES], ipar[BURNIN], ipar[ITERATIONS], rng,
                                     rec, stop)
+        elif code == IS_THETA_CODE:
+            v, w, s = is_theta_document(tab, d, ipar[SAMPLES], ipar[DRAWS], ipar[BURNIN], rng,
+                                        rec, stop)
         elif code == LR_CODE:
             v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec, stop)
         elif code == ET_CODE:

@@ -1,0 +1,303 @@
+"""The real-length battery (issue 44; docs/choosing-an-estimator.md#long-documents).
+
+    NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py [--part calibration|fresh]
+        [--mirror ../shared/data] [--estimators chib is_theta] [--truth-only]
+
+Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each estimator's
++/- 2 standard errors cover it.  Two kinds of truth:
+
+* **exact** (``exact-*`` models): T = 3 models whose topics overlap (rows drawn from a Dirichlet of
+  concentration 0.5 or 1 over 300 words, alpha m_t = 0.3 or 1), documents of 100, 300 and 600
+  tokens drawn from them, log P(w) by the forward recursion (``estimators.lda.exact``);
+* **sandwich** (models trained on real corpora, ``fit_gibbs`` with seed 002's settings, 400
+  sweeps: AP with T = 50, 20 Newsgroups with T = 20 and 200): documents of 100, 300, 1,000 and
+  2,000 tokens drawn from the model together with the topic assignments z that generated them,
+  an exact draw from P(z | w).  Two stochastic bounds pin log P(w):
+  - lower: IS-theta at a large budget (S = 1,000 chain samples, M = 20,000 draws, B = 200),
+    4 runs averaged in probability: unbiased for P(w), so Pr[lower > log P + k] <= e^-k;
+  - upper: the same kind of proposal q (an independent chain's counts), run backwards: K =
+    1,000 exact posterior draws theta_k ~ Dir(alpha m + n(z_k)), z_k the states of a Gibbs
+    chain started at the generating z (each an exact draw from P(z | w)), and
+    upper = -log mean_k q(theta_k) / P(w, theta_k).  E[q(theta) / P(w, theta)] = 1 / P(w)
+    under the posterior, so Pr[upper < log P - k] <= e^-k.
+  The truth is the midpoint; ``gap`` = upper - lower says how well it is pinned (a negative gap
+  is Monte Carlo noise of two bounds that met).
+
+Each cell (model x length) has 4 documents per part.  The parts have their own seeds:
+``calibration`` (seeds 1-2, the part methods may be tuned on) and ``fresh`` (seeds 101-102, run
+once at the end, by the protocol in docs/choosing-an-estimator.md#long-documents).
+
+Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
+``trusted``): ``chib`` (the default up to now: S = 1,000, G0 = 50, 8 runs) and ``is_theta`` (its
+defaults, 8 runs).  Per estimate: error against the truth, its standard error, whether +/- 2
+s.e. covers the truth (allowing for the truth's own half-gap), trusted or not, CPU seconds.
+An estimate is *bad* when it is off by more than 4 s.e. + 0.5 nats (issue 44's rule), *good*
+when within 2 s.e.
+
+Outputs in ``benchmarks/out/long_battery_{part}``: ``truth.csv``, ``estimates.csv`` and
+``summary.md``; the committed copies are in ``benchmarks/results/``.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # before numba is imported
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from numba import njit  # noqa: E402
+from scipy.special import gammaln, logsumexp  # noqa: E402
+
+import topiceval  # noqa: E402
+from topiceval.corpus import Corpus  # noqa: E402
+from topiceval.data.prepare import build_corpus  # noqa: E402
+from topiceval.estimators import lda  # noqa: E402
+from topiceval.estimators.lda import exact  # noqa: E402
+from topiceval.estimators.lda.is_theta import DEFENSIVE  # noqa: E402
+from topiceval.models import LDAModel, load_model, save_model  # noqa: E402
+from topiceval.training.lda import fit_gibbs  # noqa: E402
+from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+CACHE = OUT / "long_battery_cache"
+PARTS = {"calibration": (1, 2), "fresh": (101, 102)}
+DOCS_PER_SEED = 2
+REAL = {  # name -> (dataset, recipe, options, T)
+    "ap-T50": ("ap", "asis", {"split": "random", "test_fraction": 0.1}, 50),
+    "20ng-T20": ("20newsgroups", "wallach2009", {}, 20),
+    "20ng-T200": ("20newsgroups", "wallach2009", {}, 200),
+}
+REAL_LENGTHS = (100, 300, 1000, 2000)
+EXACT = {  # name -> (row concentration, alpha m_t)
+    "exact-c0.5-a0.3": (0.5, 0.3),
+    "exact-c1-a1": (1.0, 1.0),
+}
+EXACT_LENGTHS = (100, 300, 600)
+TRUTH_SEED = 7_000_003
+TRUTH_LOWER = {"samples": 1000, "draws": 20_000, "burnin": 200}
+TRUTH_RUNS = 4
+TRUTH_UPPER_DRAWS = 1000
+ESTIMATORS = {"chib": {"method": "chib", "runs": 8},
+              "is_theta": {"method": "is_theta", "runs": 8}}
+ESTIMATE_SEED = 11
+
+
+def log(msg: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+# ------------------------------------------------------------------------------ models
+def real_model(name: str, mirror: Path) -> LDAModel:
+    dataset, recipe, options, n_topics = REAL[name]
+    path = CACHE / f"{name}.npz"
+    if path.is_file():
+        return load_model(path)
+    corpus_path = CACHE / f"corpus-{dataset}-{recipe}.npz"
+    if corpus_path.is_file():
+        corpus = Corpus.load(corpus_path)
+    else:
+        corpus = build_corpus(dataset, mirror, recipe, dict(options),
+                              nltk_data=mirror / "nltk_data")
+        corpus.save(corpus_path)
+    log(f"training {name}")
+    result = fit_gibbs(corpus.select_split("train"), n_topics, sweeps=400,
+                       alpha_m=5.0 / n_topics, beta=0.01,
+                       optimize={**SEED002_OPTIMIZE, "interval": 10}, threads=1, seed=0)
+    save_model(path, result.model)
+    return result.model
+
+
+def exact_model(name: str) -> LDAModel:
+    concentration, prior = EXACT[name]
+    rng = np.random.default_rng([ord(c) for c in name])
+    return LDAModel(rng.dirichlet(np.full(300, concentration), 3), np.full(3, prior))
+
+
+def documents(model: LDAModel, name: str, length: int, seed: int):
+    """DOCS_PER_SEED documents of ``length`` tokens and the z that generated them."""
+    key = 1_000_003 * seed + 7919 * length + sum(map(ord, name))
+    corpus, topics = synthetic_sample(model, DOCS_PER_SEED, length, seed=key)
+    return [np.asarray(corpus[d]) for d in range(DOCS_PER_SEED)], topics
+
+
+# ------------------------------------------------------------------------------ the truth
+@njit(cache=True)
+def _chain_counts(pw, am, z, sweeps, seed):
+    """Counts after each of ``sweeps`` collapsed Gibbs sweeps from the state ``z`` (N,)."""
+    np.random.seed(seed)
+    n_tokens, n_topics = pw.shape
+    z = z.copy()
+    cnt = np.zeros(n_topics)
+    for n in range(n_tokens):
+        cnt[z[n]] += 1
+    p = np.empty(n_topics)
+    out = np.empty((sweeps, n_topics))
+    for it in range(sweeps):
+        for n in range(n_tokens):
+            cnt[z[n]] -= 1
+            total = 0.0
+            for t in range(n_topics):
+                total += pw[n, t] * (cnt[t] + am[t])
+                p[t] = total
+            u = np.random.random() * total
+            t = 0
+            while t < n_topics - 1 and p[t] < u:
+                t += 1
+            z[n] = t
+            cnt[t] += 1
+        out[it] = cnt
+    return out
+
+
+def _log_dirichlet_draws(rng, a):
+    """log theta for each row of ``a`` (K, T), theta ~ Dir(row), in log space."""
+    lg = np.log(rng.gamma(a + 1.0)) + np.log(rng.random(a.shape)) / a
+    return lg - logsumexp(lg, axis=1, keepdims=True)
+
+
+def upper_bound(doc, phi, am, z, seed: int) -> float:
+    """The reverse importance-sampling bound of the module docstring."""
+    rng = np.random.default_rng(seed)
+    pw = np.ascontiguousarray(phi[:, doc].T)
+    n_tokens = doc.size
+    # q: the counts of an independent chain (random start, B burn-in, S kept)
+    start = rng.integers(0, am.size, n_tokens)
+    burnin, samples = TRUTH_LOWER["burnin"], TRUTH_LOWER["samples"]
+    comps = _chain_counts(pw, am, start, burnin + samples, int(rng.integers(2**31)))[burnin:]
+    alpha = am.sum()
+    offsets = (gammaln(alpha + n_tokens) - gammaln(alpha)
+               - (gammaln(am + comps) - gammaln(am)).sum(axis=1))
+    # exact posterior draws: a chain from the generating z, theta from each state
+    states = _chain_counts(pw, am, np.asarray(z, np.int64), TRUTH_UPPER_DRAWS,
+                           int(rng.integers(2**31)))
+    lt = _log_dirichlet_draws(rng, am + states)
+    log_ratio = np.logaddexp(np.log(DEFENSIVE), np.log1p(-DEFENSIVE) - np.log(samples)
+                             + logsumexp(offsets[None, :] + lt @ comps.T, axis=1))
+    words, counts = np.unique(doc, return_counts=True)
+    top = lt.max(axis=1, keepdims=True)
+    log_lik = n_tokens * top[:, 0] + np.log(np.exp(lt - top) @ phi[:, words]) @ counts
+    # q / P(w, theta) = (q / Dir(alpha m)) / P(w | theta)
+    return -(logsumexp(log_ratio - log_lik) - np.log(log_lik.size))
+
+
+def lower_bound(doc, phi, am) -> float:
+    runs = lda.estimate_runs("is_theta", [doc], phi, am, runs=TRUTH_RUNS, seed=TRUTH_SEED,
+                             work_limit=None, **TRUTH_LOWER)
+    return float(logsumexp(runs.logp[0]) - np.log(TRUTH_RUNS))
+
+
+def truth_rows(part: str, mirror: Path) -> pd.DataFrame:
+    rows = []
+    for name in EXACT:
+        model = exact_model(name)
+        for length in EXACT_LENGTHS:
+            for seed in PARTS[part]:
+                docs, _ = documents(model, name, length, seed)
+                for i, doc in enumerate(docs):
+                    start = time.process_time()
+                    value = exact.log_prob(doc, model.phi, model.alpha_m, max_work=10**10)
+                    rows.append(dict(model=name, T=3, length=length, seed=seed, doc=i,
+                                     kind="exact", lower=value, upper=value,
+                                     cpu=time.process_time() - start))
+        log(f"truth {name} done")
+    for name in REAL:
+        model = real_model(name, mirror)
+        for length in REAL_LENGTHS:
+            for seed in PARTS[part]:
+                docs, topics = documents(model, name, length, seed)
+                for i, (doc, z) in enumerate(zip(docs, topics)):
+                    start = time.process_time()
+                    lo = lower_bound(doc, model.phi, model.alpha_m)
+                    hi = upper_bound(doc, model.phi, model.alpha_m, z, seed * 31 + i)
+                    rows.append(dict(model=name, T=model.n_topics, length=length, seed=seed,
+                                     doc=i, kind="sandwich", lower=lo, upper=hi,
+                                     cpu=time.process_time() - start))
+            log(f"truth {name} N={length}: gaps "
+                f"{[round(r['upper'] - r['lower'], 2) for r in rows[-2 * DOCS_PER_SEED:]]}")
+    frame = pd.DataFrame(rows)
+    frame["truth"] = (frame["lower"] + frame["upper"]) / 2
+    frame["gap"] = frame["upper"] - frame["lower"]
+    return frame
+
+
+# ------------------------------------------------------------------------------ estimates
+def model_of(name: str, mirror: Path) -> LDAModel:
+    return exact_model(name) if name in EXACT else real_model(name, mirror)
+
+
+def estimate_rows(truth: pd.DataFrame, names, mirror: Path) -> pd.DataFrame:
+    rows = []
+    for (name, length, seed), cell in truth.groupby(["model", "length", "seed"], sort=False):
+        model = model_of(name, mirror)
+        docs, _ = documents(model, name, int(length), int(seed))
+        for est in names:
+            spec = ESTIMATORS[est]
+            start = time.process_time()
+            result = topiceval.evaluate(model, docs, spec["method"], runs=spec["runs"],
+                                        seed=ESTIMATE_SEED, progress=False, work_limit=None)
+            cpu = (time.process_time() - start) / len(docs)
+            for i, row in enumerate(cell.itertuples()):
+                half = max(row.gap, 0.0) / 2
+                err = result.logp[i] - row.truth
+                se = result.stderr[i]
+                rows.append(dict(model=name, T=row.T, length=length, seed=seed, doc=row.doc,
+                                 estimator=est, estimate=result.logp[i], error=err, se=se,
+                                 covered=abs(err) <= 2 * se + half,
+                                 bad=abs(err) > 4 * se + 0.5 + half,
+                                 good=abs(err) <= 2 * se + half,
+                                 trusted=bool(result.trusted[i]),
+                                 reason=result.diagnostics["reason"].iloc[i], cpu=cpu))
+        log(f"estimates {name} N={length} seed {seed}")
+    return pd.DataFrame(rows)
+
+
+def summary(truth: pd.DataFrame, est: pd.DataFrame) -> str:
+    lines = ["# Real-length battery", "", "## Truth", "",
+             truth.groupby(["model", "length"]).agg(
+                 docs=("gap", "size"), median_gap=("gap", "median"), max_gap=("gap", "max"),
+                 cpu=("cpu", "mean")).round(3).to_markdown(), "", "## Estimators", ""]
+    table = est.groupby(["estimator", "model", "length"]).agg(
+        docs=("error", "size"), coverage=("covered", "mean"),
+        median_error=("error", "median"), max_abs_error=("error", lambda e: e.abs().max()),
+        bad=("bad", "sum"), bad_trusted=("bad", lambda b: int((b & est.loc[b.index, "trusted"]).sum())),
+        good=("good", "sum"),
+        good_flagged=("good", lambda g: int((g & ~est.loc[g.index, "trusted"]).sum())),
+        cpu=("cpu", "mean"))
+    lines += [table.round(3).to_markdown(), ""]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=sorted(PARTS), default="calibration")
+    parser.add_argument("--mirror", type=Path, default=HERE.parent.parent / "shared" / "data")
+    parser.add_argument("--estimators", nargs="+", default=sorted(ESTIMATORS),
+                        choices=sorted(ESTIMATORS))
+    parser.add_argument("--truth-only", action="store_true")
+    args = parser.parse_args(argv)
+    out = OUT / f"long_battery_{args.part}"
+    out.mkdir(parents=True, exist_ok=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    truth_path = out / "truth.csv"
+    if truth_path.is_file():
+        truth = pd.read_csv(truth_path)
+    else:
+        truth = truth_rows(args.part, args.mirror)
+        truth.to_csv(truth_path, index=False)
+    if args.truth_only:
+        return 0
+    est = estimate_rows(truth, args.estimators, args.mirror)
+    est.to_csv(out / "estimates.csv", index=False)
+    (out / "summary.md").write_text(summary(truth, est))
+    print(summary(truth, est))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
