@@ -12,16 +12,24 @@ Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each est
 * **sandwich** (models trained on real corpora, ``fit_gibbs`` with seed 002's settings, 400
   sweeps: AP with T = 50, 20 Newsgroups with T = 20 and 200): documents of 100, 300, 1,000 and
   2,000 tokens drawn from the model together with the topic assignments z that generated them,
-  an exact draw from P(z | w).  Two stochastic bounds pin log P(w):
-  - lower: IS-theta at a large budget (S = 1,000 chain samples, M = 20,000 draws, B = 200),
-    4 runs averaged in probability: unbiased for P(w), so Pr[lower > log P + k] <= e^-k;
-  - upper: the same kind of proposal q (an independent chain's counts), run backwards: K =
-    1,000 exact posterior draws theta_k ~ Dir(alpha m + n(z_k)), z_k the states of a Gibbs
-    chain started at the generating z (each an exact draw from P(z | w)), and
-    upper = -log mean_k q(theta_k) / P(w, theta_k).  E[q(theta) / P(w, theta)] = 1 / P(w)
-    under the posterior, so Pr[upper < log P - k] <= e^-k.
-  The truth is the midpoint; ``gap`` = upper - lower says how well it is pinned (a negative gap
-  is Monte Carlo noise of two bounds that met).
+  an exact draw from P(z | w).  Stochastic bounds of different kinds pin log P(w), each kept in
+  its own column:
+  - lower bounds, each the log of an unbiased estimate of P(w), so Pr[lower > log P + k] <=
+    e^-k: IS-theta at a large budget (S = 1,000 chain samples, M = 20,000 draws, B = 200,
+    4 runs averaged in probability, ``lower_is_theta``); Chib-style with 200 burn-in sweeps,
+    16 runs (``lower_chib``); BDMC's forward AIS, 10,000 temperatures, 2 runs
+    (``lower_ais``);
+  - upper bounds, each minus the log of an unbiased estimate of 1 / P(w), so Pr[upper < log P
+    - k] <= e^-k: IS-theta run backwards (``upper_is_theta``: an independent chain's mixture
+    q as above; K = 1,000 exact posterior draws theta_k ~ Dir(alpha m + n(z_k)), z_k the
+    states of a Gibbs chain started at the generating z, each an exact draw from P(z | w);
+    upper = -log mean_k q(theta_k) / P(w, theta_k), since E[q(theta) / P(w, theta)] = 1 / P(w)
+    under the posterior) and BDMC's reverse AIS from the generating z, 10,000 temperatures,
+    2 runs (``upper_bdmc``).
+  ``lower`` is the largest lower bound and ``upper`` the smallest upper bound, so Pr[lower >
+  log P + k] <= 3 e^-k and Pr[upper < log P - k] <= 2 e^-k.  The truth is their midpoint;
+  ``gap`` = upper - lower says how well it is pinned (a negative gap is Monte Carlo noise of
+  bounds that met).
 
 Each cell (model x length) has 4 documents per part.  The parts have their own seeds:
 ``calibration`` (seeds 1-2, the part methods may be tuned on) and ``fresh`` (seeds 101-102, run
@@ -54,6 +62,7 @@ from numba import njit  # noqa: E402
 from scipy.special import gammaln, logsumexp  # noqa: E402
 
 import topiceval  # noqa: E402
+from topiceval._numba import rng_state, uniform  # noqa: E402
 from topiceval.corpus import Corpus  # noqa: E402
 from topiceval.data.prepare import build_corpus  # noqa: E402
 from topiceval.estimators import lda  # noqa: E402
@@ -128,9 +137,9 @@ def documents(model: LDAModel, name: str, length: int, seed: int):
 
 # ------------------------------------------------------------------------------ the truth
 @njit(cache=True)
-def _chain_counts(pw, am, z, sweeps, seed):
-    """Counts after each of ``sweeps`` collapsed Gibbs sweeps from the state ``z`` (N,)."""
-    np.random.seed(seed)
+def _chain_counts(pw, am, z, sweeps, rng):
+    """Counts after each of ``sweeps`` collapsed Gibbs sweeps from the state ``z`` (N,);
+    ``rng``: a stream of ``topiceval._numba``."""
     n_tokens, n_topics = pw.shape
     z = z.copy()
     cnt = np.zeros(n_topics)
@@ -145,7 +154,7 @@ def _chain_counts(pw, am, z, sweeps, seed):
             for t in range(n_topics):
                 total += pw[n, t] * (cnt[t] + am[t])
                 p[t] = total
-            u = np.random.random() * total
+            u = uniform(rng) * total
             t = 0
             while t < n_topics - 1 and p[t] < u:
                 t += 1
@@ -169,13 +178,13 @@ def upper_bound(doc, phi, am, z, seed: int) -> float:
     # q: the counts of an independent chain (random start, B burn-in, S kept)
     start = rng.integers(0, am.size, n_tokens)
     burnin, samples = TRUTH_LOWER["burnin"], TRUTH_LOWER["samples"]
-    comps = _chain_counts(pw, am, start, burnin + samples, int(rng.integers(2**31)))[burnin:]
+    comps = _chain_counts(pw, am, start, burnin + samples, rng_state(seed, 1, 0, 0))[burnin:]
     alpha = am.sum()
     offsets = (gammaln(alpha + n_tokens) - gammaln(alpha)
                - (gammaln(am + comps) - gammaln(am)).sum(axis=1))
     # exact posterior draws: a chain from the generating z, theta from each state
     states = _chain_counts(pw, am, np.asarray(z, np.int64), TRUTH_UPPER_DRAWS,
-                           int(rng.integers(2**31)))
+                           rng_state(seed, 2, 0, 0))
     lt = _log_dirichlet_draws(rng, am + states)
     log_ratio = np.logaddexp(np.log(DEFENSIVE), np.log1p(-DEFENSIVE) - np.log(samples)
                              + logsumexp(offsets[None, :] + lt @ comps.T, axis=1))
@@ -186,10 +195,26 @@ def upper_bound(doc, phi, am, z, seed: int) -> float:
     return -(logsumexp(log_ratio - log_lik) - np.log(log_lik.size))
 
 
-def lower_bound(doc, phi, am) -> float:
+def averaged(logp: np.ndarray) -> float:
+    """A document's runs averaged in probability."""
+    return float(logsumexp(logp) - np.log(logp.size))
+
+
+def lower_bounds(doc, phi, am) -> dict:
+    """The lower bounds of the module docstring (IS-theta, Chib-style; BDMC's in bdmc_bounds)."""
     runs = lda.estimate_runs("is_theta", [doc], phi, am, runs=TRUTH_RUNS, seed=TRUTH_SEED,
                              work_limit=None, **TRUTH_LOWER)
-    return float(logsumexp(runs.logp[0]) - np.log(TRUTH_RUNS))
+    chib = lda.estimate_runs("chib", [doc], phi, am, runs=16, seed=TRUTH_SEED,
+                             work_limit=None, samples=1000, burnin=200)
+    return {"lower_is_theta": averaged(runs.logp[0]), "lower_chib": averaged(chib.logp[0])}
+
+
+def bdmc_bounds(doc, phi, am, z) -> dict:
+    """BDMC from the generating z: the forward lower and the reverse upper bound."""
+    runs = lda.estimate_runs("bdmc", [doc], phi, am, runs=2, seed=TRUTH_SEED,
+                             posterior=[np.asarray(z, np.int64)], temperatures=10_000,
+                             work_limit=None)
+    return {"lower_ais": averaged(runs.logp[0]), "upper_bdmc": -averaged(-runs.upper[0])}
 
 
 def truth_rows(part: str, mirror: Path) -> pd.DataFrame:
@@ -211,13 +236,17 @@ def truth_rows(part: str, mirror: Path) -> pd.DataFrame:
         for length in REAL_LENGTHS:
             for seed in PARTS[part]:
                 docs, topics = documents(model, name, length, seed)
-                for i, (doc, z) in enumerate(zip(docs, topics)):
+                for i, (doc, z) in enumerate(zip(docs, topics, strict=True)):
                     start = time.process_time()
-                    lo = lower_bound(doc, model.phi, model.alpha_m)
-                    hi = upper_bound(doc, model.phi, model.alpha_m, z, seed * 31 + i)
+                    bounds = {**lower_bounds(doc, model.phi, model.alpha_m),
+                              **bdmc_bounds(doc, model.phi, model.alpha_m, z),
+                              "upper_is_theta": upper_bound(doc, model.phi, model.alpha_m, z,
+                                                            seed * 31 + i)}
                     rows.append(dict(model=name, T=model.n_topics, length=length, seed=seed,
-                                     doc=i, kind="sandwich", lower=lo, upper=hi,
-                                     cpu=time.process_time() - start))
+                                     doc=i, kind="sandwich",
+                                     lower=max(v for k, v in bounds.items() if "lower" in k),
+                                     upper=min(v for k, v in bounds.items() if "upper" in k),
+                                     cpu=time.process_time() - start, **bounds))
             log(f"truth {name} N={length}: gaps "
                 f"{[round(r['upper'] - r['lower'], 2) for r in rows[-2 * DOCS_PER_SEED:]]}")
     frame = pd.DataFrame(rows)
@@ -239,7 +268,8 @@ def estimate_rows(truth: pd.DataFrame, names, mirror: Path) -> pd.DataFrame:
         for est in names:
             spec = ESTIMATORS[est]
             start = time.process_time()
-            result = topiceval.evaluate(model, docs, spec["method"], runs=spec["runs"],
+            result = topiceval.evaluate(model, Corpus.from_documents(docs, model),
+                                        spec["method"], runs=spec["runs"],
                                         seed=ESTIMATE_SEED, progress=False, work_limit=None)
             cpu = (time.process_time() - start) / len(docs)
             for i, row in enumerate(cell.itertuples()):
@@ -265,7 +295,8 @@ def summary(truth: pd.DataFrame, est: pd.DataFrame) -> str:
     table = est.groupby(["estimator", "model", "length"]).agg(
         docs=("error", "size"), coverage=("covered", "mean"),
         median_error=("error", "median"), max_abs_error=("error", lambda e: e.abs().max()),
-        bad=("bad", "sum"), bad_trusted=("bad", lambda b: int((b & est.loc[b.index, "trusted"]).sum())),
+        bad=("bad", "sum"),
+        bad_trusted=("bad", lambda b: int((b & est.loc[b.index, "trusted"]).sum())),
         good=("good", "sum"),
         good_flagged=("good", lambda g: int((g & ~est.loc[g.index, "trusted"]).sum())),
         cpu=("cpu", "mean"))
