@@ -193,7 +193,31 @@ def _check_vocab(vocab, n_types: int) -> None:
 
 
 def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
-    """Write a model as one ``.npz`` file, atomically."""
+    """Write a model as one ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its directory must exist); replaced only once the new file is
+        complete.  ``load_model`` reads it back; nothing in it is a pickle.
+    model : LDAModel or GaPModel
+        The model: its arrays, its vocabulary if it has one, and its ``meta`` (provenance,
+        and how its training text was split into words, ``meta["tokenizer"]``), which must be
+        JSON-serialisable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> model = LDAModel(np.array([[0.5, 0.5], [0.9, 0.1]]), np.array([0.1, 0.1]),
+    ...                  vocab=["cat", "dog"], meta={"trainer": "example"})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_model(Path(folder) / "model.npz", model)
+    ...     again = load_model(Path(folder) / "model.npz")
+    >>> again.n_topics, again.vocab.tolist(), again.meta
+    (2, ['cat', 'dog'], {'trainer': 'example'})
+    """
     payload = dict(model.arrays())
     if model.vocab is not None:
         payload["vocab"] = np.asarray(model.vocab, dtype=str)
