@@ -242,6 +242,7 @@ class Corpus(Sequence):
         Examples
         --------
         >>> import numpy as np
+        >>> from topiceval.corpus import Corpus
         >>> from topiceval.models import LDAModel
         >>> from topiceval.tokenizer import Tokenizer
         >>> tokenizer = Tokenizer(r"\\w+", lowercase=True)
@@ -468,6 +469,7 @@ class Corpus(Sequence):
 
         Examples
         --------
+        >>> from topiceval.corpus import Corpus
         >>> docs = Corpus.from_tokens([["a", "b"], ["b"], ["c", "a", "a"]], ["a", "b", "c"])
         >>> part = docs.subset([2, 0])
         >>> part.names.tolist(), [part.vocab[d].tolist() for d in part]
@@ -561,6 +563,7 @@ class Corpus(Sequence):
         --------
         >>> import tempfile
         >>> from pathlib import Path
+        >>> from topiceval.corpus import Corpus
         >>> docs = Corpus.from_tokens([["a", "b"], ["b", "zebra"]], ["a", "b"])
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     docs.save(Path(folder) / "docs.npz")

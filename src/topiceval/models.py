@@ -210,6 +210,7 @@ def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
     >>> import tempfile
     >>> from pathlib import Path
     >>> import numpy as np
+    >>> from topiceval.models import LDAModel, load_model, save_model
     >>> model = LDAModel(np.array([[0.5, 0.5], [0.9, 0.1]]), np.array([0.1, 0.1]),
     ...                  vocab=["cat", "dog"], meta={"trainer": "example"})
     >>> with tempfile.TemporaryDirectory() as folder:

@@ -46,6 +46,7 @@ def from_gensim(model: Any, vocabulary: VocabularyLike | None = None) -> LDAMode
     Examples
     --------
     >>> from gensim.corpora import Dictionary
+    >>> from topiceval.adapters import from_gensim
     >>> from gensim.models import LdaModel
     >>> docs = [["cat", "sat", "mat"], ["dog", "sat", "log"], ["cat", "dog"]]
     >>> words = Dictionary(docs)

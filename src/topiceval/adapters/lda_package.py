@@ -51,6 +51,7 @@ def from_lda(model: Any, vocabulary: VocabularyLike) -> LDAModel:
     Examples
     --------
     >>> import lda
+    >>> from topiceval.adapters import from_lda
     >>> from sklearn.feature_extraction.text import CountVectorizer
     >>> texts = ["The cat sat on the mat.", "The dog sat on the log.", "Cats and dogs!"]
     >>> vectorizer = CountVectorizer()

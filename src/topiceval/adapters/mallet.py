@@ -86,6 +86,7 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
 
     >>> import tempfile
     >>> from pathlib import Path
+    >>> from topiceval.adapters import from_mallet
     >>> state = ("#doc source pos typeindex type topic\\n#alpha : 0.5 0.25 \\n#beta : 0.1\\n"
     ...          "0 NA 0 0 sun 0\\n0 NA 1 1 rock 1\\n1 NA 0 2 wave 1\\n1 NA 1 0 sun 0\\n")
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -152,6 +153,7 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
     --------
     >>> import tempfile
     >>> from pathlib import Path
+    >>> from topiceval.adapters import from_mallet_weights
     >>> weights = "0\\tsun\\t2.1\\n0\\trock\\t0.1\\n1\\tsun\\t0.1\\n1\\trock\\t1.1\\n"
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     _ = (Path(folder) / "weights.txt").write_text(weights)

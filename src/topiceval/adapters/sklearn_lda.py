@@ -52,6 +52,7 @@ def from_sklearn(estimator: Any, vocabulary: VocabularyLike) -> LDAModel:
     Examples
     --------
     >>> from sklearn.decomposition import LatentDirichletAllocation
+    >>> from topiceval.adapters import from_sklearn
     >>> from sklearn.feature_extraction.text import CountVectorizer
     >>> texts = ["The cat sat on the mat.", "The dog sat on the log.", "Cats and dogs!"]
     >>> vectorizer = CountVectorizer()

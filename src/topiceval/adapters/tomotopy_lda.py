@@ -192,6 +192,7 @@ def from_tomotopy(model: Any) -> LDAModel:
     Examples
     --------
     >>> import tomotopy
+    >>> from topiceval.adapters import from_tomotopy
     >>> mdl = tomotopy.LDAModel(k=2, seed=1)
     >>> for doc in [["cat", "sat", "mat"], ["dog", "sat", "log"], ["cat", "dog"]]:
     ...     _ = mdl.add_doc(doc)
