@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
 
     with output_file(args.out) as out:
         model = load_model_file(args.model)
-        docs = match_documents(model, read_documents(args, model), args)
+        texts, split_note = read_documents(args, model)
+        docs = match_documents(model, texts, args)
         # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
         result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed,
                           oov=args.oov, max_oov=1.0,
@@ -123,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
                           progress=False if args.no_progress else None,
                           work_limit=args.work_limit, target=args.target,
                           **settings_from(args))
+        if split_note:  # on success only: a refusal is one line
+            print(split_note, file=sys.stderr)
         print(result.summary(), file=sys.stderr)
         write_csv_atomic(out, output_frame(result))
     return 0
@@ -139,8 +142,9 @@ def output_frame(result) -> pd.DataFrame:
     return frame
 
 
-def read_documents(args: argparse.Namespace, model) -> Corpus:
-    """The documents of ``--docs`` as a Corpus (words; matched to the model by ``evaluate``)."""
+def read_documents(args: argparse.Namespace, model) -> tuple[Corpus, str | None]:
+    """The documents of ``--docs`` as a Corpus (words; matched to the model by ``evaluate``),
+    and for text the line saying how it was split into words (``text_tokenizer``)."""
     path = Path(args.docs)
     if not path.is_file():
         what = "a directory" if path.is_dir() else "no such file"
@@ -151,7 +155,7 @@ def read_documents(args: argparse.Namespace, model) -> Corpus:
         kind = "npz" if path.suffix == ".npz" else None
     if kind == "npz":
         corpus = Corpus.load(path)
-        return corpus if args.split is None else corpus.select_split(args.split)
+        return (corpus if args.split is None else corpus.select_split(args.split)), None
     if args.split is not None:
         raise ValueError("--split applies to a corpus .npz; a text file has no split labels")
     try:
@@ -176,24 +180,24 @@ def read_documents(args: argparse.Namespace, model) -> Corpus:
     if vocabulary is None:
         raise ValueError(f"{args.model}: the model has no vocabulary, so text cannot be matched "
                          "to its columns")
-    return Corpus.from_texts(texts, text_tokenizer(args, model), vocabulary, oov=args.oov,
-                             names=list(names), split=list(labels) if kind == "mallet" else labels)
+    tokenizer, note = text_tokenizer(args, model)
+    return Corpus.from_texts(texts, tokenizer, vocabulary, oov=args.oov, names=list(names),
+                             split=list(labels) if kind == "mallet" else labels), note
 
 
-def text_tokenizer(args: argparse.Namespace, model) -> Tokenizer:
+def text_tokenizer(args: argparse.Namespace, model) -> tuple[Tokenizer, str | None]:
     """How the text of ``--docs`` is split into words: ``--token-regex`` / ``--lowercase`` when
     either is given, else the tokenizer the model file records, else whitespace with case kept;
-    one line on standard error says which (and, for the last, why and which options to pass)."""
+    and the line that says which (for the last, why and which options to pass)."""
     if args.token_regex is not None or args.lowercase:
         pattern = args.token_regex.pattern if args.token_regex is not None else r"\S+"
-        return Tokenizer(pattern, lowercase=bool(args.lowercase), source="--token-regex")
+        return Tokenizer(pattern, lowercase=bool(args.lowercase), source="--token-regex"), None
     found, why = recorded(model.meta)
     if found is not None:
-        print(f"topiceval evaluate: --docs split into words as the model's training text was "
-              f"({found.source}: {found.describe()})", file=sys.stderr)
-        return found
-    print(f"topiceval evaluate: note: {args.model}: {why}; --docs is split on whitespace with "
-          "case kept: if the training text was split otherwise, pass --lowercase and "
-          "--token-regex PATTERN (scikit-learn's default: --lowercase --token-regex "
-          "'(?u)\\b\\w\\w+\\b')", file=sys.stderr)
-    return Tokenizer(r"\S+", source="whitespace")
+        return found, (f"topiceval evaluate: --docs split into words as the model's training "
+                       f"text was ({found.source}: {found.describe()})")
+    return Tokenizer(r"\S+", source="whitespace"), (
+        f"topiceval evaluate: note: {args.model}: {why}; --docs was split on whitespace with "
+        "case kept: if the training text was split otherwise, pass --lowercase and "
+        "--token-regex PATTERN (scikit-learn's default: --lowercase --token-regex "
+        "'(?u)\\b\\w\\w+\\b')")
