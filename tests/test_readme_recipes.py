@@ -246,7 +246,19 @@ def test_shell_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_pa
     check_summary(err, f"'{UNKNOWN_NAME}' (5 word(s) dropped)")
     check_oov_count(err, from_mallet(MALLET_AP / "state.gz"),
                     [line.split() for line in mallet_heldout])
+    # the page's Python recipe on the same model and text gives the same number
+    imports, recipes = python_recipes()
+    exec(compile(f"{imports}\n\n{recipes['mallet']}", "score-a-model.md (mallet)", "exec"),
+         {"test_lines": mallet_heldout})
+    python = capsys.readouterr().out
+    assert total_line(python) == total_line(err), (python, err)
     table = pd.read_csv(tmp_path / "per_document.csv")
     assert table["name"].tolist() == [*names, UNKNOWN_NAME]
     assert table["logp_nats"].isna().tolist() == [False] * HELDOUT + [True]
     assert table["oov_tokens_dropped"].iloc[-1] == 5 and table["tokens_scored"].iloc[-1] == 0
+
+
+def total_line(summary: str) -> str:
+    """The summary's line of the total log-likelihood and its standard error."""
+    (line,) = [line for line in summary.splitlines() if "log-likelihood:" in line]
+    return line.strip()
