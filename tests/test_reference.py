@@ -1,11 +1,13 @@
 """The API reference a user reads (docs/api/): the functions a user calls have an Examples
 section, which runs here as it runs when the documentation is built (``sphinx -b doctest`` in
-.ci/docs-stage.sh), and they list every parameter of their signature.
+.ci/docs-stage.sh), and every function and class the reference documents lists every parameter
+of its signature (the pages of what a user calls: ``API_PAGES``).
 """
 
 from __future__ import annotations
 
 import doctest
+import importlib
 import inspect
 import re
 import warnings
@@ -27,13 +29,10 @@ WITH_EXAMPLES = [
     adapters.from_tomotopy, adapters.from_lda, adapters.from_mallet,
     adapters.from_mallet_weights, diagnostics.weights_ess,
 ]
-# the reference's functions whose parameters must be listed (issue 47 found these without)
-WITH_PARAMETERS = [
-    *WITH_EXAMPLES, Corpus.from_tokens, Corpus.from_counts, Corpus.from_documents, Corpus.align,
-    diagnostics.pareto_khat, diagnostics.split_rhat, diagnostics.runs_spread,
-    diagnostics.run_average, diagnostics.reason_counts,
-]
-
+# the reference's pages of what a user calls (the estimators' and trainers' pages, for those
+# who call the kernels' APIs directly, are not held to it yet)
+API_PAGES = [ROOT / "docs" / "api" / f"{page}.md"
+             for page in ("evaluate", "diagnostics", "documents-and-models", "adapters")]
 
 def name(function) -> str:
     return function.__qualname__
@@ -61,17 +60,62 @@ def test_examples_run(function):
     assert result.failed == 0 and result.attempted > 0
 
 
-@pytest.mark.parametrize("function", WITH_PARAMETERS, ids=name)
+def resolve(dotted: str):
+    """The object a dotted name of the reference names (module, then attributes)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attribute in parts[cut:]:
+            found = getattr(found, attribute)
+        return found
+    raise ImportError(dotted)
+
+
+def documented() -> list:
+    """Every function of the API reference, with the public methods and the constructor of
+    every class it documents."""
+    out = []
+    for page in API_PAGES:
+        text = page.read_text(encoding="utf-8")
+        for kind, dotted, options in re.findall(
+                r"\.\. auto(function|class|module):: ([\w.]+)\n((?:   :.*\n)*)", text):
+            found = resolve(dotted)
+            if kind == "module":  # its :members: (all of __all__ when not named)
+                named = re.search(r":members: *(.*)", options)
+                members = (named.group(1).split(", ") if named and named.group(1)
+                           else getattr(found, "__all__", []))
+                objects = [getattr(found, m) for m in members]
+            else:
+                objects = [found]
+            for obj in objects:
+                if inspect.isfunction(obj):
+                    out.append(obj)
+                elif inspect.isclass(obj) and not issubclass(obj, BaseException):
+                    out.append(obj)
+                    out += [getattr(obj, key) for key, member in vars(obj).items()
+                            if not key.startswith("_")
+                            and isinstance(member, (classmethod, staticmethod))
+                            or (not key.startswith("_") and inspect.isfunction(member))]
+    return out
+
+
+@pytest.mark.parametrize("function", documented(), ids=name)
 def test_every_parameter_is_listed(function):
-    listed = section(inspect.getdoc(function), "Parameters")
+    doc = inspect.getdoc(function) or ""
+    listed = section(doc, "Parameters")
+    if inspect.isclass(function):  # a dataclass's fields may be its Attributes
+        listed += section(doc, "Attributes")
     wanted = [p for p in inspect.signature(function).parameters if p not in ("self", "cls")]
-    missing = [p for p in wanted if not re.search(rf"(^|[\s,*]){p}\b", listed, re.MULTILINE)]
+    missing = [p for p in wanted if not re.search(rf"(^|[\s,*`]){p}\b", listed, re.MULTILINE)]
     assert not missing, f"{name(function)}: Parameters does not list {missing}"
 
 
 def test_diagnostics_are_in_the_reference():
     page = (ROOT / "docs" / "api" / "diagnostics.md").read_text(encoding="utf-8")
     assert "diagnostics\n" in (ROOT / "docs" / "api" / "index.md").read_text(encoding="utf-8")
-    for function in WITH_PARAMETERS:
-        if function.__module__ == "topiceval.diagnostics":
-            assert f"autofunction:: topiceval.diagnostics.{function.__name__}" in page
+    for function in (diagnostics.pareto_khat, diagnostics.weights_ess, diagnostics.split_rhat,
+                     diagnostics.runs_spread, diagnostics.run_average, diagnostics.diagnose):
+        assert f"autofunction:: topiceval.diagnostics.{function.__name__}" in page

@@ -73,6 +73,28 @@ class CorpusError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Corpus(Sequence):
+    """D documents as token ids over a vocabulary, with names, split labels and metadata.
+
+    Built by ``from_texts``, ``from_tokens``, ``from_counts`` or ``from_documents`` (which
+    check their input), or read by ``load``; the constructor itself validates the arrays
+    (``validate``).  A corpus is a sequence: ``corpus[d]`` is document d's token ids.
+
+    Parameters
+    ----------
+    offsets : (D + 1,) int
+        Document d is ``tokens[offsets[d]:offsets[d + 1]]``.
+    tokens : (N,) int
+        Word ids in reading order inside each document.
+    vocab : (V,) str
+        The word of every id.
+    names, split : (D,) str
+        Each document's name and split label (``"train"``, ``"test"``, ...).
+    meta : dict, optional
+        JSON-serialisable metadata (source, recipe, ``oov`` summary, ``tokenizer``).
+    dropped : (D,) int, optional
+        Out-of-vocabulary tokens left out of each document.
+    """
+
     offsets: np.ndarray
     tokens: np.ndarray
     vocab: np.ndarray
@@ -491,7 +513,23 @@ class Corpus(Sequence):
         )
 
     def select_split(self, label: str) -> Corpus:
-        """The documents whose split label is ``label``."""
+        """The documents whose split label is ``label``.
+
+        Parameters
+        ----------
+        label : str
+            A split label of the corpus (``"train"``, ``"test"``, ...).
+
+        Returns
+        -------
+        Corpus
+            Those documents, in their order (``subset``).
+
+        Raises
+        ------
+        CorpusError
+            For a label no document has, naming the labels present.
+        """
         present = sorted(set(self.split.tolist()))
         if label not in present:
             raise CorpusError(

@@ -127,6 +127,20 @@ class LDAModel(_Topics):
     """LDA point estimates: phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t.
 
     Described in docs/methods/lda.md#point-estimates.
+
+    Parameters
+    ----------
+    phi : (T, V) array of float
+        Topic-word probabilities, strictly positive, rows summing to 1.
+    alpha_m : (T,) array of float
+        The Dirichlet pseudo-counts alpha * m_t of the document-topic prior.
+    beta : float, optional
+        The symmetric topic-word pseudo-count per word (None: no topic prior).
+    vocab : (V,) sequence of str, optional
+        The word of every column of ``phi``.
+    meta : dict, optional
+        JSON-serialisable provenance (trainer or importer, settings, ``tokenizer``: how the
+        training text was split into words, ``topiceval.tokenizer``).
     """
 
     phi: np.ndarray
@@ -159,6 +173,19 @@ class GaPModel(_Topics):
     """Beta-gamma PFA point estimates.
 
     Described in docs/methods/gapfa.md#model and docs/methods/gapfa.md#training.
+
+    Parameters
+    ----------
+    phi : (T, V) array of float
+        Topic loadings, non-negative.
+    p : (T,) array of float
+        The gamma factors' probabilities, in (0, 1).
+    r : (T,) array of float
+        The gamma factors' shapes, positive.
+    vocab : (V,) sequence of str, optional
+        The word of every column of ``phi``.
+    meta : dict, optional
+        JSON-serialisable provenance.
     """
 
     phi: np.ndarray

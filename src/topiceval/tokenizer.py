@@ -116,7 +116,22 @@ class Tokenizer:
 
     @classmethod
     def from_meta(cls, data: Mapping) -> Tokenizer:
-        """The tokenizer of a ``to_meta`` record; ``ValueError`` naming what is wrong."""
+        """The tokenizer of a ``to_meta`` record.
+
+        Parameters
+        ----------
+        data : mapping
+            The record (``meta["tokenizer"]`` of a model or corpus), not ``{"unknown": ...}``.
+
+        Returns
+        -------
+        Tokenizer
+
+        Raises
+        ------
+        ValueError
+            Naming what is wrong: a missing ``token_pattern``, an unknown key or value.
+        """
         known = {f for f in cls.__dataclass_fields__ if not f.startswith("_")}
         unknown = set(data) - known
         if unknown or "token_pattern" not in data:
