@@ -310,7 +310,9 @@ class Corpus(Sequence):
 
         Bag-of-words rows have no token order, so each row is expanded into a token sequence in
         a random order drawn from ``topiceval.seeds.generator(seed, d)`` for document d, and
-        ``meta["ordered"]`` is ``False``.
+        ``meta["ordered"]`` is ``False``.  Counts made by a fitted vectorizer's ``transform`` have
+        already lost the words it does not know, uncounted: for held-out texts, use
+        ``from_texts`` with the vectorizer's analyzer, which counts them.
 
         Parameters
         ----------
