@@ -11,4 +11,6 @@ set -euo pipefail
 OUT=${1:-docs/_build/html}
 python -m pip install -q -e ".[docs]"
 python -m sphinx -W --keep-going -b html docs "$OUT"
+# the Examples sections of the API reference's docstrings, run (a failing example fails)
+python -m sphinx -W --keep-going -b doctest docs "$OUT/../doctest"
 echo "documentation site built in $OUT"

@@ -4,7 +4,8 @@ Built with ``.ci/docs-stage.sh`` (``sphinx-build -W``: every warning is an error
 ``topiceval.DOCS_URL``.  The pages are Markdown (MyST), readable as they are on the repository;
 pages whose front matter says ``file_format: mystnb`` are notebooks whose code cells run when
 the site is built (myst-nb), so their examples cannot rot.  The API reference is read from the
-numpydoc docstrings of the installed package.
+numpydoc docstrings of the installed package; their Examples sections run as doctests
+(``sphinx -b doctest``, the second step of ``.ci/docs-stage.sh``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ extensions = [
     "myst_nb",  # Markdown pages (MyST) and executed notebook pages
     "numpydoc",
     "sphinx.ext.autodoc",
+    "sphinx.ext.doctest",  # the docstrings' Examples run: sphinx -b doctest (.ci/docs-stage.sh)
     "sphinx.ext.mathjax",
 ]
 

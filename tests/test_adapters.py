@@ -511,7 +511,7 @@ def test_missing_library_names_the_package_and_the_extra(monkeypatch, sklearn_fi
         return real(name, *args)
 
     monkeypatch.setattr(_common.importlib, "import_module", without_gensim)
-    hint = r"'gensim' package.*pip install \"topiceval-heldout\[adapters\]\""
+    hint = r"'gensim' package.*pip install gensim \(or pip install -e \"\.\[adapters\]\" in a clone"
     with pytest.raises(ImportError, match=hint):
         adapters.from_gensim(object())
 

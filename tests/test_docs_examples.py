@@ -6,6 +6,11 @@
 * The MALLET page, which the build cannot run (pip cannot install MALLET), runs on the real
   MALLET model of the data mirror: its Python block and its two commands.
 * Every ``topiceval ...`` command line of a page's shell blocks is one the command line accepts.
+* Every notebook page counts what it drops: its out-of-vocabulary count is the number of
+  held-out tokens whose word the model does not know, counted here from the page's own words
+  (a path that removes unknown words before topiceval sees them reports 0 and fails).
+* Getting started's two commands, on the page's model and held-out texts, give the page's
+  Python number (one tokenizer per model: the model file records the vectorizer's).
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ import re
 import shlex
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from data_fixtures import SHARED_MIRROR
@@ -61,6 +68,58 @@ def test_notebook_page_runs(page, capsys):
         exec(compile(cell, f"{page.name}, cell {number}", "exec"), namespace)
     out = capsys.readouterr().out
     assert re.search(r"per token: -\d+\.\d+ \+/- [\d.]+ nats", out), out
+    check_oov_count(page, namespace)
+
+
+def heldout_words(page: Path, namespace: dict) -> list[list[str]]:
+    """The held-out words of a notebook page, as the training text's were split: by the
+    vectorizer's analyzer (scikit-learn, lda), or the page's own token lists (gensim,
+    tomotopy)."""
+    if "vectorizer" in namespace:
+        analyze = namespace["vectorizer"].build_analyzer()
+        return [analyze(text) for text in namespace["test_texts"]]
+    assert "test" in namespace, f"{page.name}: which held-out words does it score?"
+    return namespace["test"]
+
+
+def check_oov_count(page: Path, namespace: dict) -> None:
+    """The page's result drops exactly the held-out tokens the model does not know, per
+    document, and there are some (the Lee held-out texts have words the training texts lack)."""
+    known = set(np.asarray(namespace["model"].vocab).tolist())
+    words = heldout_words(page, namespace)
+    unknown = [sum(w not in known for w in doc) for doc in words]
+    frame = namespace["result"].to_frame()
+    assert sum(unknown) > 0, page.name
+    assert frame["oov_tokens_dropped"].tolist() == unknown, page.name
+    assert (frame["tokens_scored"] + frame["oov_tokens_dropped"]).tolist() == \
+        [len(doc) for doc in words], page.name
+
+
+@pytest.mark.slow
+@TOMOTOPY_IMPORT
+def test_getting_started_command_line_gives_the_python_number(tmp_path, monkeypatch, capsys):
+    """The page's model saved as the page says, its held-out texts one per line, its two
+    commands run as written: the same documents, tokens and log-likelihoods as its Python."""
+    import joblib
+
+    page = DOCS / "getting-started.md"
+    namespace: dict = {}
+    for number, cell in enumerate(CODE_CELL.findall(page.read_text(encoding="utf-8")), 1):
+        exec(compile(cell, f"{page.name}, cell {number}", "exec"), namespace)
+    monkeypatch.chdir(tmp_path)
+    joblib.dump(namespace["lda"], "lda.joblib")
+    joblib.dump(namespace["vectorizer"], "vectorizer.joblib")
+    Path("heldout.txt").write_text("\n".join(namespace["test_texts"]) + "\n", encoding="utf-8")
+    (block,) = [b for b in blocks(page, "sh") if b.startswith("topiceval ")]
+    capsys.readouterr()
+    for line in block.splitlines():
+        assert cli.main(shlex.split(line, comments=True)[1:]) == 0, line
+    assert "note:" not in capsys.readouterr().err  # the tokenizer was known
+    table = pd.read_csv("per_document.csv")
+    python = namespace["result"].to_frame()
+    for column in ("tokens_scored", "oov_tokens_dropped"):
+        assert table[column].tolist() == python[column].tolist(), column
+    np.testing.assert_allclose(table["logp_nats"], python["logp_nats"], rtol=1e-12)
 
 
 def command_lines() -> list[tuple[str, list[str]]]:

@@ -323,7 +323,7 @@ def test_the_compile_note_is_printed_only_while_numba_compiles(model, docs, monk
 
     import numba
 
-    from topiceval.evaluation import COMPILE_NOTE
+    from topiceval.compiling import COMPILE_NOTE
 
     def compile_a_kernel():  # a new function each time: numba compiles it (no cache)
         numba.njit(lambda x: x + 1)(1)
@@ -447,7 +447,9 @@ def test_a_large_share_of_unknown_words_is_warned_about_or_refused(tmp_path, mod
     capsys.readouterr()
     assert cli.main(base) == 0
     err = capsys.readouterr().err
-    assert err.startswith("topiceval evaluate: warning: ") and "--max-oov-share SHARE" in err
+    (warning,) = [line for line in err.splitlines() if "warning" in line]
+    assert warning.startswith("topiceval evaluate: warning: ")
+    assert "--max-oov-share SHARE" in warning
     np.testing.assert_array_equal(pd.read_csv(tmp_path / "o.csv")["logp_nats"], res.logp)
     assert cli.main(base + ["--max-oov-share", "0.5"]) == 1
     assert "--max-oov-share 0.5 allows at most 50%" in capsys.readouterr().err

@@ -188,7 +188,7 @@ def test_arguments_that_do_not_fit_the_format(tmp_path, capsys):
                                                                         "used with --from mallet"),
         (["--from", "sklearn", str(state), "--trust-pickle"], "needs --vocabulary"),
         (["--from", "lda", str(state), "--vocabulary", str(state), "--trust-pickle"],
-         "cannot load the pickle"),
+         "is a MALLET --output-state file, not the pickle --from lda reads"),
     ]
     for args, message in cases:
         assert main(["import", *args, "--out", out]) == 1

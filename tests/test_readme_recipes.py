@@ -24,6 +24,7 @@ import pytest
 
 from data_fixtures import SHARED_MIRROR
 from topiceval import cli
+from topiceval.adapters import from_mallet
 from topiceval.data.readers.ldac import read_ldac
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,8 +152,7 @@ def trained(library: str, train: list[str], test: list[str]) -> dict:
     vectorizer = CountVectorizer(analyzer=str.split)
     lda_model = lda.LDA(n_topics=TOPICS, n_iter=100, random_state=1)
     lda_model.fit(vectorizer.fit_transform(train))
-    return {"lda_model": lda_model, "vectorizer": vectorizer,
-            "X_test": vectorizer.transform(test)}
+    return {"lda_model": lda_model, "vectorizer": vectorizer, "test_texts": test}
 
 
 @pytest.fixture(scope="module")
@@ -194,8 +194,25 @@ def test_peer_recipe_runs_as_written_on_ap(page, library, peer_data, capsys):
     exec(compile(f"{imports}\n\n{recipes[library]}", f"{page.name} ({library})", "exec"),
          namespace)
     text = capsys.readouterr().out
-    dropped = "0 word(s)" if library == "lda" else "5 word(s)"  # lda: the vectorizer drops them
-    check_summary(text, f"document {HELDOUT} ({dropped} dropped)")
+    check_summary(text, f"document {HELDOUT} (5 word(s) dropped)")
+    check_oov_count(text, namespace["model"], heldout_words(library, namespace, peer_data[1]))
+
+
+def heldout_words(library: str, namespace: dict, test: list[str]) -> list[list[str]]:
+    """The held-out words as the library's training text was split (the vectorizer's analyzer,
+    or whitespace for the token-list recipes)."""
+    if "vectorizer" in namespace:
+        return [namespace["vectorizer"].build_analyzer()(text) for text in test]
+    return [text.split() for text in test]
+
+
+def check_oov_count(text: str, model, words: list[list[str]]) -> None:
+    """The summary's out-of-vocabulary count is the number of held-out tokens whose word the
+    model does not know: none removed before topiceval counts them."""
+    known = set(np.asarray(model.vocab).tolist())
+    unknown = sum(w not in known for doc in words for w in doc)
+    found = re.search(r"([\d,]+) out-of-vocabulary tokens dropped", text)
+    assert found and int(found.group(1).replace(",", "")) == unknown > 0, (unknown, text)
 
 
 def test_mallet_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_path,
@@ -206,7 +223,10 @@ def test_mallet_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_p
     capsys.readouterr()
     exec(compile(f"{imports}\n\n{recipes['mallet']}", "score-a-model.md (mallet)", "exec"),
          {"test_lines": mallet_heldout})
-    check_summary(capsys.readouterr().out, f"document {HELDOUT} (5 word(s) dropped)")
+    text = capsys.readouterr().out
+    check_summary(text, f"document {HELDOUT} (5 word(s) dropped)")
+    model = from_mallet(MALLET_AP / "state.gz")
+    check_oov_count(text, model, [line.split() for line in mallet_heldout])
 
 
 def test_shell_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_path,
@@ -224,7 +244,21 @@ def test_shell_recipe_runs_as_written_on_the_mallet_model(mallet_heldout, tmp_pa
         assert cli.main(argv) == 0, (argv, capsys.readouterr().err)
     err = capsys.readouterr().err
     check_summary(err, f"'{UNKNOWN_NAME}' (5 word(s) dropped)")
+    check_oov_count(err, from_mallet(MALLET_AP / "state.gz"),
+                    [line.split() for line in mallet_heldout])
+    # the page's Python recipe on the same model and text gives the same number
+    imports, recipes = python_recipes()
+    exec(compile(f"{imports}\n\n{recipes['mallet']}", "score-a-model.md (mallet)", "exec"),
+         {"test_lines": mallet_heldout})
+    python = capsys.readouterr().out
+    assert total_line(python) == total_line(err), (python, err)
     table = pd.read_csv(tmp_path / "per_document.csv")
     assert table["name"].tolist() == [*names, UNKNOWN_NAME]
     assert table["logp_nats"].isna().tolist() == [False] * HELDOUT + [True]
     assert table["oov_tokens_dropped"].iloc[-1] == 5 and table["tokens_scored"].iloc[-1] == 0
+
+
+def total_line(summary: str) -> str:
+    """The summary's line of the total log-likelihood and its standard error."""
+    (line,) = [line for line in summary.splitlines() if "log-likelihood:" in line]
+    return line.strip()

@@ -89,8 +89,10 @@ def _named(args: argparse.Namespace, options: dict[str, str]) -> dict[str, objec
 def one_line(exc: BaseException) -> str:
     """The exception's message on one line (its type when it has no message), with the
     command's options where it has a command-line form (its ``command_line``: errors made by
-    ``validation.naming``, ``WorkLimitError``)."""
+    ``validation.naming``, ``WorkLimitError``); a file's error as ``path: reason``."""
     message = getattr(exc, "command_line", None) or str(exc)
+    if isinstance(exc, OSError) and exc.filename is not None and exc.strerror:
+        message = f"{exc.filename}: {exc.strerror}"  # not "[Errno 2] ...: 'path'"
     text = " ".join(line.strip() for line in message.splitlines() if line.strip())
     return text or type(exc).__name__
 

@@ -46,6 +46,7 @@ from topiceval.io import atomic_path
 from topiceval.models import GaPModel, LDAModel
 from topiceval.npzfile import NpzMembers, read_npz
 from topiceval.seeds import generator
+from topiceval.tokenizer import recorded
 from topiceval.validation import Argument, check_seed, check_token_ids, naming, pack_documents
 from topiceval.vocabulary import (
     COLUMN_IDS,
@@ -72,6 +73,28 @@ class CorpusError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class Corpus(Sequence):
+    """D documents as token ids over a vocabulary, with names, split labels and metadata.
+
+    Built by ``from_texts``, ``from_tokens``, ``from_counts`` or ``from_documents`` (which
+    check their input), or read by ``load``; the constructor itself validates the arrays
+    (``validate``).  A corpus is a sequence: ``corpus[d]`` is document d's token ids.
+
+    Parameters
+    ----------
+    offsets : (D + 1,) int
+        Document d is ``tokens[offsets[d]:offsets[d + 1]]``.
+    tokens : (N,) int
+        Word ids in reading order inside each document.
+    vocab : (V,) str
+        The word of every id.
+    names, split : (D,) str
+        Each document's name and split label (``"train"``, ``"test"``, ...).
+    meta : dict, optional
+        JSON-serialisable metadata (source, recipe, ``oov`` summary, ``tokenizer``).
+    dropped : (D,) int, optional
+        Out-of-vocabulary tokens left out of each document.
+    """
+
     offsets: np.ndarray
     tokens: np.ndarray
     vocab: np.ndarray
@@ -197,8 +220,8 @@ class Corpus(Sequence):
     def from_texts(
         cls,
         texts: Iterable[str],
-        analyzer: Callable[[str], Sequence[str]] | None,
-        vocabulary: VocabularyLike,
+        analyzer: Callable[[str], Sequence[str]] | None = None,
+        vocabulary: VocabularyLike | None = None,
         *,
         oov: str = "drop",
         names: Sequence[str] | None = None,
@@ -210,12 +233,15 @@ class Corpus(Sequence):
         ----------
         texts : iterable of str
             One string per document.
-        analyzer : callable or None
+        analyzer : callable or None, default None
             Maps a text to its list of word strings, e.g. the ``build_analyzer()`` of the
             scikit-learn vectorizer the model's vocabulary came from (so that lowercasing, the
-            token pattern and stop words match training); ``None`` splits on whitespace.
+            token pattern and stop words match training).  ``None``: the tokenizer the model
+            records (``vocabulary`` a model whose ``meta["tokenizer"]`` says how its training
+            text was split: imported with its vectorizer, or trained by topiceval on a
+            preprocessed corpus; see ``topiceval.tokenizer``), otherwise whitespace.
         vocabulary : sequence of str, vectorizer, mapping, LDAModel, GaPModel or Corpus
-            The word list token ids will index, as in ``from_tokens``.
+            The word list token ids will index, as in ``from_tokens`` (required).
         oov : {"drop", "error"}, default "drop"
             Words outside the vocabulary: dropped and counted, or refused.
         names : sequence of str, optional
@@ -226,10 +252,36 @@ class Corpus(Sequence):
         Returns
         -------
         Corpus
-            As ``from_tokens`` on the analysed texts (``meta["source"] = "texts"``).
+            As ``from_tokens`` on the analysed texts (``meta["source"] = "texts"``; with the
+            model's tokenizer, its record in ``meta["tokenizer"]``).
+
+        Raises
+        ------
+        ValueError
+            For a missing ``vocabulary``, an ``analyzer`` that is not callable or a text that is
+            not a string.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from topiceval.corpus import Corpus
+        >>> from topiceval.models import LDAModel
+        >>> from topiceval.tokenizer import Tokenizer
+        >>> tokenizer = Tokenizer(r"\\w+", lowercase=True)
+        >>> model = LDAModel(np.full((2, 3), 1 / 3), np.ones(2), vocab=["cat", "dog", "sat"],
+        ...                  meta={"tokenizer": tokenizer.to_meta()})
+        >>> docs = Corpus.from_texts(["The cat sat.", "A dog!"], vocabulary=model)
+        >>> [docs.vocab[d].tolist() for d in docs], docs.dropped.tolist()
+        ([['cat', 'sat'], ['dog']], [1, 1])
         """
+        if vocabulary is None:
+            raise ValueError("from_texts needs vocabulary= (the model to evaluate, or its "
+                             "word list)")
+        found = None
         if analyzer is None:
-            analyzer = str.split
+            if isinstance(vocabulary, (LDAModel, GaPModel)):
+                found, _ = recorded(vocabulary.meta)
+            analyzer = found if found is not None else str.split
         elif not callable(analyzer):
             raise ValueError(f"analyzer must be callable (text -> list of words), got {analyzer!r}")
         token_lists = []
@@ -239,6 +291,8 @@ class Corpus(Sequence):
             token_lists.append(list(analyzer(text)))
         corpus = cls.from_tokens(token_lists, vocabulary, oov=oov, names=names, split=split)
         corpus.meta["source"] = "texts"
+        if found is not None:
+            corpus.meta["tokenizer"] = found.to_meta()
         return corpus
 
     @classmethod
@@ -256,7 +310,9 @@ class Corpus(Sequence):
 
         Bag-of-words rows have no token order, so each row is expanded into a token sequence in
         a random order drawn from ``topiceval.seeds.generator(seed, d)`` for document d, and
-        ``meta["ordered"]`` is ``False``.
+        ``meta["ordered"]`` is ``False``.  Counts made by a fitted vectorizer's ``transform`` have
+        already lost the words it does not know, uncounted: for held-out texts, use
+        ``from_texts`` with the vectorizer's analyzer, which counts them.
 
         Parameters
         ----------
@@ -417,7 +473,32 @@ class Corpus(Sequence):
 
     # ------------------------------------------------------------------ views
     def subset(self, indices) -> Corpus:
-        """The documents at ``indices`` (in that order), same vocabulary."""
+        """The documents at ``indices`` (in that order), same vocabulary.
+
+        Parameters
+        ----------
+        indices : sequence of int or int array
+            Positions of the documents to keep, in the order wanted; negative positions count
+            from the end, and a position may repeat.
+
+        Returns
+        -------
+        Corpus
+            Those documents with their names, split labels, dropped counts and the metadata.
+
+        Raises
+        ------
+        IndexError
+            For a position outside the corpus.
+
+        Examples
+        --------
+        >>> from topiceval.corpus import Corpus
+        >>> docs = Corpus.from_tokens([["a", "b"], ["b"], ["c", "a", "a"]], ["a", "b", "c"])
+        >>> part = docs.subset([2, 0])
+        >>> part.names.tolist(), [part.vocab[d].tolist() for d in part]
+        (['2', '0'], [['c', 'a', 'a'], ['a', 'b']])
+        """
         idx = np.asarray(indices, dtype=np.int64)
         if idx.size and (idx.min() < -len(self) or idx.max() >= len(self)):
             raise IndexError(f"subset indices out of range for {len(self)} documents")
@@ -434,7 +515,23 @@ class Corpus(Sequence):
         )
 
     def select_split(self, label: str) -> Corpus:
-        """The documents whose split label is ``label``."""
+        """The documents whose split label is ``label``.
+
+        Parameters
+        ----------
+        label : str
+            A split label of the corpus (``"train"``, ``"test"``, ...).
+
+        Returns
+        -------
+        Corpus
+            Those documents, in their order (``subset``).
+
+        Raises
+        ------
+        CorpusError
+            For a label no document has, naming the labels present.
+        """
         present = sorted(set(self.split.tolist()))
         if label not in present:
             raise CorpusError(
@@ -493,7 +590,27 @@ class Corpus(Sequence):
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike) -> None:
-        """Write the corpus as one ``.npz`` file, atomically."""
+        """Write the corpus as one ``.npz`` file, atomically.
+
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The file to write (its directory must exist); replaced only once the new file is
+            complete, so an interrupted save leaves any earlier file whole.  ``Corpus.load``
+            reads it back; nothing in it is a pickle.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> from topiceval.corpus import Corpus
+        >>> docs = Corpus.from_tokens([["a", "b"], ["b", "zebra"]], ["a", "b"])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     docs.save(Path(folder) / "docs.npz")
+        ...     again = Corpus.load(Path(folder) / "docs.npz")
+        >>> again.n_tokens, again.dropped.tolist()
+        (3, [0, 1])
+        """
         with atomic_path(path) as tmp, open(tmp, "wb") as handle:
             np.savez_compressed(
                 handle,

@@ -19,6 +19,13 @@ def as_count_matrix(counts, n_types: int | None = None) -> sp.csr_matrix:
     the problem: wrong number of dimensions, no documents, ``V`` different from ``n_types``,
     negative, non-integer or non-finite entries, or counts (or a document's total) above
     ``MAX_COUNT``.
+
+    Parameters
+    ----------
+    counts : array_like or scipy.sparse matrix, shape (D, V)
+        The counts.
+    n_types : int, optional
+        V, when it must be that (e.g. a model's vocabulary size).
     """
     if sp.issparse(counts):
         mat = sp.csr_matrix(counts, copy=True)

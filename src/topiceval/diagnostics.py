@@ -403,14 +403,43 @@ def record_width(kind: str, per_run: int, runs: int) -> int:
 def pareto_khat(log_weights: np.ndarray) -> float:
     """k-hat of the importance weights exp(``log_weights``) (any order): the Pareto shape of
     their largest ``tail_length(n)`` (Vehtari et al. 2024), as ArviZ's ``psislw`` with
-    relative efficiency 1; NaN when fewer than 5 distinct weights lie in the tail."""
+    relative efficiency 1; NaN when fewer than 5 distinct weights lie in the tail.
+
+    Parameters
+    ----------
+    log_weights : array_like of float
+        The log importance weights (natural logs), any shape (flattened).
+
+    Returns
+    -------
+    float
+        k-hat: below 0.7 (``KHAT_MAX``) the weights' mean can be trusted.
+    """
     lw = np.sort(np.asarray(log_weights, dtype=np.float64).ravel())
     n = lw.size
     return float(khat_of_top(lw[max(n - tail_length(n) - 1, 0):], n)) if n else math.nan
 
 
 def weights_ess(log_weights: np.ndarray) -> float:
-    """(sum w)^2 / sum w^2 of the weights exp(``log_weights``) (Kish), between 1 and n."""
+    """(sum w)^2 / sum w^2 of the weights exp(``log_weights``) (Kish), between 1 and n.
+
+    Parameters
+    ----------
+    log_weights : array_like of float
+        The log importance weights (natural logs), any shape (flattened).
+
+    Returns
+    -------
+    float
+        The effective sample size; NaN for no weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topiceval.diagnostics import weights_ess
+    >>> weights_ess(np.zeros(4)), weights_ess(np.array([0.0, -np.inf, -np.inf]))
+    (4.0, 1.0)
+    """
     lw = np.asarray(log_weights, dtype=np.float64).ravel()
     if not lw.size:
         return math.nan
@@ -423,7 +452,22 @@ def split_rhat(means: np.ndarray, variances: np.ndarray, n: int) -> float:
     """Split R-hat from the means and variances (ddof 1) of half-chains of ``n`` draws each:
     sqrt((B / W + n - 1) / n), B = n var(means), W = mean(variances) (Gelman et al.; ArviZ's
     ``rhat(method="split")``).  NaN when every half-chain is constant and they agree; inf when
-    they are constant and disagree."""
+    they are constant and disagree.
+
+    Parameters
+    ----------
+    means : array_like of float
+        The mean of each half-chain (at least 2).
+    variances : array_like of float
+        The variance (ddof 1) of each half-chain.
+    n : int
+        The draws in each half-chain (at least 2).
+
+    Returns
+    -------
+    float
+        R-hat: above 1.05 (``RHAT_MAX``) the chains disagree.
+    """
     means = np.asarray(means, dtype=np.float64)
     variances = np.asarray(variances, dtype=np.float64)
     if means.size < 2 or n < 2 or not np.all(np.isfinite(means)):
@@ -438,7 +482,18 @@ def split_rhat(means: np.ndarray, variances: np.ndarray, n: int) -> float:
 def runs_spread(logp_runs: np.ndarray) -> np.ndarray:
     """Per document, the share max_r w_r / sum_r w_r of the probability average carried by its
     largest run (w_r = exp(l_r)): 1 / R when the runs agree, near 1 when one run dominates and
-    the delta-method standard error says nothing.  NaN for one run or a missing estimate."""
+    the delta-method standard error says nothing.  NaN for one run or a missing estimate.
+
+    Parameters
+    ----------
+    logp_runs : array_like of float, shape (D, R) or (R,)
+        The log estimate of each document's runs.
+
+    Returns
+    -------
+    numpy.ndarray, shape (D,)
+        The largest run's share of each document's average.
+    """
     logp_runs = np.atleast_2d(np.asarray(logp_runs, dtype=np.float64))
     out = np.full(logp_runs.shape[0], np.nan)
     if logp_runs.shape[1] < 2:
@@ -454,7 +509,18 @@ def run_average(logp_runs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per document, the log of the (D, R) runs' average in probability, log (1/R) sum_r
     exp(l_r), and its delta-method standard error, the standard deviation of the ratios
     exp(l_r - average) over sqrt(R) (NaN for one run): what ``evaluation.combine_runs``
-    reports for documents that have every run."""
+    reports for documents that have every run.
+
+    Parameters
+    ----------
+    logp_runs : array_like of float, shape (D, R) or (R,)
+        The log estimate of each document's runs.
+
+    Returns
+    -------
+    logp, stderr : numpy.ndarray, shape (D,)
+        The log of the average in probability and its standard error.
+    """
     logp_runs = np.atleast_2d(np.asarray(logp_runs, dtype=np.float64))
     n_runs = logp_runs.shape[1]
     with np.errstate(invalid="ignore"):
@@ -651,7 +717,18 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
 
 def reason_counts(reasons) -> dict[str, int]:
     """How many of the ``reasons`` (``diagnose``'s column) name each check, commonest first:
-    e.g. {"k-hat": 3, "one run dominates": 1} (``LABELS``)."""
+    e.g. {"k-hat": 3, "one run dominates": 1} (``LABELS``).
+
+    Parameters
+    ----------
+    reasons : iterable of str
+        The ``reason`` of each document ("; "-separated checks; empty when trusted).
+
+    Returns
+    -------
+    dict of str to int
+        Each check's short name and the documents it flagged, commonest first.
+    """
     counts: dict[str, int] = {}
     for reason in reasons:
         for part in filter(None, str(reason).split("; ")):

@@ -50,7 +50,6 @@ import contextlib
 import math
 import sys
 import warnings
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +59,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from topiceval._docs import page
+from topiceval.compiling import compile_note
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import COLUMNS, needs_longer_runs, reason_counts, run_average
 from topiceval.documents import (
@@ -109,8 +109,6 @@ ADVICE = {
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
 # work of every (document, run), and about three temporaries of combine_runs
 EVALUATE_ARRAYS = 5
-COMPILE_NOTE = ("topiceval: compiling the estimator's kernels on first use (cached for later "
-                "runs) ...")
 # a block of documents is at most about BLOCK_SECONDS of work per numba thread at the family's
 # measured rate (topiceval.limits.RATE), unless one document alone is more
 BLOCK_SECONDS = 1.0
@@ -284,8 +282,30 @@ class Evaluation:
     # ------------------------------------------------------------------ views
     def to_frame(self) -> pd.DataFrame:
         """One row per document; units are in the column names (nats are natural logs).
-        ``upper_nats`` and ``gap_nats`` are empty (NaN) without bounds (``method="bdmc"``),
-        ``target_reached`` without a ``target``."""
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``doc``, ``name``, ``tokens_scored``, ``oov_tokens_dropped``, ``logp_nats``,
+            ``stderr_nats``, ``logp_per_token_nats``, ``upper_nats`` and ``gap_nats`` (empty,
+            NaN, without bounds: ``method="bdmc"``), ``runs``, ``target_reached`` (empty without
+            a ``target``), ``method``, ``work`` and the diagnostics' columns
+            (``topiceval.diagnostics.COLUMNS``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import topiceval
+        >>> from topiceval.models import LDAModel
+        >>> model = LDAModel(np.array([[0.5, 0.4, 0.1], [0.1, 0.2, 0.7]]), np.array([0.5, 0.5]),
+        ...                  vocab=["cat", "dog", "fish"])
+        >>> result = topiceval.evaluate(model, [["cat", "dog", "cat"], ["fish", "bird"]],
+        ...                             method="exact", progress=False)
+        >>> result.to_frame()[["name", "tokens_scored", "oov_tokens_dropped", "logp_nats"]]
+          name  tokens_scored  oov_tokens_dropped  logp_nats
+        0    0              3                   0  -3.244194
+        1    1              1                   1  -0.916291
+        """
         return pd.DataFrame({
             "doc": np.arange(self.logp.shape[0]),
             "name": self.names,
@@ -305,7 +325,28 @@ class Evaluation:
         })
 
     def summary(self) -> str:
-        """A few lines: what was estimated, the total with its error, per token, cost, notes."""
+        """A few lines: what was estimated, the total with its error, per token, cost, notes.
+
+        Returns
+        -------
+        str
+            The method and its settings on the documents scored (with the out-of-vocabulary
+            tokens dropped), the total log-likelihood, nats per token and perplexity, each with
+            its standard error, the cost, and notes (documents skipped or untrusted, training
+            documents recognised).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> import topiceval
+        >>> from topiceval.models import LDAModel
+        >>> model = LDAModel(np.array([[0.5, 0.4, 0.1], [0.1, 0.2, 0.7]]), np.array([0.5, 0.5]),
+        ...                  vocab=["cat", "dog", "fish"])
+        >>> result = topiceval.evaluate(model, [["cat", "dog", "cat"], ["fish", "bird"]],
+        ...                             method="exact", progress=False)
+        >>> print(result.summary().splitlines()[0])
+        LDA exact on 2 of 2 documents (4 tokens; 1 out-of-vocabulary tokens dropped, 20.0%)
+        """
         d_all, scored = self.logp.shape[0], self.scored
         settings = ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
         dropped = int(self.dropped.sum())
@@ -507,6 +548,22 @@ def evaluate(model: LDAModel | GaPModel,
     KeyboardInterrupt
         On Ctrl-C, within a fraction of a second even inside one long (document, run): the
         kernels stop themselves (``topiceval.interrupt``) and nothing is returned.
+
+    Examples
+    --------
+    Two documents of words under a two-topic model; "bird" is not a word of the model, so it
+    is dropped and counted:
+
+    >>> import numpy as np
+    >>> import topiceval
+    >>> from topiceval.models import LDAModel
+    >>> model = LDAModel(np.array([[0.5, 0.4, 0.1], [0.1, 0.2, 0.7]]), np.array([0.5, 0.5]),
+    ...                  vocab=["cat", "dog", "fish"])
+    >>> result = topiceval.evaluate(model, [["cat", "dog", "cat"], ["fish", "bird"]],
+    ...                             method="exact", progress=False)
+    >>> print(f"{result.total:.4f} nats over {result.n_tokens} tokens, "
+    ...       f"{int(result.dropped.sum())} dropped")
+    -4.1605 nats over 4 tokens, 1 dropped
     """
     family = _family(model)
     progress = show_progress(progress)
@@ -663,7 +720,8 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
     ``topiceval.limits.RATE[family]`` (``block_count``), and in at least ``PROGRESS_CHUNKS``
     blocks
     under a progress bar with ``progress``, after a one-token warm-up call (``call(block,
-    warmup=True)``) that prints a note if the kernels are being compiled.  Bounded blocks keep
+    warmup=True)``) under a note that moves while the kernels are being compiled
+    (``topiceval.compiling``).  Bounded blocks keep
     Ctrl-C prompt (``KeyboardInterrupt`` between blocks; inside one, the kernels stop
     themselves, ``topiceval.interrupt``) and the progress bar moving.  Results do not depend on
     the blocking (streams are keyed by document position).  Returns logp and work (n_docs, R),
@@ -678,7 +736,7 @@ def run_in_blocks(call, todo: np.ndarray, predicted: np.ndarray, *, n_docs: int,
     parts = []
     if not todo.size:
         return logp, work, seconds, document_diagnostics(parts, n_docs), upper
-    with _compile_note(progress):
+    with compile_note(progress, live=_stderr_is_terminal() or _in_notebook()):
         call(todo[:1], warmup=True)
     n_blocks = block_count(float(predicted.sum()), family)
     blocks = _blocks(todo, predicted, max(n_blocks, PROGRESS_CHUNKS if progress else 1))
@@ -755,30 +813,6 @@ def _in_notebook() -> bool:
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     return getattr(shell, "kernel", None) is not None
-
-
-@contextlib.contextmanager
-def _compile_note(enabled: bool) -> Iterator[None]:
-    """Print ``COMPILE_NOTE`` once when numba starts compiling a kernel (its ``numba:compile``
-    event, which fires only on a cache miss), not when the kernels load from the cache."""
-    if not enabled:
-        yield
-        return
-    from numba.core import event
-
-    class Note(event.Listener):
-        printed = False
-
-        def on_start(self, ev) -> None:
-            if not self.printed:
-                self.printed = True
-                print(COMPILE_NOTE, file=sys.stderr, flush=True)
-
-        def on_end(self, ev) -> None:
-            pass
-
-    with event.install_listener("numba:compile", Note()):
-        yield
 
 
 @contextlib.contextmanager

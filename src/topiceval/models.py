@@ -127,6 +127,20 @@ class LDAModel(_Topics):
     """LDA point estimates: phi[t, v] = phi_{v|t}, alpha_m[t] = alpha m_t.
 
     Described in docs/methods/lda.md#point-estimates.
+
+    Parameters
+    ----------
+    phi : (T, V) array of float
+        Topic-word probabilities, strictly positive, rows summing to 1.
+    alpha_m : (T,) array of float
+        The Dirichlet pseudo-counts alpha * m_t of the document-topic prior.
+    beta : float, optional
+        The symmetric topic-word pseudo-count per word (None: no topic prior).
+    vocab : (V,) sequence of str, optional
+        The word of every column of ``phi``.
+    meta : dict, optional
+        JSON-serialisable provenance (trainer or importer, settings, ``tokenizer``: how the
+        training text was split into words, ``topiceval.tokenizer``).
     """
 
     phi: np.ndarray
@@ -159,6 +173,19 @@ class GaPModel(_Topics):
     """Beta-gamma PFA point estimates.
 
     Described in docs/methods/gapfa.md#model and docs/methods/gapfa.md#training.
+
+    Parameters
+    ----------
+    phi : (T, V) array of float
+        Topic loadings, non-negative.
+    p : (T,) array of float
+        The gamma factors' probabilities, in (0, 1).
+    r : (T,) array of float
+        The gamma factors' shapes, positive.
+    vocab : (V,) sequence of str, optional
+        The word of every column of ``phi``.
+    meta : dict, optional
+        JSON-serialisable provenance.
     """
 
     phi: np.ndarray
@@ -193,7 +220,32 @@ def _check_vocab(vocab, n_types: int) -> None:
 
 
 def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
-    """Write a model as one ``.npz`` file, atomically."""
+    """Write a model as one ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file to write (its directory must exist); replaced only once the new file is
+        complete.  ``load_model`` reads it back; nothing in it is a pickle.
+    model : LDAModel or GaPModel
+        The model: its arrays, its vocabulary if it has one, and its ``meta`` (provenance,
+        and how its training text was split into words, ``meta["tokenizer"]``), which must be
+        JSON-serialisable.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import numpy as np
+    >>> from topiceval.models import LDAModel, load_model, save_model
+    >>> model = LDAModel(np.array([[0.5, 0.5], [0.9, 0.1]]), np.array([0.1, 0.1]),
+    ...                  vocab=["cat", "dog"], meta={"trainer": "example"})
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     save_model(Path(folder) / "model.npz", model)
+    ...     again = load_model(Path(folder) / "model.npz")
+    >>> again.n_topics, again.vocab.tolist(), again.meta
+    (2, ['cat', 'dog'], {'trainer': 'example'})
+    """
     payload = dict(model.arrays())
     if model.vocab is not None:
         payload["vocab"] = np.asarray(model.vocab, dtype=str)

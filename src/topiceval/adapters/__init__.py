@@ -4,7 +4,7 @@ Every importer returns float64 topics ``phi`` (T x V, rows summing to 1), the do
 pseudo-counts ``alpha_m`` (T,), the symmetric word pseudo-count ``beta`` when there is one, the
 words of phi's columns in the library's own order (``vocab``) and provenance in ``meta``
 (library, version, importer, priors, how phi was formed).  The peer libraries are imported only
-when an importer needs them (``pip install "topiceval-heldout[adapters]"``).
+when an importer needs them (``pip install -e ".[adapters]"`` in a clone).
 
 ==========================  ==============================================================
 ``from_sklearn``            ``sklearn.decomposition.LatentDirichletAllocation`` + vocabulary

@@ -14,9 +14,11 @@ from types import ModuleType
 
 import numpy as np
 
+from topiceval import tokenizer
 from topiceval.models import LDAModel
 
-INSTALL_HINT = 'pip install "topiceval-heldout[adapters]"'
+# topiceval's adapters extra, from a clone (the distribution is not on the package index yet)
+INSTALL_HINT = '(or pip install -e ".[adapters]" in a clone of topiceval)'
 
 
 def require(module: str, package: str, importer: str) -> ModuleType:
@@ -42,7 +44,8 @@ def require(module: str, package: str, importer: str) -> ModuleType:
         if exc.name is None or not (module == exc.name or module.startswith(exc.name + ".")):
             raise
         raise ImportError(
-            f"{importer} needs the {package!r} package, which is not installed: {INSTALL_HINT}"
+            f"{importer} needs the {package!r} package, which is not installed: "
+            f"pip install {package} {INSTALL_HINT}"
         ) from exc
 
 
@@ -103,7 +106,9 @@ def build_model(
     how
         One short phrase saying how ``phi`` was formed (``meta["phi"]``).
     **extra
-        Further JSON-serialisable metadata (library settings, asymmetric priors, source path).
+        Further JSON-serialisable metadata (library settings, asymmetric priors, source path);
+        ``tokenizer`` is the ``topiceval.tokenizer`` record of how the training text was split
+        into words (default: unknown, the library's model does not record it).
     """
     alpha_m = np.asarray(alpha_m, dtype=np.float64)
     meta = {
@@ -116,6 +121,17 @@ def build_model(
         "alpha_sum": float(alpha_m.sum()),
         "beta": None if beta is None else float(beta),
         "phi": how,
+        "tokenizer": tokenizer.unknown(f"a {library} model does not record how its training "
+                                       "text was split into words"),
         **extra,
     }
     return LDAModel(phi, alpha_m, None if beta is None else float(beta), vocab, meta)
+
+
+def vectorizer_tokenizer(vocabulary) -> dict:
+    """The ``topiceval.tokenizer`` record of ``vocabulary`` when it is the fitted scikit-learn
+    vectorizer (its analyzer's settings), or why it is unknown (a word list or mapping)."""
+    if hasattr(vocabulary, "build_analyzer"):
+        return tokenizer.from_vectorizer(vocabulary)
+    return tokenizer.unknown("the vocabulary was given as words, not as the fitted vectorizer "
+                             "whose settings split the training text")

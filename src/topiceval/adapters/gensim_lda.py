@@ -42,6 +42,19 @@ def from_gensim(model: Any, vocabulary: VocabularyLike | None = None) -> LDAMode
     ValueError
         For a model of another class or never trained, an ``id2word`` that no longer names the
         model's columns, or a missing or mismatching vocabulary.
+
+    Examples
+    --------
+    >>> from gensim.corpora import Dictionary
+    >>> from topiceval.adapters import from_gensim
+    >>> from gensim.models import LdaModel
+    >>> docs = [["cat", "sat", "mat"], ["dog", "sat", "log"], ["cat", "dog"]]
+    >>> words = Dictionary(docs)
+    >>> lda = LdaModel([words.doc2bow(d) for d in docs], id2word=words, num_topics=2,
+    ...                random_state=0)
+    >>> model = from_gensim(lda)
+    >>> model.n_topics, model.vocab.tolist()
+    (2, ['cat', 'mat', 'sat', 'dog', 'log'])
     """
     ldamodel = require("gensim.models.ldamodel", "gensim", "from_gensim")
     ldamulticore = require("gensim.models.ldamulticore", "gensim", "from_gensim")

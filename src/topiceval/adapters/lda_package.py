@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from topiceval.adapters._common import build_model, normalise_rows, require
+from topiceval.adapters._common import (
+    build_model,
+    normalise_rows,
+    require,
+    vectorizer_tokenizer,
+)
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
 
@@ -25,7 +30,9 @@ def from_lda(model: Any, vocabulary: VocabularyLike) -> LDAModel:
         ``eta`` (pseudo-count per word).
     vocabulary : sequence of str, vectorizer or mapping
         The word of every column of the document-term matrix it was fitted on: a fitted
-        vectorizer, a sequence of words in column order or a word -> column mapping.
+        vectorizer, a sequence of words in column order or a word -> column mapping.  Given
+        the vectorizer, the model also records how it split text into words
+        (``meta["tokenizer"]``, ``topiceval.tokenizer``).
 
     Returns
     -------
@@ -40,6 +47,21 @@ def from_lda(model: Any, vocabulary: VocabularyLike) -> LDAModel:
     ValueError
         For a model of another class or not fitted, or a vocabulary that does not match the
         columns.
+
+    Examples
+    --------
+    >>> import lda
+    >>> from topiceval.adapters import from_lda
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> texts = ["The cat sat on the mat.", "The dog sat on the log.", "Cats and dogs!"]
+    >>> vectorizer = CountVectorizer()
+    >>> fitted = lda.LDA(n_topics=2, n_iter=20, random_state=1)
+    >>> fitted = fitted.fit(vectorizer.fit_transform(texts))
+    >>> model = from_lda(fitted, vectorizer)
+    >>> model.n_topics, model.n_types
+    (2, 10)
+    >>> print(model.meta["tokenizer"]["token_pattern"])
+    (?u)\\b\\w\\w+\\b
     """
     lda = require("lda", "lda", "from_lda")
     if not isinstance(model, lda.LDA):
@@ -68,4 +90,5 @@ def from_lda(model: Any, vocabulary: VocabularyLike) -> LDAModel:
         vocab=vocabulary_words(vocabulary, n_words),
         how=how,
         n_iter=int(model.n_iter),
+        tokenizer=vectorizer_tokenizer(vocabulary),
     )

@@ -79,6 +79,21 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
         and the word of its column is unknown), undecodable text or damaged gzip data.
         ``topiceval.limits.WorkLimitError`` (a ``ValueError``) when the model's (T, V) arrays
         would need more than ``MEMORY_FRACTION`` of the machine's memory.
+
+    Examples
+    --------
+    A state file of two documents (MALLET writes it gzipped; plain text is read too):
+
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from topiceval.adapters import from_mallet
+    >>> state = ("#doc source pos typeindex type topic\\n#alpha : 0.5 0.25 \\n#beta : 0.1\\n"
+    ...          "0 NA 0 0 sun 0\\n0 NA 1 1 rock 1\\n1 NA 0 2 wave 1\\n1 NA 1 0 sun 0\\n")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "state.txt").write_text(state)
+    ...     model = from_mallet(Path(folder) / "state.txt")
+    >>> model.vocab.tolist(), model.alpha_m.tolist(), model.beta
+    (['sun', 'rock', 'wave'], [0.5, 0.25], 0.1)
     """
     path = Path(path)
     with _open(path) as handle:
@@ -133,6 +148,18 @@ def from_mallet_weights(path: str | os.PathLike, alpha: float | npt.ArrayLike) -
         non-numeric weight, topics that do not run 0..T-1, a (topic, word) pair listed twice or
         missing, a word without a token in any topic while alpha is one number (the file looks
         cut short), an alpha that is not one positive number or T of them.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from topiceval.adapters import from_mallet_weights
+    >>> weights = "0\\tsun\\t2.1\\n0\\trock\\t0.1\\n1\\tsun\\t0.1\\n1\\trock\\t1.1\\n"
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     _ = (Path(folder) / "weights.txt").write_text(weights)
+    ...     model = from_mallet_weights(Path(folder) / "weights.txt", alpha=0.5)
+    >>> model.phi.round(3).tolist(), model.alpha_m.tolist()
+    ([[0.955, 0.045], [0.083, 0.917]], [0.5, 0.5])
     """
     import pandas as pd
 

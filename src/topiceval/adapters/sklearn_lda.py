@@ -6,7 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from topiceval.adapters._common import build_model, normalise_rows, require
+from topiceval.adapters._common import (
+    build_model,
+    normalise_rows,
+    require,
+    vectorizer_tokenizer,
+)
 from topiceval.models import LDAModel
 from topiceval.vocabulary import vocabulary_words
 
@@ -27,6 +32,9 @@ def from_sklearn(estimator: Any, vocabulary: VocabularyLike) -> LDAModel:
         The word of every column of the document-term matrix it was fitted on: the fitted
         ``CountVectorizer`` / ``TfidfVectorizer`` (``get_feature_names_out()``), a sequence of
         words in column order, or a word -> column mapping (a vectorizer's ``vocabulary_``).
+        Given the vectorizer, the model also records how it split text into words
+        (``meta["tokenizer"]``, ``topiceval.tokenizer``), which ``Corpus.from_texts`` and
+        ``topiceval evaluate`` then use for held-out text.
 
     Returns
     -------
@@ -40,6 +48,19 @@ def from_sklearn(estimator: Any, vocabulary: VocabularyLike) -> LDAModel:
     ValueError
         For an estimator of another class or not fitted, or a vocabulary that does not match the
         columns (wrong length, duplicate or non-string words, unfitted vectorizer).
+
+    Examples
+    --------
+    >>> from sklearn.decomposition import LatentDirichletAllocation
+    >>> from topiceval.adapters import from_sklearn
+    >>> from sklearn.feature_extraction.text import CountVectorizer
+    >>> texts = ["The cat sat on the mat.", "The dog sat on the log.", "Cats and dogs!"]
+    >>> vectorizer = CountVectorizer()
+    >>> lda = LatentDirichletAllocation(n_components=2, random_state=0)
+    >>> lda = lda.fit(vectorizer.fit_transform(texts))
+    >>> model = from_sklearn(lda, vectorizer)
+    >>> model.n_topics, model.n_types, model.meta["tokenizer"]["lowercase"]
+    (2, 10, True)
     """
     decomposition = require("sklearn.decomposition", "scikit-learn", "from_sklearn")
     validation = require("sklearn.utils.validation", "scikit-learn", "from_sklearn")
@@ -64,4 +85,5 @@ def from_sklearn(estimator: Any, vocabulary: VocabularyLike) -> LDAModel:
         components_dtype=str(components.dtype),
         learning_method=estimator.learning_method,
         n_iter=int(estimator.n_iter_),
+        tokenizer=vectorizer_tokenizer(vocabulary),
     )

@@ -188,6 +188,18 @@ def from_tomotopy(model: Any) -> LDAModel:
     ------
     ValueError
         For another class, an untrained model, or counts that disagree with tomotopy's.
+
+    Examples
+    --------
+    >>> import tomotopy
+    >>> from topiceval.adapters import from_tomotopy
+    >>> mdl = tomotopy.LDAModel(k=2, seed=1)
+    >>> for doc in [["cat", "sat", "mat"], ["dog", "sat", "log"], ["cat", "dog"]]:
+    ...     _ = mdl.add_doc(doc)
+    >>> mdl.train(20, workers=1)
+    >>> model = from_tomotopy(mdl)
+    >>> model.n_topics, sorted(model.vocab.tolist())
+    (2, ['cat', 'dog', 'log', 'mat', 'sat'])
     """
     tp = import_tomotopy("from_tomotopy")
     if type(model) is not tp.LDAModel:

@@ -5,8 +5,11 @@
 
 ``--docs`` is a corpus ``.npz`` (``topiceval corpus``), a text file with one document per line,
 or a MALLET-style file of ``name<TAB>label<TAB>text`` lines (``--format`` overrides the
-detection).  Text is split into words by ``--token-regex`` (default ``\\S+``, i.e. whitespace,
-as MALLET's ``--token-regex '\\S+'``), optionally lowercased, and matched to the model's
+detection).  Text is split into words as the model's training text was, when the model file
+records it (``topiceval.tokenizer``: a scikit-learn or ``lda`` model imported with its
+vectorizer, a model trained by topiceval on a preprocessed corpus); otherwise on whitespace with
+case kept, and a note says so and names the options.  ``--token-regex`` (a word is a match) and
+``--lowercase`` replace the model's tokenizer.  The words are matched to the model's
 vocabulary by word; out-of-vocabulary words are dropped and counted (``--oov error`` refuses
 them), with a warning when more than a quarter of the tokens were dropped (usually a tokenizer
 that does not match the model's: ``--lowercase``, ``--token-regex``), and an error above
@@ -40,6 +43,7 @@ from topiceval.commands._settings import add_limit_option, add_setting_options, 
 from topiceval.corpus import Corpus
 from topiceval.data.preprocess import compile_token_pattern
 from topiceval.io import write_csv_atomic
+from topiceval.tokenizer import Tokenizer, recorded
 
 FORMATS = ("auto", "npz", "lines", "mallet")
 
@@ -61,10 +65,13 @@ def register(subparsers) -> None:
                              "lines all have two tabs is MALLET-style; otherwise one per line)")
     parser.add_argument("--split", help="corpus .npz only: evaluate the documents with this "
                                         "split label")
-    parser.add_argument("--token-regex", default=r"\S+", type=token_regex,
-                        help=r"text only: a word is a match of this regex (default \S+; no "
-                             "capturing groups, and no match of the empty string)")
-    parser.add_argument("--lowercase", action="store_true", help="text only: lowercase first")
+    parser.add_argument("--token-regex", default=None, type=token_regex,
+                        help=r"text only: a word is a match of this regex (no capturing groups, "
+                             "and no match of the empty string); with --lowercase, replaces the "
+                             r"tokenizer the model file records (default: the model's, else \S+)")
+    parser.add_argument("--lowercase", action="store_true", default=None,
+                        help="text only: lowercase first (replaces the model's tokenizer, as "
+                             "--token-regex does)")
     add_matching_options(parser)
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
@@ -108,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
 
     with output_file(args.out) as out:
         model = load_model_file(args.model)
-        docs = match_documents(model, read_documents(args, model), args)
+        texts, split_note = read_documents(args, model)
+        docs = match_documents(model, texts, args)
         # the share of dropped tokens was checked above, in the command's terms (max_oov=1)
         result = evaluate(model, docs, args.method, runs=args.runs, seed=args.seed,
                           oov=args.oov, max_oov=1.0,
@@ -116,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
                           progress=False if args.no_progress else None,
                           work_limit=args.work_limit, target=args.target,
                           **settings_from(args))
+        if split_note:  # on success only: a refusal is one line
+            print(split_note, file=sys.stderr)
         print(result.summary(), file=sys.stderr)
         write_csv_atomic(out, output_frame(result))
     return 0
@@ -132,15 +142,20 @@ def output_frame(result) -> pd.DataFrame:
     return frame
 
 
-def read_documents(args: argparse.Namespace, model) -> Corpus:
-    """The documents of ``--docs`` as a Corpus (words; matched to the model by ``evaluate``)."""
+def read_documents(args: argparse.Namespace, model) -> tuple[Corpus, str | None]:
+    """The documents of ``--docs`` as a Corpus (words; matched to the model by ``evaluate``),
+    and for text the line saying how it was split into words (``text_tokenizer``)."""
     path = Path(args.docs)
+    if not path.is_file():
+        what = "a directory" if path.is_dir() else "no such file"
+        raise ValueError(f"--docs {args.docs}: {what} (expected a corpus .npz or a text file, "
+                         "one document per line)")
     kind = args.format
     if kind == "auto":
         kind = "npz" if path.suffix == ".npz" else None
     if kind == "npz":
         corpus = Corpus.load(path)
-        return corpus if args.split is None else corpus.select_split(args.split)
+        return (corpus if args.split is None else corpus.select_split(args.split)), None
     if args.split is not None:
         raise ValueError("--split applies to a corpus .npz; a text file has no split labels")
     try:
@@ -161,14 +176,28 @@ def read_documents(args: argparse.Namespace, model) -> Corpus:
     else:  # blank lines are not documents; a document is named by its line number
         names = [f"line {n}" for n, _ in numbered]
         labels, texts = "test", [line for _, line in numbered]
-    pattern, lower = args.token_regex, args.lowercase
-
-    def analyzer(text: str) -> list[str]:
-        return pattern.findall(text.lower() if lower else text)
-
     vocabulary = model.vocab
     if vocabulary is None:
         raise ValueError(f"{args.model}: the model has no vocabulary, so text cannot be matched "
                          "to its columns")
-    return Corpus.from_texts(texts, analyzer, vocabulary, oov=args.oov, names=list(names),
-                             split=list(labels) if kind == "mallet" else labels)
+    tokenizer, note = text_tokenizer(args, model)
+    return Corpus.from_texts(texts, tokenizer, vocabulary, oov=args.oov, names=list(names),
+                             split=list(labels) if kind == "mallet" else labels), note
+
+
+def text_tokenizer(args: argparse.Namespace, model) -> tuple[Tokenizer, str | None]:
+    """How the text of ``--docs`` is split into words: ``--token-regex`` / ``--lowercase`` when
+    either is given, else the tokenizer the model file records, else whitespace with case kept;
+    and the line that says which (for the last, why and which options to pass)."""
+    if args.token_regex is not None or args.lowercase:
+        pattern = args.token_regex.pattern if args.token_regex is not None else r"\S+"
+        return Tokenizer(pattern, lowercase=bool(args.lowercase), source="--token-regex"), None
+    found, why = recorded(model.meta)
+    if found is not None:
+        return found, (f"topiceval evaluate: --docs split into words as the model's training "
+                       f"text was ({found.source}: {found.describe()})")
+    return Tokenizer(r"\S+", source="whitespace"), (
+        f"topiceval evaluate: note: {args.model}: {why}; --docs was split on whitespace with "
+        "case kept: if the training text was split otherwise, pass --lowercase and "
+        "--token-regex PATTERN (scikit-learn's default: --lowercase --token-regex "
+        "'(?u)\\b\\w\\w+\\b')")

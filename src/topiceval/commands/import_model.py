@@ -28,6 +28,12 @@ from topiceval.adapters.tomotopy_lda import load_tomotopy
 from topiceval.models import LDAModel, save_model
 
 PICKLED = ("sklearn", "gensim", "lda")
+PICKLE_WRITERS = {"sklearn": "joblib.dump or pickle.dump of the fitted estimator",
+                  "gensim": "LdaModel.save()", "lda": "pickle.dump of the fitted lda.LDA"}
+# the other libraries' model files that topiceval.adapters.formats recognises: (what, --from)
+FOREIGN_IMPORTS = {"mallet": ("a MALLET --output-state file", "mallet"),
+                   "mallet-weights": ("a MALLET --topic-word-weights-file", "mallet-weights"),
+                   "tomotopy": ("a tomotopy LDAModel.save() file", "tomotopy")}
 NEEDS_VOCABULARY = ("sklearn", "lda")
 TAKES_VOCABULARY = ("sklearn", "lda", "gensim")
 TRUST_HELP = (
@@ -93,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--from {library} needs --vocabulary (the model file has no words)")
     if (args.alpha is not None) != (library == "mallet-weights"):
         raise ValueError("--alpha is needed with --from mallet-weights, and only there")
+    if library in PICKLED:
+        check_pickle_file(path, library)
     vocabulary = None
     if args.vocabulary is not None:
         vocabulary = read_vocabulary(args.vocabulary, args.trust_pickle)
@@ -124,6 +132,33 @@ def _convert(library: str, path: Path, vocabulary, alpha: str | None) -> LDAMode
     if library == "sklearn":
         return adapters.from_sklearn(model, vocabulary)
     return adapters.from_lda(model, vocabulary)
+
+
+def check_pickle_file(path: Path, library: str) -> None:
+    """Refuse, in one line, a file that cannot be the pickle ``--from library`` reads: missing,
+    another library's model file (naming its ``--from``), a zip archive (a topiceval ``.npz``)
+    or text (unpickling it would fail with an unrelated message, such as joblib's "a joblib
+    pickle generated with python 2")."""
+    from topiceval.adapters.formats import foreign_format
+
+    if not path.is_file():
+        raise ValueError(f"{path}: no such file (the model file to import)")
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    expected = f"not the pickle --from {library} reads ({PICKLE_WRITERS[library]})"
+    found = foreign_format(path)
+    if found in FOREIGN_IMPORTS:
+        what, option = FOREIGN_IMPORTS[found]
+        raise ValueError(f"{path} is {what}, {expected}: use --from {option}")
+    if head.startswith(b"PK\x03\x04"):
+        raise ValueError(f"{path} is a zip archive (a topiceval .npz model or corpus?), "
+                         f"{expected}")
+    try:
+        text = head[:-3].decode("utf-8") if len(head) == 4096 else head.decode("utf-8")
+    except UnicodeDecodeError:
+        return
+    if "\x00" not in text:
+        raise ValueError(f"{path} is a text file, {expected}")
 
 
 def _unpickle(path: str | os.PathLike, load):

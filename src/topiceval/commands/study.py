@@ -50,9 +50,9 @@ def register(subparsers) -> None:
     parser.add_argument("--dry-run", action="store_true", help="list the jobs, run nothing")
     parser.add_argument("--report", metavar="HTML",
                         help="write the Snakemake report of the study (after a run) instead")
-    parser.add_argument("--workflow", metavar="DIR", default=str(ROOT),
-                        help="the repository holding the Snakefile (default: the one this "
-                             "package was installed from)")
+    parser.add_argument("--workflow", metavar="DIR", default=None,
+                        help="the clone of the repository holding the Snakefile (default: the "
+                             "clone this package was installed from, with pip install -e)")
     parser.set_defaults(func=run)
 
 
@@ -68,10 +68,7 @@ def snakemake_command(args: argparse.Namespace) -> tuple[list[str], Path]:
         raise ValueError(f"{args.config}: not YAML ({' '.join(str(exc).split())})") from None
     if not isinstance(data, dict) or not isinstance(data.get("study"), dict):
         raise ValueError(f"{args.config}: no study: block (see config/study-example.yaml)")
-    root = Path(args.workflow).resolve()
-    if not (root / "Snakefile").is_file():
-        raise ValueError(f"--workflow {root}: no Snakefile there; the workflow comes with the "
-                         "repository (git clone), not with the installed package")
+    root = workflow_root(args.workflow)
     if args.cores < 1:
         raise ValueError(f"--cores must be at least 1, got {args.cores}")
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
@@ -88,6 +85,24 @@ def snakemake_command(args: argparse.Namespace) -> tuple[list[str], Path]:
     if args.results:
         extra.append(f"results_dir={Path(args.results).resolve()}")
     return cmd + (["--config", *extra] if extra else []), root
+
+
+def workflow_root(workflow: str | None) -> Path:
+    """The clone whose Snakefile runs the study: ``--workflow``, or the clone this package was
+    installed from; ``ValueError`` in one line when there is none (an installed wheel has no
+    workflow)."""
+    if workflow is None:
+        if (ROOT / "Snakefile").is_file():
+            return ROOT
+        raise ValueError("a study runs the workflow of a clone of the repository, and this "
+                         f"installation of topiceval ({Path(__file__).parents[1]}) has none: "
+                         "run topiceval study in a clone installed with pip install -e ., or "
+                         "pass --workflow DIR, the clone's directory")
+    root = Path(workflow).resolve()
+    if not (root / "Snakefile").is_file():
+        raise ValueError(f"--workflow {workflow}: no Snakefile there; the workflow comes with the "
+                         "repository (a clone), not with the installed package")
+    return root
 
 
 def run(args: argparse.Namespace) -> int:

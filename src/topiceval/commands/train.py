@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from topiceval import tokenizer
 from topiceval.commands import add_command, columns_epilog, wrapped
 from topiceval.corpus import Corpus
 from topiceval.io import atomic_paths, write_csv_atomic
@@ -125,10 +126,12 @@ def _load(args: argparse.Namespace) -> tuple[Corpus, dict]:
     """The training documents, and what the model records about where they came from.
 
     ``source_checksum`` and ``split`` let ``topiceval evaluate`` recognise the training
-    documents inside the whole corpus file.
+    documents inside the whole corpus file; ``tokenizer`` is how the corpus's text was split
+    into words (``topiceval.tokenizer``), for held-out text.
     """
     corpus = Corpus.load(args.corpus)
-    source = {"source_checksum": corpus.checksum(), "split": args.split}
+    source = {"source_checksum": corpus.checksum(), "split": args.split,
+              "tokenizer": tokenizer.of_corpus(corpus.meta)}
     if args.split is not None:
         corpus = corpus.select_split(args.split)
     if corpus.n_tokens == 0:

@@ -39,6 +39,7 @@ import regex
 from topiceval.corpus import Corpus
 from topiceval.data.readers.base import RawCorpus, RawDocument
 from topiceval.data.readers.newsgroups import strip_quotes, strip_signature
+from topiceval.tokenizer import from_recipe
 from topiceval.validation import is_integer
 
 _LOG = logging.getLogger(__name__)
@@ -485,6 +486,9 @@ def apply_recipe(
         "dataset": raw.dataset,
         "recipe": recipe.name,
         "recipe_settings": recipe.settings(),
+        # how held-out text is split into words as this corpus's text was
+        "tokenizer": from_recipe(recipe.name, recipe.settings(),
+                                 res.stopwords if recipe.stopwords != "none" else ()),
         "ordered": raw.ordered,
         "vocab_named": raw.vocab_named,
         "docs_read": len(raw.docs),

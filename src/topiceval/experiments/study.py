@@ -68,6 +68,7 @@ from topiceval.experiments.timings import write_split
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.seeds import derive_seed, generator
+from topiceval.tokenizer import of_corpus
 
 TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy")
 FILE_LIBRARIES = ("mallet", "tomotopy", "gensim", "topiceval")
@@ -333,8 +334,9 @@ def _source(spec: Mapping, where: str, *, dataset_ok: bool) -> dict:
 def _installed(what: str, where: str) -> None:
     """Refuse a trainer or library whose peer package is not installed, naming the extra."""
     if what in PEER_MODULES and importlib.util.find_spec(PEER_MODULES[what][0]) is None:
-        raise ValueError(f"{where} needs the {PEER_MODULES[what][1]!r} package, which is not "
-                         f"installed: {INSTALL_HINT}")
+        package = PEER_MODULES[what][1]
+        raise ValueError(f"{where} needs the {package!r} package, which is not installed: "
+                         f"pip install {package} {INSTALL_HINT}")
 
 
 def _file_candidate(key: str, spec: dict, mirror: str | None) -> Candidate:
@@ -744,7 +746,8 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
     if set(model.vocab.tolist()) != set(corpus.vocab.tolist()):
         raise ValueError(f"{candidate.name}: the trained model's vocabulary is not the study's")
     model.meta.update({"study_candidate": candidate.name, "corpus_checksum": train.checksum(),
-                       "source_checksum": corpus.checksum(), "split": "train"})
+                       "source_checksum": corpus.checksum(), "split": "train",
+                       "tokenizer": of_corpus(corpus.meta)})
     own = _own_frame(native, _words(corpus.select_split("test")), train.vocab,
                      int(candidate.seed))
     save_model(model_path, model)

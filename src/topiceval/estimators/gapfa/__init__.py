@@ -74,7 +74,15 @@ DS_THETA_LIMIT = 1e300
 
 @dataclass(frozen=True)
 class Cost:
-    """Work of one call (``registry`` units) and the kernel's wall-clock seconds."""
+    """Work of one call (``registry`` units) and the kernel's wall-clock seconds.
+
+    Attributes
+    ----------
+    work : int
+        The call's work, in ``registry`` units.
+    seconds : float
+        The kernel's wall-clock seconds.
+    """
 
     work: int
     seconds: float
@@ -356,7 +364,27 @@ def check_limits(method, counts, n_topics, *, runs=1, work_limit="default", thre
     ``work_limit``, or if its arrays would not fit in memory (what ``estimate_runs`` checks
     before running).  ``threads``: the threads that will run it (default numba's);
     ``extra_arrays``: (D, R) arrays of 8 bytes the caller allocates besides the estimator's
-    own (``topiceval.evaluate`` counts its results)."""
+    own (``topiceval.evaluate`` counts its results).
+
+    Parameters
+    ----------
+    method : str
+        The estimator (``topiceval.estimators.gapfa.estimate``'s methods).
+    counts : (D, V) count matrix
+        The documents' counts over the model's columns.
+    n_topics : int
+        T, the model's factors.
+    runs : int, default 1
+        Runs of every document.
+    work_limit : float, None or "default"
+        The most work of the whole call (``topiceval.limits``).
+    threads : int, optional
+        The threads that will run it (default numba's).
+    extra_arrays : int, default 0
+        (D, R) arrays of 8 bytes the caller allocates besides the estimator's own.
+    **settings
+        The method's settings.
+    """
     spec = registry.get(method)
     resolved = spec.resolve(settings)
     mat = as_count_matrix(counts)

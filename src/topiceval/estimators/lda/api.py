@@ -61,6 +61,23 @@ class Runs:
     (``khat``, ``ess``, ``rhat``, ``runs_spread``, ``trusted``, ``reason``), over the R runs of
     this call.  ``upper``: for ``bdmc``, the (D, R) stochastic upper bounds of the same runs
     (``logp`` holds the lower ones); None otherwise.
+
+    Attributes
+    ----------
+    method : str
+        The method's name.
+    logp : (D, R) array of float
+        Natural-log estimates of every (document, run).
+    site_updates : (D, R) array of int
+        The Gibbs site updates of every (document, run).
+    seconds : float
+        Wall-clock seconds of the kernel call.
+    forms : dict of str to (D, R) array of float
+        The estimates of each form computed from the same random numbers.
+    diagnostics : pandas.DataFrame
+        One row per document of ``topiceval.diagnostics``.
+    upper : (D, R) array of float or None
+        ``bdmc``'s stochastic upper bounds; None otherwise.
     """
 
     method: str
@@ -78,7 +95,13 @@ class Runs:
     def trusted_of(self, form: str) -> np.ndarray:
         """(D,) whether the diagnostics trust each document's estimate in ``forms[form]``: the
         same particles (or samples) as ``method``, and never for a form whose method is not
-        consistent (``lr_wallach``)."""
+        consistent (``lr_wallach``).
+
+        Parameters
+        ----------
+        form : str
+            A key of ``forms``.
+        """
         trusted = self.diagnostics["trusted"].to_numpy(dtype=bool)
         declared = registry.ESTIMATE.get(form) or registry.COMPLETE[form]
         return trusted & declared.consistent
@@ -363,7 +386,31 @@ def check_limits(method, docs, phi, *, runs=1, completion=False, split=None,
     (what ``estimate_runs`` / ``complete_runs`` check before running).  ``threads``: the
     threads that will run it (default numba's); ``extra_arrays``: (D, R) arrays of 8 bytes the
     caller allocates besides the estimator's own (``topiceval.evaluate`` counts its results).
-    ``exact`` reports the work of its recursion (limited by ``max_work``)."""
+    ``exact`` reports the work of its recursion (limited by ``max_work``).
+
+    Parameters
+    ----------
+    method : str
+        The estimator (``topiceval.estimators.lda.estimate``'s methods).
+    docs : sequence of token-id sequences, or Corpus
+        The documents (ids of phi's columns).
+    phi : (T, V) array of float
+        The topics.
+    runs : int, default 1
+        Runs of every document.
+    completion : bool, default False
+        Document completion: the work of scoring each second half given the first.
+    split : int or array_like of int, optional
+        Completion only: N1, the tokens of each document's first half (default floor(N / 2)).
+    work_limit : float, None or "default"
+        The most work of the whole call (``topiceval.limits``).
+    threads : int, optional
+        The threads that will run it (default numba's).
+    extra_arrays : int, default 0
+        (D, R) arrays of 8 bytes the caller allocates besides the estimator's own.
+    **settings
+        The method's settings.
+    """
     table, what = (registry.COMPLETE, "complete") if completion else (registry.ESTIMATE,
                                                                        "estimate")
     m = lookup(table, method, what)

@@ -7,7 +7,15 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Cost:
-    """Work of one call: Gibbs site updates (Table 1 units) and wall-clock seconds."""
+    """Work of one call: Gibbs site updates (Table 1 units) and wall-clock seconds.
+
+    Attributes
+    ----------
+    site_updates : int
+        Gibbs site updates of the call.
+    seconds : float
+        Its wall-clock seconds.
+    """
 
     site_updates: int
     seconds: float

@@ -350,6 +350,21 @@ class Comparison:
     samples of each forward run (k-hat from about 20 samples on, ESS, the largest sample's
     share of the average as ``runs_spread``, ``repeats``), ``trusted`` only when the forward
     runs pass and the reciprocal check does too (docs/trust.md#ratio-ais).
+
+    Attributes
+    ----------
+    log_ratio, reverse, reciprocal_gap : (D,) array of float
+        The estimate, the reversed runs' estimate and their gap, as above.
+    suspect : (D,) array of bool
+        ``|reciprocal_gap| > threshold``.
+    threshold : float
+        The gap above which a document is suspect.
+    site_updates : (D,) array of int
+        Per document, all runs and samples.
+    seconds : float
+        Wall-clock seconds of the kernels.
+    diagnostics : pandas.DataFrame or None
+        One row per document, as above.
     """
 
     log_ratio: np.ndarray

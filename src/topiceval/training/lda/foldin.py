@@ -44,7 +44,17 @@ KEY_JOINT_SWEEP = 303
 
 @dataclass(frozen=True, eq=False)
 class FoldInResult:
-    """θ̃ (D x T, eq. 1.17), the final assignments z̃ (token order) and counts Ñ_{t|d̃}."""
+    """θ̃ (D x T, eq. 1.17), the final assignments z̃ (token order) and counts Ñ_{t|d̃}.
+
+    Attributes
+    ----------
+    theta : (D, T) array of float
+        The documents' topic proportions (eq. 1.17).
+    z : array of int
+        The final topic of every token, in token order.
+    doc_topic : (D, T) array of int
+        The final topic counts of every document.
+    """
 
     theta: np.ndarray
     z: np.ndarray
@@ -168,6 +178,25 @@ def fold_in(source: GibbsResult | LDAModel, docs, *, method: str = "query", join
     ``N_{·|t}`` and the final αm, β); ``"fixed_phi"`` accepts a result or any :class:`LDAModel`.
     ``joint`` (query only) shares Ñ across documents.  ``keep``: number of final sweeps whose
     (1.17) estimates are averaged (1 = last state).  Documents must be non-empty.
+
+    Parameters
+    ----------
+    source : GibbsResult or LDAModel
+        The trained model (``"query"`` needs the ``GibbsResult``).
+    docs : sequence of token-id sequences, or Corpus
+        The unseen documents (ids of the model's columns), none empty.
+    method : {"query", "fixed_phi"}, default "query"
+        Query sampling with the training counts, or Gibbs sampling under fixed topics.
+    joint : bool, default False
+        Query sampling only: the documents share the query counts.
+    sweeps : int, default 100
+        Gibbs sweeps.
+    keep : int, default 1
+        Final sweeps whose estimates of theta are averaged.
+    seed : int, default 0
+        The seed of the sampler.
+    threads : int or None, default 1
+        numba threads (None: all).
     """
     if method not in METHODS:
         raise ValueError(f"unknown fold-in method {method!r}; expected one of {METHODS}")

@@ -60,6 +60,27 @@ class GibbsResult:
     (§1.5).  ``log_joint`` has columns (sweep, log_joint); ``hyper_trace`` (sweep, alpha_sum,
     beta) has one row per optimisation (row 0 = initial values) and ``alpha_history`` the matching
     αm vectors (rows x T).  ``seconds``: wall time of the whole call.
+
+    Attributes
+    ----------
+    model : LDAModel
+        Phi-hat and the final alpha m and beta.
+    theta : (D, T) array of float
+        The documents' topic proportions.
+    z : array of int
+        The final topic of every token (corpus token order).
+    doc_topic, word_topic : array of int
+        The final state's counts per (document, topic) and (word, topic).
+    topic_counts : (T,) array of int
+        The final state's tokens per topic.
+    log_joint : pandas.DataFrame
+        The trace (sweep, log_joint).
+    hyper_trace : pandas.DataFrame
+        (sweep, alpha_sum, beta), one row per optimisation (row 0: initial values).
+    alpha_history : (rows, T) array of float
+        The alpha m of each row of ``hyper_trace``.
+    seconds : float
+        Wall time of the whole call.
     """
 
     model: LDAModel

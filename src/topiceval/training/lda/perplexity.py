@@ -26,7 +26,15 @@ _CHUNK_CELLS = 4_000_000
 
 
 def pooled_perplexity(log_probs, n_tokens) -> float:
-    """exp(−Σ log_probs / Σ n_tokens) (P5); the common core of P1, P2 and P3."""
+    """exp(−Σ log_probs / Σ n_tokens) (P5); the common core of P1, P2 and P3.
+
+    Parameters
+    ----------
+    log_probs : (D,) array of float
+        Per-document log probabilities (natural logs).
+    n_tokens : (D,) array of int
+        The tokens each log probability is of.
+    """
     log_probs = np.asarray(log_probs, dtype=np.float64).reshape(-1)
     n_tokens = np.asarray(n_tokens).reshape(-1)
     if log_probs.shape != n_tokens.shape:
@@ -43,17 +51,43 @@ def pooled_perplexity(log_probs, n_tokens) -> float:
 
 
 def marginal_perplexity(log_probs, lengths) -> float:
-    """P1: held-out perplexity from per-document log P̂(w_d | Φ, αm) and lengths N_d."""
+    """P1: held-out perplexity from per-document log P̂(w_d | Φ, αm) and lengths N_d.
+
+    Parameters
+    ----------
+    log_probs : (D,) array of float
+        log P-hat(w_d | Phi, alpha m) of each held-out document (natural logs).
+    lengths : (D,) array of int
+        The tokens of each document, N_d.
+    """
     return pooled_perplexity(log_probs, lengths)
 
 
 def completion_perplexity(log_probs, second_lengths) -> float:
-    """P3: document-completion perplexity from log P̂(w^{(2)} | w^{(1)}) and N^{(2)}."""
+    """P3: document-completion perplexity from log P̂(w^{(2)} | w^{(1)}) and N^{(2)}.
+
+    Parameters
+    ----------
+    log_probs : (D,) array of float
+        log P-hat of each document's second half given its first (natural logs).
+    second_lengths : (D,) array of int
+        The tokens of each second half, N^(2).
+    """
     return pooled_perplexity(log_probs, second_lengths)
 
 
 def plugin_log_likelihood(docs, theta, phi) -> np.ndarray:
-    """Per-document Σ_n log Σ_t θ̂_{dt} φ̂_{w_n|t} (eq. 1.18, the P2 building block)."""
+    """Per-document Σ_n log Σ_t θ̂_{dt} φ̂_{w_n|t} (eq. 1.18, the P2 building block).
+
+    Parameters
+    ----------
+    docs : sequence of token-id sequences, or Corpus
+        The documents (ids of phi's columns), none empty.
+    theta : (D, T) array of float
+        Each document's topic proportions.
+    phi : (T, V) array of float
+        The topics.
+    """
     phi = np.asarray(phi, dtype=np.float64)
     theta = np.asarray(theta, dtype=np.float64)
     if phi.ndim != 2 or theta.ndim != 2 or theta.shape[1] != phi.shape[0]:
@@ -82,13 +116,31 @@ def plugin_log_likelihood(docs, theta, phi) -> np.ndarray:
 
 
 def plugin_perplexity(docs, theta, phi) -> float:
-    """P2 (OPTIMISTIC when θ̂ was fitted on ``docs``): pooled (1.18)."""
+    """P2 (OPTIMISTIC when θ̂ was fitted on ``docs``): pooled (1.18).
+
+    Parameters
+    ----------
+    docs : sequence of token-id sequences, or Corpus
+        The documents (ids of phi's columns), none empty.
+    theta : (D, T) array of float
+        Each document's topic proportions.
+    phi : (T, V) array of float
+        The topics.
+    """
     offsets, _, _, _, _ = prepare_documents(docs, np.asarray(phi).shape[1], allow_empty=False)
     return pooled_perplexity(plugin_log_likelihood(docs, theta, phi), np.diff(offsets))
 
 
 def sklearn_bound_perplexity(estimator, X) -> float:
-    """P4: ``estimator.perplexity(X)`` of a fitted sklearn ``LatentDirichletAllocation``."""
+    """P4: ``estimator.perplexity(X)`` of a fitted sklearn ``LatentDirichletAllocation``.
+
+    Parameters
+    ----------
+    estimator : sklearn.decomposition.LatentDirichletAllocation
+        The fitted estimator.
+    X : (D, V) count matrix
+        The documents, over the estimator's columns.
+    """
     if not hasattr(estimator, "components_") or not hasattr(estimator, "perplexity"):
         raise ValueError("expected a fitted sklearn LatentDirichletAllocation")
     return float(estimator.perplexity(X))

@@ -52,6 +52,19 @@ def sample_documents(phi, alpha_m, lengths, seed: int = 0, threads: int | None =
     """Draw documents of the given lengths from LDA(Φ, αm).
 
     Returns (offsets int64, tokens int32, theta (D x T), z int32) with tokens in document order.
+
+    Parameters
+    ----------
+    phi : (T, V) array of float
+        The topics.
+    alpha_m : (T,) array of float
+        The Dirichlet pseudo-counts of the document-topic prior.
+    lengths : (D,) array of int
+        Each document's length, at least 1.
+    seed : int, default 0
+        The seed of the draws.
+    threads : int or None, default 1
+        numba threads (None: all); the draws do not depend on it.
     """
     model = LDAModel(phi, alpha_m)
     lengths = np.asarray(lengths)
@@ -77,6 +90,21 @@ def synthetic_corpus(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     ``doc_length`` is one length for all documents or a sequence of ``n_docs`` lengths.  The
     vocabulary is the model's (word ids as strings when it has none); ``meta["synthetic"]``
     records the generator.
+
+    Parameters
+    ----------
+    model : LDAModel
+        The model the documents are drawn from.
+    n_docs : int
+        The number of documents.
+    doc_length : int or sequence of int
+        One length for every document, or ``n_docs`` lengths.
+    seed : int, default 0
+        The seed of the draws.
+    split : str, default "test"
+        The documents' split label.
+    threads : int or None, default 1
+        numba threads (None: all); the draws do not depend on it.
     """
     return synthetic_sample(model, n_docs, doc_length, seed, split=split, threads=threads)[0]
 
@@ -89,6 +117,21 @@ def synthetic_sample(model: LDAModel, n_docs: int, doc_length, seed: int = 0, *,
     Each document's z (one topic per token, int64) is an exact draw from P(z | w, Phi, alpha m):
     passed to ``topiceval.evaluate(..., method="bdmc", posterior=z)`` it makes the upper bound
     a true stochastic bound.
+
+    Parameters
+    ----------
+    model : LDAModel
+        The model the documents are drawn from.
+    n_docs : int
+        The number of documents.
+    doc_length : int or sequence of int
+        One length for every document, or ``n_docs`` lengths.
+    seed : int, default 0
+        The seed of the draws.
+    split : str, default "test"
+        The documents' split label.
+    threads : int or None, default 1
+        numba threads (None: all); the draws do not depend on it.
     """
     n_docs = check_integer("n_docs", n_docs, 1)
     lengths = np.broadcast_to(np.asarray(doc_length), (n_docs,)).copy()
@@ -112,6 +155,30 @@ def seed002_synthetic_set(source, n_topics: int, doc_length: int, *, n_docs: int
     β = 0.01, optimisation :data:`SEED002_OPTIMIZE` unless ``optimize`` overrides it), then draws
     ``n_docs`` documents of ``doc_length`` tokens from the fitted point estimates.  Returns the
     corpus and the fitted ("true") model; the corpus meta names the source corpus checksum.
+
+    Parameters
+    ----------
+    source : Corpus
+        The corpus the "true" model is fitted to.
+    n_topics : int
+        T, the fitted model's topics.
+    doc_length : int
+        The tokens of every drawn document.
+    n_docs : int, default 50
+        The number of drawn documents.
+    sweeps : int, default 1000
+        Gibbs sweeps of the fit.
+    alpha_sum : float, default 5.0
+        The initial sum of alpha m (MALLET's).
+    beta : float, default 0.01
+        The topic-word pseudo-count.
+    optimize : dict or bool, optional
+        Hyperparameter optimisation of the fit, as ``fit_gibbs``'s (default
+        ``SEED002_OPTIMIZE``).
+    seed : int, default 0
+        The seed of the fit and the draws.
+    threads : int or None, default 1
+        numba threads of the fit and the draws.
     """
     if not isinstance(source, Corpus):
         raise ValueError("the source must be a Corpus (its vocabulary becomes the synthetic one)")

@@ -13,6 +13,15 @@ def top_words(model: LDAModel, n: int = 5, vocab=None) -> pd.DataFrame:
 
     Ties are broken by word id.  ``vocab`` defaults to the model's vocabulary (word ids as strings
     when it has none).
+
+    Parameters
+    ----------
+    model : LDAModel
+        The model.
+    n : int, default 5
+        Words per topic.
+    vocab : (V,) sequence of str, optional
+        The words of phi's columns (default: the model's).
     """
     if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")

@@ -76,7 +76,23 @@ VARIANTS = ("seed001", "full")
 class VemResult:
     """Output of :func:`fit_vem`: the model, the ELBO trace (iteration, elbo; V1 summed over
     documents), the final per-document ELBO (V1), γ (D x T) and whether the relative change fell
-    below ``tol``."""
+    below ``tol``.
+
+    Attributes
+    ----------
+    model : LDAModel
+        The fitted model.
+    elbo : pandas.DataFrame
+        The ELBO trace (iteration, elbo).
+    doc_elbo : (D,) array of float
+        The final per-document ELBO.
+    gamma : (D, T) array of float
+        The variational Dirichlet parameters.
+    converged : bool
+        Whether the relative change fell below ``tol``.
+    seconds : float
+        Wall time of the fit.
+    """
 
     model: LDAModel
     elbo: pd.DataFrame
@@ -88,7 +104,17 @@ class VemResult:
 
 @dataclass(frozen=True, eq=False)
 class VemFoldIn:
-    """Variational fold-in of documents under fixed topics: γ, θ̃ = γ/Σγ, (V1) per document."""
+    """Variational fold-in of documents under fixed topics: γ, θ̃ = γ/Σγ, (V1) per document.
+
+    Attributes
+    ----------
+    gamma : (D, T) array of float
+        The variational Dirichlet parameters.
+    theta : (D, T) array of float
+        gamma normalised by rows.
+    doc_elbo : (D,) array of float
+        Each document's evidence lower bound (V1).
+    """
 
     gamma: np.ndarray
     theta: np.ndarray
@@ -341,6 +367,17 @@ def vem_fold_in(model: LDAModel, docs, *, alpha=None, threads: int | None = 1) -
     """Full E-step (1.11)-(1.12) with the topics of ``model`` fixed (§1.5, variational fold-in).
 
     ``alpha`` defaults to ``model.alpha_m``.  Documents must be non-empty.  θ̃ = γ/Σγ.
+
+    Parameters
+    ----------
+    model : LDAModel
+        The topics, fixed.
+    docs : sequence of token-id sequences, or Corpus
+        The documents (ids of the model's columns), none empty.
+    alpha : (T,) array of float, optional
+        The Dirichlet prior (default ``model.alpha_m``).
+    threads : int or None, default 1
+        numba threads (None: all).
     """
     phi = model.phi
     alpha_m = model.alpha_m if alpha is None else _check_alpha(alpha, model.n_topics)
