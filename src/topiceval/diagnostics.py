@@ -743,7 +743,8 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
           ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
           ("the method is not consistent", "inconsistent method"),
-          ("no finite", "no finite estimate"))
+          ("no finite", "no finite estimate"),
+          ("IS-theta is", "IS-theta higher"))
 
 
 # the checks that more runs cannot pass, or pass at far more cost than longer runs, per kind

@@ -47,6 +47,7 @@ low, and the average in probability keeps the good runs.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 import warnings
@@ -58,6 +59,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
+from topiceval import crosscheck
 from topiceval._docs import page
 from topiceval.compiling import compile_note
 from topiceval.corpus import Corpus
@@ -596,9 +598,10 @@ def evaluate(model: LDAModel | GaPModel,
     long_docs = int(np.count_nonzero(lengths[todo] > LONG_DOCUMENT))
     if long_docs and method != "exact":
         notes.append(
-            f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there no estimator "
-            "converged in our benchmark, estimates may be several nats low and the standard "
-            f"error is optimistic ({page('choosing-an-estimator.md#long-documents')})")
+            f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there, beyond a few "
+            "topics per document, no estimator converged in our benchmarks, estimates may be "
+            "several nats low and the standard error is optimistic "
+            f"({page('choosing-an-estimator.md#long-documents')})")
     goal = _target(target, declaration, resolved, runs)
     if posterior is not None:
         if not declaration.upper:
@@ -631,14 +634,50 @@ def evaluate(model: LDAModel | GaPModel,
             predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
             diagnostics=diagnostics, upper_runs=upper_runs,
             posterior_given=posterior is not None)
-        if goal is None:
-            return result
-        return refine(result, goal, run_round=run_round,
-                      price=lambda *a: float(price(*a).sum()),
-                      limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
-                      setting=_grown_setting(declaration, resolved),
-                      longer=lambda res: needs_longer_runs(declaration.diagnostics,
-                                                           res.diagnostics["reason"]))
+        if goal is not None:
+            result = refine(result, goal, run_round=run_round,
+                            price=lambda *a: float(price(*a).sum()),
+                            limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
+                            setting=_grown_setting(declaration, resolved),
+                            longer=lambda res: needs_longer_runs(declaration.diagnostics,
+                                                                 res.diagnostics["reason"]))
+        if crosscheck.applies(family, method):
+            result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
+                                    progress)
+        return result
+
+
+def _cross_checked(result: Evaluation, corpus, todo, model, seed, work_limit, threads,
+                   progress) -> Evaluation:
+    """``result`` with its long documents checked by IS-theta (``topiceval.crosscheck``):
+    priced first, and left out with a note when it would take the call over the work limit."""
+    backend = _BACKENDS["lda"]
+    docs = crosscheck.documents(todo, corpus.lengths)
+    if not docs.size:
+        return result
+    settings = backend.method(crosscheck.METHOD).resolve({})
+    cost = backend.predict(crosscheck.METHOD, corpus, docs, settings, model, crosscheck.RUNS,
+                           None, threads) * crosscheck.RUNS
+    limit = resolve_limit(work_limit, DEFAULT_WORK_LIMIT["lda"])
+    if limit is not None and float(result.work.sum()) + float(cost.sum()) > limit:
+        return dataclasses.replace(result, notes=result.notes + (
+            f"the {docs.size} document(s) of {crosscheck.MIN_TOKENS} tokens or more were not "
+            f"cross-checked by IS-theta ({cost.sum():.3g} more {WORK_UNITS['lda']} would "
+            "exceed the work limit): the estimates over z can miss mass that their runs do not "
+            "show (" + page("trust.md#the-cross-check") + ")",))
+
+    def call(block, warmup=False):
+        return backend.run(crosscheck.METHOD, corpus, block, model, settings,
+                           1 if warmup else crosscheck.RUNS, seed, warmup=warmup,
+                           work_limit=None)
+
+    logp_runs, _, _, diagnostics, _ = run_in_blocks(call, docs, cost, n_docs=len(corpus),
+                                                    runs=crosscheck.RUNS, progress=progress,
+                                                    family="lda")
+    check, check_stderr = combine_runs(logp_runs[docs])
+    judged = crosscheck.judge(result.diagnostics, docs, result.logp, result.stderr, check,
+                              check_stderr, diagnostics["trusted"].to_numpy(bool)[docs])
+    return dataclasses.replace(result, diagnostics=judged)
 
 
 def _grown_setting(declaration, resolved) -> str:
