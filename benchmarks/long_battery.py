@@ -176,29 +176,57 @@ def _log_dirichlet_draws(rng, a):
     return lg - logsumexp(lg, axis=1, keepdims=True)
 
 
+class Mixture:
+    """IS-theta's proposal q (docs/methods/lda-estimators.md#is-theta) for one document, built
+    from the counts of a chain of ``burnin`` + ``samples`` sweeps from a random start (drawn
+    from ``rng``; the chain's stream is keyed by ``seed``), and the log weights
+    log P(w | theta) + log Dir(theta; alpha m) - log q(theta) at any theta."""
+
+    def __init__(self, doc, phi, am, rng, seed: int, burnin: int, samples: int):
+        self.doc, self.phi, self.am = doc, phi, am
+        self.pw = np.ascontiguousarray(phi[:, doc].T)
+        start = rng.integers(0, am.size, doc.size)
+        self.comps = _chain_counts(self.pw, am, start, burnin + samples,
+                                   rng_state(seed, 1, 0, 0))[burnin:]
+        alpha = am.sum()
+        self.offsets = (gammaln(alpha + doc.size) - gammaln(alpha)
+                        - (gammaln(am + self.comps) - gammaln(am)).sum(axis=1))
+        self.words, self.counts = np.unique(doc, return_counts=True)
+
+    def draw(self, rng, m: int) -> np.ndarray:
+        """(m, T) log theta drawn from q."""
+        prior = rng.random(m) < DEFENSIVE
+        k = rng.integers(0, self.comps.shape[0], m)
+        return _log_dirichlet_draws(rng, np.where(prior[:, None], self.am[None, :],
+                                                  self.am[None, :] + self.comps[k]))
+
+    def posterior_draws(self, rng, z, sweeps: int, seed: int, burnin: int = 0) -> np.ndarray:
+        """(sweeps, T) log theta ~ Dir(alpha m + n(z_k)), z_k the states of a chain from z
+        after ``burnin`` sweeps (its stream keyed by ``seed``; an exact posterior draw each
+        when z is one, approximate otherwise)."""
+        states = _chain_counts(self.pw, self.am, np.asarray(z, np.int64), burnin + sweeps,
+                               rng_state(seed, 2, 0, 0))[burnin:]
+        return _log_dirichlet_draws(rng, self.am + states)
+
+    def log_weights(self, lt: np.ndarray) -> np.ndarray:
+        """log P(w | theta) - log(q(theta) / Dir(theta; alpha m)) at each row of ``lt``."""
+        log_ratio = np.logaddexp(np.log(DEFENSIVE),
+                                 np.log1p(-DEFENSIVE) - np.log(self.comps.shape[0])
+                                 + logsumexp(self.offsets[None, :] + lt @ self.comps.T, axis=1))
+        top = lt.max(axis=1, keepdims=True)
+        log_lik = (self.doc.size * top[:, 0]
+                   + np.log(np.exp(lt - top) @ self.phi[:, self.words]) @ self.counts)
+        return log_lik - log_ratio
+
+
 def upper_bound(doc, phi, am, z, seed: int) -> float:
-    """The reverse importance-sampling bound of the module docstring."""
+    """The reverse importance-sampling bound of the module docstring: q from an independent
+    chain, exact posterior draws from a chain started at the generating z."""
     rng = np.random.default_rng(seed)
-    pw = np.ascontiguousarray(phi[:, doc].T)
-    n_tokens = doc.size
-    # q: the counts of an independent chain (random start, B burn-in, S kept)
-    start = rng.integers(0, am.size, n_tokens)
-    burnin, samples = TRUTH_LOWER["burnin"], TRUTH_LOWER["samples"]
-    comps = _chain_counts(pw, am, start, burnin + samples, rng_state(seed, 1, 0, 0))[burnin:]
-    alpha = am.sum()
-    offsets = (gammaln(alpha + n_tokens) - gammaln(alpha)
-               - (gammaln(am + comps) - gammaln(am)).sum(axis=1))
-    # exact posterior draws: a chain from the generating z, theta from each state
-    states = _chain_counts(pw, am, np.asarray(z, np.int64), TRUTH_UPPER_DRAWS,
-                           rng_state(seed, 2, 0, 0))
-    lt = _log_dirichlet_draws(rng, am + states)
-    log_ratio = np.logaddexp(np.log(DEFENSIVE), np.log1p(-DEFENSIVE) - np.log(samples)
-                             + logsumexp(offsets[None, :] + lt @ comps.T, axis=1))
-    words, counts = np.unique(doc, return_counts=True)
-    top = lt.max(axis=1, keepdims=True)
-    log_lik = n_tokens * top[:, 0] + np.log(np.exp(lt - top) @ phi[:, words]) @ counts
-    # q / P(w, theta) = (q / Dir(alpha m)) / P(w | theta)
-    return -(logsumexp(log_ratio - log_lik) - np.log(log_lik.size))
+    q = Mixture(doc, phi, am, rng, seed, TRUTH_LOWER["burnin"], TRUTH_LOWER["samples"])
+    log_w = q.log_weights(q.posterior_draws(rng, z, TRUTH_UPPER_DRAWS, seed))
+    # q / P(w, theta) = 1 / w
+    return -(logsumexp(-log_w) - np.log(log_w.size))
 
 
 def averaged(logp: np.ndarray) -> float:
