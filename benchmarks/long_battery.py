@@ -1,7 +1,8 @@
 """The real-length battery (issue 44; docs/choosing-an-estimator.md#long-documents).
 
     NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py [--part calibration|fresh]
-        [--mirror ../shared/data] [--estimators chib is_theta] [--truth-only | --analyse-only]
+        [--mirror ../shared/data] [--estimators chib is_theta bridge_theta]
+        [--truth-only | --analyse-only]
 
 Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each estimator's
 +/- 2 standard errors cover it.  Two kinds of truth:
@@ -41,8 +42,9 @@ Each cell (model x length) has 4 documents per part.  The parts have their own s
 once at the end, by the protocol in docs/choosing-an-estimator.md#long-documents).
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
-``trusted``): ``chib`` (the default up to now: S = 1,000, G0 = 50, 8 runs) and ``is_theta`` (its
-defaults, 8 runs).  Per estimate: error against the truth, its standard error, whether +/- 2
+``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
+documents of 100 tokens or more), ``is_theta`` (its defaults, 8 runs) and ``bridge_theta`` (its
+defaults, 4 runs).  Per estimate: error against the truth, its standard error, whether +/- 2
 s.e. covers the truth (allowing for the truth's own half-gap), trusted or not, CPU seconds.
 An estimate is *bad* when it is off by more than 4 s.e. + 0.5 nats (issue 44's rule), *good*
 when within 2 s.e.
@@ -99,7 +101,8 @@ TRUTH_LOWER = {"samples": 1000, "draws": 20_000, "burnin": 200}
 TRUTH_RUNS = 4
 TRUTH_UPPER_DRAWS = 1000
 ESTIMATORS = {"chib": {"method": "chib", "runs": 8},
-              "is_theta": {"method": "is_theta", "runs": 8}}
+              "is_theta": {"method": "is_theta", "runs": 8},
+              "bridge_theta": {"method": "bridge_theta", "runs": 4}}
 ESTIMATE_SEED = 11
 
 

@@ -23,6 +23,7 @@ FAST = {
     "exact": {},
     "bdmc": {"temperatures": 10, "burnin": 2},
     "is_theta": {"samples": 5, "draws": 10, "burnin": 2},
+    "bridge_theta": {"samples": 5, "draws": 10, "burnin": 2},
 }
 FAST_COMPLETE = {
     "et": {"burnin": 5, "samples": 10},
@@ -44,7 +45,7 @@ def problem():
 
 def test_method_names():
     assert lda.METHODS == ("is_pt", "is_pzw", "is_ip", "hm", "ais", "chib", "lr", "lr_wallach",
-                           "exact", "bdmc", "is_theta")
+                           "exact", "bdmc", "is_theta", "bridge_theta")
     assert set(lda.COMPLETION_METHODS) >= {"et", "ais", "lr", "exact"}
     assert set(FAST) == set(lda.METHODS)
     assert set(FAST_COMPLETE) == set(lda.COMPLETION_METHODS)

@@ -44,6 +44,9 @@ def reference_value(method, doc, phi, am, settings, rng):
     if method == "chib":
         return ref.chib(doc, phi, am, settings["samples"], settings["burnin"],
                         settings["iterations"], rng)
+    if method == "bridge_theta":
+        return ref.bridge_theta(doc, phi, am, settings["samples"], settings["draws"],
+                                settings["burnin"], rng)
     if method == "is_theta":
         return ref.is_theta(doc, phi, am, settings["samples"], settings["draws"],
                             settings["burnin"], rng)
@@ -61,6 +64,8 @@ CASES = [
     ("chib", {"samples": 4, "burnin": 2, "iterations": 5}),
     ("is_theta", {"samples": 3, "draws": 5, "burnin": 2}),
     ("is_theta", {"samples": 1, "draws": 40, "burnin": 0}),
+    ("bridge_theta", {"samples": 3, "draws": 5, "burnin": 2}),
+    ("bridge_theta", {"samples": 2, "draws": 30, "burnin": 0}),
     ("lr", {"particles": 3, "resample": True}),
     ("lr_wallach", {"particles": 3, "resample": True}),
     ("lr", {"particles": 3, "resample": False}),

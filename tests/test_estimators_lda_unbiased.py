@@ -182,3 +182,20 @@ def test_estimated_theta_converges_to_the_wrong_value():
     truth = split_truth(doc, TOY_PHI, TOY_AM, n1)
     mean, se = ratios(logp, truth)
     assert mean < 0.5 and abs(mean - 1.0) > 20 * se
+
+
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_bridge_theta_is_biased_at_tiny_budgets_and_consistent(problem):
+    """Bridge-theta is a ratio with posterior draws from a chain: P-hat / P averages 1.14-1.61
+    at 2 draws of 1 chain sample (measured), and within its Monte Carlo error of 1 at 200 draws
+    of 20."""
+    doc, phi, am = PROBLEMS[problem]
+    truth = brute.log_prob(doc, phi, am)
+    tiny = replicate("bridge_theta", problem, seed=7, copies=4000, samples=1, draws=2, burnin=0)
+    mean, se = ratios(tiny, truth)
+    assert mean - 1.0 > 4 * se, (mean, se)
+    larger = replicate("bridge_theta", problem, seed=7, copies=4000, samples=20, draws=200,
+                       burnin=5)
+    mean, se = ratios(larger, truth)
+    assert abs(mean - 1.0) <= 4 * se, (mean, se)
+    assert abs(np.mean(larger - truth)) < 0.005

@@ -154,6 +154,57 @@ def is_theta(doc, phi, am, samples, draws, burnin, rng, weights=None):
     return lse_mean(ells)
 
 
+def bridge_theta(doc, phi, am, samples, draws, burnin, rng):
+    """Bridge-theta (2.11): IS-theta's proposal and draws from it (as ``is_theta``), then a
+    second chain from a uniform start whose states after ``burnin`` sweeps each give theta ~
+    Dir(alpha m + n(z)); the fixed point of (2.11) from IS-theta's estimate, with every density
+    written out."""
+    n = len(doc)
+
+    def pw_of(i):
+        return phi[:, doc[i]]
+
+    def log_weight(lt):
+        log_q = logsumexp([np.log(DEFENSIVE) + log_dirichlet(lt, am)]
+                          + [np.log((1 - DEFENSIVE) / samples) + log_dirichlet(lt, am + c)
+                             for c in counts])
+        log_lik = sum(logsumexp(lt + np.log(phi[:, w])) for w in doc)
+        return log_lik + log_dirichlet(lt, am) - log_q
+
+    z, cnt = uniform_init(n, am.size, rng)
+    counts = []
+    for it in range(burnin + samples):
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+        if it >= burnin:
+            counts.append(cnt.astype(float))
+    lt = np.empty(am.size)
+    forward = []
+    for _ in range(draws):
+        if nb.uniform(rng) < DEFENSIVE:
+            nb.log_dirichlet_into(rng, am, lt)
+        else:
+            nb.log_dirichlet_into(rng, am + counts[nb.randint(rng, samples)], lt)
+        forward.append(log_weight(lt))
+    z, cnt = uniform_init(n, am.size, rng)
+    backward = []
+    for it in range(burnin + draws):
+        gibbs_sweep(z, cnt, range(n), pw_of, am, rng)
+        if it >= burnin:
+            nb.log_dirichlet_into(rng, am + cnt, lt)
+            backward.append(log_weight(lt))
+    forward, backward = np.array(forward), np.array(backward)
+    log_sk = np.log(len(backward) / (len(backward) + len(forward)))
+    log_sm = np.log(len(forward) / (len(backward) + len(forward)))
+    r = lse_mean(forward)
+    for _ in range(1000):
+        new = (lse_mean(forward - np.logaddexp(log_sk + forward, log_sm + r))
+               - lse_mean(-np.logaddexp(log_sk + backward, log_sm + r)))
+        if abs(new - r) <= 1e-12:
+            return new
+        r = new
+    return r
+
+
 def _is_from_proposal(doc, phi, am, q, samples, rng):
     """IS with independent per-position proposals q[n] (rows summing to 1, up to rounding)."""
     ells = []

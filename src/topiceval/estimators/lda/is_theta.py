@@ -84,26 +84,50 @@ def log_mixture_ratio(lt, counts, offsets):
 
 
 @njit(cache=True)
-def is_theta_document(tab, d, samples, draws, burnin, rng, rec, stop):
-    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py), the
-    weights l_m in the record ``rec`` (``diagnostics``); (NaN, NaN, 0) once ``stop`` is set
-    (polled once per sweep and per draw)."""
+def chain_counts(tab, d, samples, burnin, rng, stop):
+    """The topic counts n_1..n_S (S, T) of S collapsed Gibbs sweeps of document d after
+    ``burnin`` sweeps from a uniform random start, and their offsets c_s of (2.10); an empty
+    (0, T) array once ``stop`` is set (polled once per sweep)."""
     n_topics = tab.am.shape[0]
     rows = tab.rows[tab.doc_off[d] : tab.doc_off[d + 1]]
     n_tokens = rows.shape[0]
-    am = tab.am
     ch = new_chain(n_tokens, n_topics)
     init_uniform(ch, 0, n_tokens, n_topics, rng)
     counts = np.empty((samples, n_topics))
     for it in range(burnin + samples):
         if stopped(stop):
-            return np.nan, np.nan, 0
-        sweep_chain(ch, tab.pw, tab.cq, rows, 0, am, 0, n_tokens, False, rng)
+            return np.empty((0, n_topics)), np.empty(0)
+        sweep_chain(ch, tab.pw, tab.cq, rows, 0, tab.am, 0, n_tokens, False, rng)
         if it >= burnin:
             for t in range(n_topics):
                 counts[it - burnin, t] = ch.cnt[t]
     offsets = np.empty(samples)
-    chain_offsets(counts, am, tab.alpha, n_tokens, offsets)
+    chain_offsets(counts, tab.am, tab.alpha, n_tokens, offsets)
+    return counts, offsets
+
+
+@njit(cache=True)
+def draw_log_theta(rng, am, counts, scratch, lt):
+    """log theta ~ q of (2.10) into ``lt`` (``scratch``: length T)."""
+    if uniform(rng) < DEFENSIVE:
+        log_dirichlet_into(rng, am, lt)
+        return
+    k = randint(rng, counts.shape[0])
+    for t in range(am.shape[0]):
+        scratch[t] = am[t] + counts[k, t]
+    log_dirichlet_into(rng, scratch, lt)
+
+
+@njit(cache=True)
+def is_theta_document(tab, d, samples, draws, burnin, rng, rec, stop):
+    """(log P-hat, log P-hat, site updates) for document d of ``tab`` (see tasks.py), the
+    weights l_m in the record ``rec`` (``diagnostics``); (NaN, NaN, 0) once ``stop`` is set
+    (polled once per sweep and per draw)."""
+    n_topics = tab.am.shape[0]
+    n_tokens = tab.doc_off[d + 1] - tab.doc_off[d]
+    counts, offsets = chain_counts(tab, d, samples, burnin, rng, stop)
+    if counts.shape[0] == 0:
+        return np.nan, np.nan, 0
     scratch = np.empty(n_topics)
     lt = np.empty(n_topics)
     theta = np.empty(n_topics)
@@ -113,13 +137,7 @@ def is_theta_document(tab, d, samples, draws, burnin, rng, rec, stop):
     for _ in range(draws):
         if stopped(stop):
             return np.nan, np.nan, 0
-        if uniform(rng) < DEFENSIVE:
-            log_dirichlet_into(rng, am, lt)
-        else:
-            k = randint(rng, samples)
-            for t in range(n_topics):
-                scratch[t] = am[t] + counts[k, t]
-            log_dirichlet_into(rng, scratch, lt)
+        draw_log_theta(rng, tab.am, counts, scratch, lt)
         ell = log_likelihood_at(tab, d, lt, theta, n_tokens) - log_mixture_ratio(lt, counts,
                                                                               offsets)
         acc_m, acc_s = lse_add(acc_m, acc_s, ell)

@@ -23,6 +23,7 @@ import numpy as np
 
 from topiceval.estimators.lda.ais import AIS
 from topiceval.estimators.lda.bdmc import BDMC
+from topiceval.estimators.lda.bridge_theta import BRIDGE_THETA
 from topiceval.estimators.lda.chib import CHIB
 from topiceval.estimators.lda.completion import AIS_DC, ET, LR_DC, LR_WALLACH_DC
 from topiceval.estimators.lda.exact import EXACT
@@ -36,9 +37,10 @@ from topiceval.estimators.schedule import n_temperatures, schedule
 
 # §2.1-2.3 importance sampling, §2.4 harmonic mean, §2.5 AIS, §2.6 Chib-style, §2.7
 # left-to-right, §7.1c the exact forward recursion, BDMC's two bounds (AIS both ways) and
-# importance sampling over theta from the Gibbs chain's posterior mixture (is_theta.py)
+# importance sampling over theta from the Gibbs chain's posterior mixture (is_theta.py) and
+# bridge sampling between that mixture and the posterior (bridge_theta.py)
 ESTIMATE: dict[str, Method] = table(IS_PT, IS_PZW, IS_IP, HM, AIS, CHIB, LR, LR_WALLACH, EXACT,
-                                    BDMC, IS_THETA)
+                                    BDMC, IS_THETA, BRIDGE_THETA)
 # §3.1 estimated theta, §3.2 AIS with target (3.1), §3.3 left-to-right, exact ratio
 COMPLETE: dict[str, Method] = table(ET, AIS_DC, LR_DC, LR_WALLACH_DC, EXACT)
 

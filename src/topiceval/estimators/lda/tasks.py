@@ -28,6 +28,7 @@ from numba import njit, prange
 from topiceval._numba import seed_into
 from topiceval.estimators.lda.ais import AIS_CODE, ais_runs
 from topiceval.estimators.lda.bdmc import BDMC_CODE, bdmc_runs
+from topiceval.estimators.lda.bridge_theta import BRIDGE_THETA_CODE, bridge_theta_document
 from topiceval.estimators.lda.chib import CHIB_CODE, chib_document
 from topiceval.estimators.lda.completion import (
     AIS_DC_CODE,
@@ -113,6 +114,9 @@ def run_tasks(code, tab, ipar, tau, seed, key, run_keys, out, alt, sites, stats,
         elif code == IS_THETA_CODE:
             v, w, s = is_theta_document(tab, d, ipar[SAMPLES], ipar[DRAWS], ipar[BURNIN], rng,
                                         rec, stop)
+        elif code == BRIDGE_THETA_CODE:
+            v, w, s = bridge_theta_document(tab, d, ipar[SAMPLES], ipar[DRAWS], ipar[BURNIN],
+                                            rng, rec, stop)
         elif code == LR_CODE:
             v, w, s = lr_document(tab, d, ipar[PARTICLES], ipar[RESAMPLE] != 0, rng, rec, stop)
         elif code == ET_CODE:
