@@ -1,6 +1,7 @@
-"""The documentation site's layout (issue 47): no page shows an empty section navigation, and
-code blocks wrap their long lines instead of running past the column's right edge.  The site
-is built here without running its notebook pages (their cells change no layout)."""
+"""The documentation site's layout (issue 47): no page shows an empty section navigation, code
+blocks wrap their long lines instead of running past the column's right edge, and the names
+the user pages cite link to the API reference.  The site is built here without running its
+notebook pages (their cells change neither layout nor links)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,20 @@ def test_code_blocks_wrap(site):
     rule = re.search(r"div\.highlight pre \{([^}]*)\}", css).group(1)
     assert "white-space: pre-wrap" in rule
     assert 'href="_static/topiceval.css' in (site / "trust.html").read_text(encoding="utf-8")
+
+
+USER_PAGES = ["getting-started", "score-a-model", "trust", "choose-topics",
+              "choosing-an-estimator"]
+
+
+@pytest.mark.parametrize("page", USER_PAGES)
+def test_names_in_the_prose_link_to_the_reference(site, page):
+    """Every {py:...} role of a user page resolves to its entry in the API reference (Sphinx
+    does not warn about one that does not: it is shown as code, unlinked)."""
+    roles = (ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8").count("{py:")
+    html = (site / f"{page}.html").read_text(encoding="utf-8")
+    linked = re.findall(r'<a class="reference internal" href="api/[^"]*"[^>]*>'
+                        r'<code class="xref py', html)
+    assert html.count('<code class="xref py') == len(linked) == roles, (
+        f"{page}: {roles} roles, {len(linked)} linked to the API reference")
+
