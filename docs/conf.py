@@ -63,3 +63,22 @@ html_theme_options = {
     "navigation_depth": 2,
     "show_toc_level": 2,
 }
+html_static_path = ["_static"]
+html_css_files = ["topiceval.css"]  # code blocks wrap their long lines
+
+
+def childless_top_level_pages(root: str, includes: dict[str, list[str]]) -> set[str]:
+    """The pages of the root toctree with no pages under them: the theme's section navigation
+    (the left sidebar) lists a top-level page's children, so on these it would be empty."""
+    return {name for name in includes.get(root, []) if not includes.get(name)}
+
+
+def no_empty_section_navigation(app, pagename, templatename, context, doctree) -> None:
+    """No left sidebar on a page whose section navigation would be empty (the content widens)."""
+    env = app.builder.env
+    if pagename in childless_top_level_pages(env.config.root_doc, env.toctree_includes):
+        context["sidebars"] = []
+
+
+def setup(app) -> None:
+    app.connect("html-page-context", no_empty_section_navigation)

@@ -32,7 +32,8 @@ PARALLEL_NAMES = {
     "State": "a training sampler's state, LDA and GaP-FA",
     "sweep": "one sweep of a training sampler, LDA and GaP-FA",
     "register": "a command module's parser",
-    "run": "a command module's entry point, a GaP-FA method's task runner",
+    "run": "a command module's entry point, a GaP-FA method's task runner, a study from "
+           "Python",
     "train_job": "a paper's training job",
     "train_model": "a paper's trained model",
     "run_shard": "a paper's shard of estimator runs",

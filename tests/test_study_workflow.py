@@ -291,3 +291,27 @@ def test_a_bdmc_study_reports_the_sandwich(study_run, tmp_path):
                                (by["log_likelihood_upper"] - by["log_likelihood"]) / by["tokens"])
     full = pd.read_csv(out / "candidates.csv")
     assert full["log_likelihood_upper"].isna().all()  # chib: no upper bound
+
+
+def test_a_study_from_python_returns_its_candidates(tmp_path):
+    """topiceval.study.run: the configuration as a mapping, the table it returns is the
+    candidates.csv the workflow wrote; a failed workflow is one RuntimeError."""
+    import topiceval.study
+
+    config = study_config(tmp_path, name="python", heldout={"fraction": 0.25, "seed": 0},
+                          train={"trainers": ["gibbs"], "topics": [2, 3], "seeds": [0],
+                                 "settings": {"gibbs": {"sweeps": 20}}},
+                          models={}, estimate={"runs": 2, "parts": 1,
+                                               "settings": {"samples": 20}},
+                          compare={"docs": 4, "temperatures": 10})
+    config["study"]["corpus"]["max_docs"] = 40
+    result = topiceval.study.run(config, cores=2, results=tmp_path / "results")
+    assert result.directory == (tmp_path / "results" / "studies" / "python").resolve()
+    written = pd.read_csv(result.directory / "candidates.csv", keep_default_na=False,
+                          na_values=[""])
+    pd.testing.assert_frame_equal(result.candidates, written)
+    assert set(result.candidates["candidate"]) == {"gibbs-T2-seed0", "gibbs-T3-seed0"}
+    assert (result.candidates["verdict"] == "best").sum() == 1
+    config["study"]["corpus"]["texts"] = str(tmp_path / "no-such-folder")
+    with pytest.raises(RuntimeError, match=r"^the study's workflow failed \(Snakemake exit"):
+        topiceval.study.run(config, results=tmp_path / "results")
