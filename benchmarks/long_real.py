@@ -168,12 +168,12 @@ def main(argv=None) -> int:
     docs = held_out(model)
     ref_path, est_path = OUT / "reference.csv", OUT / "estimates.csv"
     if ref_path.is_file():
-        ref = pd.read_csv(ref_path)
+        ref = pd.read_csv(ref_path, dtype={"doc": str})
     else:
         ref = reference(docs, model)
         ref.to_csv(ref_path, index=False)
     if args.analyse_only:
-        est = pd.read_csv(est_path)
+        est = pd.read_csv(est_path, dtype={"doc": str})
     else:
         est = estimates(docs, model)
         est.to_csv(est_path, index=False)

@@ -455,9 +455,9 @@ def evaluate(model: LDAModel | GaPModel,
         left-to-right methods.
     method : str, optional
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
-        ``is_ip``, ``is_theta``, ``hm``, ``bdmc``, ``exact``; GaP-FA: ``ais``, ``bdmc``, ``l2r``,
-        ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``; the documentation's methods
-        pages say what each computes).  Default
+        ``is_ip``, ``is_theta``, ``bridge_theta``, ``hm``, ``bdmc``, ``exact``; GaP-FA:
+        ``ais``, ``bdmc``, ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``;
+        the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
         passes for LDA, AIS with 1,000 temperatures for GaP-FA (chosen by measurement: the
         documentation page "Which estimator and budget should I use?").

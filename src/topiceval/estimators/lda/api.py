@@ -115,10 +115,10 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
     Parameters
     ----------
     method : str
-        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"is_theta"``, ``"hm"``,
-        ``"ais"``, ``"chib"``, ``"lr"`` (sequential left-to-right, unbiased), ``"lr_wallach"``
-        (Wallach et al.'s Algorithm 3 as printed, MALLET's evaluator), ``"bdmc"`` or
-        ``"exact"``.
+        One of ``METHODS``: ``"is_pt"``, ``"is_pzw"``, ``"is_ip"``, ``"is_theta"``,
+        ``"bridge_theta"``, ``"hm"``, ``"ais"``, ``"chib"``, ``"lr"`` (sequential left-to-right,
+        unbiased), ``"lr_wallach"`` (Wallach et al.'s Algorithm 3 as printed, MALLET's
+        evaluator), ``"bdmc"`` or ``"exact"``.
     docs : Corpus or sequence of 1-D integer arrays
         The documents as token ids, i.e. column indices of ``phi``, in reading order (a
         ``Corpus`` aligned to the model's vocabulary works; words are matched to ids by
@@ -149,6 +149,8 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
                         before ICM), ``iterations=20`` (most ICM passes choosing z*)
         ``is_theta``    ``samples=200`` (Gibbs sweeps whose counts make the proposal),
                         ``draws=1000`` (importance draws M of theta), ``burnin=50``
+        ``bridge_theta`` the same as ``is_theta`` (``draws``: M draws from the proposal
+                        and M sweeps of a second chain)
         ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
         ``lr_wallach``  same as ``lr``
         ``exact``       ``max_work=4e8`` (most operations of the recursion)
