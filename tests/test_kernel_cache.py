@@ -54,7 +54,8 @@ def test_an_upgrade_in_place_computes_the_new_numbers(tmp_path):
 
 def test_the_cache_directory_is_keyed_to_version_and_source(tmp_path, monkeypatch):
     """``cache_dir()``: under ``$NUMBA_CACHE_DIR/topiceval`` when set, named by the version and
-    a hash that changes with any module that imports numba, and only with those."""
+    a hash that changes with any module of the package (a kernel freezes the constants it reads
+    from other modules), and only with the source."""
     package = tmp_path / "topiceval"
     shutil.copytree(SRC, package, ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(_kernel_cache, "PACKAGE", package)
@@ -68,9 +69,10 @@ def test_the_cache_directory_is_keyed_to_version_and_source(tmp_path, monkeypatc
         first = key()
         assert first.startswith(f"{topiceval.__version__}-")
         assert _kernel_cache.cache_dir() == tmp_path / "mine" / "topiceval" / first
-        (package / "report.py").write_text((package / "report.py").read_text() + "\n# no kernel\n")
+        (package / "py.typed").write_text("changed, not a module\n")
         assert key() == first
-        (package / "_numba.py").write_text((package / "_numba.py").read_text() + "\n# changed\n")
+        settings = package / "estimators" / "lda" / "settings.py"
+        settings.write_text(settings.read_text() + "\n# changed\n")
         assert key() != first
         monkeypatch.delenv("NUMBA_CACHE_DIR")
         assert _kernel_cache.cache_root().parts[-2:] == ("topiceval", "numba")

@@ -1,6 +1,6 @@
 """Where numba caches topiceval's compiled kernels: a directory keyed to the package's version
-and to the source of every module that defines kernels, so that a compiled kernel cannot outlive
-its source (issue 46).
+and to the source of every module of the package, so that a compiled kernel cannot outlive its
+source (issue 46).
 
 numba's own cache (``cache=True``) sits beside each source file, in ``__pycache__``, and checks
 only the time and size of the file that defines the kernel.  It survives ``pip install`` of a new
@@ -10,16 +10,17 @@ numbers.  ``KeyedCacheLocator``, put first in numba's list of cache locators by 
 (called by every module that defines kernels, before its first one), sends the cache of every
 kernel of the package to ``cache_dir()``:
 
-    <root>/<version>-<hash of the source of every module that imports numba>/<subpackage path>
+    <root>/<version>-<hash of the source of every module of the package>/<subpackage path>
 
 ``<root>`` is ``$NUMBA_CACHE_DIR/topiceval`` when the user set ``NUMBA_CACHE_DIR``, otherwise the
 user's cache directory (``platformdirs.user_cache_path("topiceval") / "numba"``: on Linux
 ``~/.cache/topiceval/numba``), and a directory under the system's temporary directory when
-neither can be written.  Every process of one installed version shares the directory (the tests,
-the workflow's jobs), and any change to any kernel's source gives a new one.  Kernels can only
-call compiled functions, which live in modules that import numba, so only those are hashed
-(about a megabyte, a few milliseconds at import).  Removing the directory clears the cache
-(docs/development.md#the-compiled-kernels-cache).
+neither can be written.  Every process of one installed source shares the directory (the tests,
+the workflow's jobs), and any change to the package's source gives a new one.  Every module is
+hashed, not only those that define kernels: a kernel freezes the constants it reads from other
+modules (the settings' slots, the diagnostics' record layout) into its compiled code.  That is
+about 1.5 MB, 10 milliseconds when the first kernel module is imported.  Removing the directory
+clears the cache (docs/development.md#the-compiled-kernels-cache).
 """
 
 from __future__ import annotations
@@ -42,12 +43,11 @@ KEY_CHARS = 16  # hexadecimal characters of the source hash in the directory's n
 @cache
 def source_key() -> str:
     """``<version>-<hash>``: the installed version and a SHA-256 of the path and bytes of every
-    module of the package that imports numba."""
+    module of the package."""
     digest = hashlib.sha256()
     for path in sorted(PACKAGE.rglob("*.py")):
-        text = path.read_bytes()
-        if b"numba" in text:
-            digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + text + b"\0")
+        digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes()
+                      + b"\0")
     return f"{__version__}-{digest.hexdigest()[:KEY_CHARS]}"
 
 
