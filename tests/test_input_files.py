@@ -18,7 +18,7 @@ from topiceval.input_files import (
     check_input_size,
     load_yaml,
 )
-from workflow_config import ROOT, SNAKEMAKE
+from workflow_config import ROOT, SNAKEMAKE, copy_workflow
 
 GIB = 2**30
 TOO_LARGE = re.escape("1,024 MiB, more than the 256 MiB topiceval reads from one input file "
@@ -99,3 +99,18 @@ def test_the_workflow_without_its_configuration_says_where_to_run(tmp_path):
     assert (f"{tmp_path / 'config' / 'config.yaml'}: no such file; run snakemake in the "
             "repository's root (beside the Snakefile), or give the configuration with "
             "--configfile FILE") in said, said[-2000:]
+
+
+@pytest.mark.slow
+@pytest.mark.workflow
+def test_the_workflows_own_configuration_with_a_yaml_error_names_the_file(tmp_path):
+    """A syntax error in config/config.yaml: one line naming the file and the line (Snakemake's
+    own message, "Config file is not valid JSON or YAML", named neither)."""
+    work = copy_workflow(tmp_path / "wf")
+    config = work / "config" / "config.yaml"
+    config.write_text(config.read_text().replace("results_dir:", "results_dir: [", 1))
+    done = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1"], cwd=work, capture_output=True,
+                          text=True)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in said, said[-2000:]
+    assert "config/config.yaml: not YAML (line " in said, said[-2000:]
