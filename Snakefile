@@ -11,12 +11,34 @@
 #
 # config/quick.yaml and config/paper.yaml are overlays on config/config.yaml.
 
+import os
+
 from snakemake.utils import min_version, validate
+
+from topiceval.input_files import load_yaml
 
 min_version("9.0")
 
+# Snakemake keeps the last of a key written twice and names no file in its YAML errors: every
+# configuration file is read strictly first (topiceval.input_files.load_yaml), each problem one
+# line naming the file.  (A --configfile that is missing or not YAML stops Snakemake before the
+# Snakefile runs; `topiceval study CONFIG` checks its file first.)
+DEFAULT_CONFIG = "config/config.yaml"
+if not os.path.exists(DEFAULT_CONFIG) and not workflow.overwrite_configfiles:
+    raise WorkflowError(
+        f"{os.path.abspath(DEFAULT_CONFIG)}: no such file; run snakemake in the repository's root "
+        "(beside the Snakefile), or give the configuration with --configfile FILE"
+    )
+for _path in [p for p in (DEFAULT_CONFIG,) if os.path.exists(p)] + list(
+    workflow.overwrite_configfiles
+):
+    try:
+        load_yaml(_path)
+    except ValueError as exc:
+        raise WorkflowError(str(exc))
 
-configfile: "config/config.yaml"
+
+configfile: DEFAULT_CONFIG
 
 
 validate(config, "workflow/schemas/config.schema.yaml")

@@ -3,7 +3,9 @@
 # extra in a clean venv, and run the README's fast tests ($1, `python -m pytest -m "not slow" ...`)
 # with that venv's python on the repository's tests from a directory outside the repository, so
 # that they import the installed package (checked first), not src/.  A fresh install has no
-# numba cache: the run includes compiling every kernel the fast tests call.
+# numba cache: the run includes compiling every kernel the fast tests call.  Then
+# tests/test_kernel_cache.py, slow test included, on the installed package: an upgrade in place
+# must not leave compiled kernels of the previous source.
 # Usage: .ci/wheel-stage.sh 'python -m pytest -m "not slow" -n auto --dist loadfile'
 #   (from the repository root, with a python that has pip on PATH; the build itself runs in an
 #   isolated environment)
@@ -45,4 +47,7 @@ print(f"topiceval {topiceval.__version__} installed at {where}")
 PY
 echo "+ $FAST_CMD $ROOT/tests -p no:cacheprovider"
 bash -euo pipefail -c "$FAST_CMD \"\$0\" -p no:cacheprovider" "$ROOT/tests"
+
+step "an upgrade in place of the installed package recompiles its kernels (slow test included)"
+python -m pytest "$ROOT/tests/test_kernel_cache.py" -p no:cacheprovider
 step "done"

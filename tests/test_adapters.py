@@ -369,9 +369,16 @@ def write_state(path, text: str, gz: bool = False):
     return path
 
 
+def read_plain_state(path):
+    """``from_mallet`` of a plain state, with the warning that it cannot be checked whole."""
+    with pytest.warns(adapters.CutShortWarning, match="plain .* cannot be checked .* gzipped"):
+        return adapters.from_mallet(path)
+
+
 @pytest.mark.parametrize("gz", [False, True])
 def test_mallet_tiny_state(tmp_path, gz):
-    model = adapters.from_mallet(write_state(tmp_path / "state", TINY_STATE, gz))
+    path = write_state(tmp_path / "state", TINY_STATE, gz)
+    model = adapters.from_mallet(path) if gz else read_plain_state(path)
     check_common(model, 2, 4, "MALLET", "from_mallet")
     assert model.vocab.tolist() == ["NA", "007", '#"x', "caf\u00e9"]
     phi = (TINY_COUNTS + 0.1) / (TINY_COUNTS.sum(axis=1, keepdims=True) + 4 * 0.1)
@@ -383,9 +390,9 @@ def test_mallet_tiny_state(tmp_path, gz):
 
 def test_mallet_small_blocks_give_the_same_model(tmp_path, monkeypatch):
     path = write_state(tmp_path / "state.txt", TINY_STATE.replace("\n", "\r\n"))
-    whole = adapters.from_mallet(path)
+    whole = read_plain_state(path)
     monkeypatch.setattr(mallet, "BLOCK_BYTES", 7)
-    pieces = adapters.from_mallet(path)
+    pieces = read_plain_state(path)
     np.testing.assert_array_equal(pieces.phi, whole.phi)
     np.testing.assert_array_equal(pieces.vocab, whole.vocab)
     bad = TINY_STATE.replace("1 a file name 2 1 007 1", "1 a file name 2 1 008 1")
@@ -426,6 +433,23 @@ def test_mallet_truncated_gzip_and_empty_state(tmp_path):
         adapters.from_mallet(write_state(tmp_path / "empty", header))
 
 
+def test_mallet_state_cut_at_a_line_end_is_not_read_without_a_word(tmp_path):
+    """Issue 46: a plain state cut at a line end reads as a smaller model.  A gzipped file cut
+    short is refused (its trailer: the test above); a plain one warns that it cannot be checked
+    and names the file that can, and a state with a topic of the #alpha line without a token
+    says that it may be cut short."""
+    lines = TINY_STATE.splitlines(keepends=True)
+    model = read_plain_state(write_state(tmp_path / "cut", "".join(lines[:-2])))
+    assert model.meta["tokens"] == 4
+    no_topic_1 = "".join(line if line.startswith("#") else line.removesuffix(" 1\n") + " 0\n"
+                         if line.endswith(" 1\n") else line for line in lines)
+    with pytest.warns(adapters.CutShortWarning) as caught:
+        adapters.from_mallet(write_state(tmp_path / "topic", no_topic_1, gz=True))
+    assert [str(w.message) for w in caught] == [
+        f"{tmp_path / 'topic'}: topic 1 of the 2 of the #alpha line has no token: the state "
+        "may be cut short"]
+
+
 def tiny_weights(counts=TINY_COUNTS, beta=0.1) -> str:
     words = ["NA", "007", '#"x', "caf\u00e9"]
     return "".join(f"{t}\t{w}\t{float(counts[t, v] + beta)!r}\n" for t in range(counts.shape[0])
@@ -435,7 +459,7 @@ def tiny_weights(counts=TINY_COUNTS, beta=0.1) -> str:
 def test_mallet_weights_tiny(tmp_path):
     path = tmp_path / "weights.txt"
     path.write_text(tiny_weights(), encoding="utf-8")
-    state = adapters.from_mallet(write_state(tmp_path / "state", TINY_STATE))
+    state = adapters.from_mallet(write_state(tmp_path / "state", TINY_STATE, gz=True))
     model = adapters.from_mallet_weights(path, [0.5, 0.25])
     check_common(model, 2, 4, "MALLET", "from_mallet_weights")
     np.testing.assert_array_equal(model.vocab, state.vocab)

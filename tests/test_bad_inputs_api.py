@@ -108,6 +108,10 @@ CASES = [
     ("particles float", est(particles=2.5), ValueError, "setting particles must be an integer"),
     ("particles zero", est(particles=0), ValueError, "particles must be an integer in [1, 2**63)"),
     ("particles bool", est(particles=True), ValueError, "particles must be an integer"),
+    # issue 46: R x particles beyond int64 with the work limit lifted (a bare OverflowError)
+    ("particles 2**62, no work limit",
+     lambda: lda.estimate_runs("lr", DOCS, PHI, AM, runs=2, particles=2**62, work_limit=None),
+     limits.WorkLimitError, "the call's arrays would need"),
     ("resample not bool", est(resample="yes"), ValueError, "resample must be True or False"),
     ("temperatures zero", est(method="ais", temperatures=0), ValueError, "temperatures"),
     ("seed negative", est(seed=-1), ValueError, "seed must be an integer"),

@@ -12,14 +12,16 @@ from __future__ import annotations
 import copy
 import importlib.util
 import shutil
+import subprocess
 
 import pytest
+import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from test_study_workflow import letter_texts, run_study, study_config, write_mallet_state
 from topiceval.experiments import study as S
-from workflow_config import SCHEMA, load_config
+from workflow_config import ROOT, SCHEMA, SNAKEMAKE, load_config
 
 
 def empty_folder(tmp, study):
@@ -88,6 +90,12 @@ def unknown_setting(tmp, study):
     study["estimate"] = {"settings": {"particles": 5}}
 
 
+def huge_text_file(tmp, study):
+    """A 1 GiB one-line text file among the corpus's (sparse: it takes no disk space)."""
+    with open(tmp / "texts" / "huge.txt", "wb") as handle:
+        handle.truncate(2**30)
+
+
 def one_candidate(tmp, study):
     study["train"] = {"trainers": ["gibbs"], "topics": [2]}
     study.pop("models")
@@ -112,6 +120,8 @@ CASES = [
     ("heldout-too-large", too_many_heldout, "100 held-out document(s) asked of 80 eligible"),
     ("unknown-estimator-setting", unknown_setting, "particles"),
     ("one-candidate", one_candidate, "a study compares at least two"),
+    ("text-file-too-large", huge_text_file,
+     "huge.txt: 1,024 MiB, more than the 256 MiB topiceval reads from one input file"),
 ]
 
 
@@ -180,3 +190,37 @@ def test_the_schema_refuses(tmp_path, path, value, message):
     node[path[-1]] = value
     with pytest.raises(WorkflowError, match=message):
         validate(config, SCHEMA)
+
+
+def study_yaml_with_models_twice(tmp_path):
+    """The tiny study's YAML with its ``models:`` block written a second time (one candidate
+    each): PyYAML would keep the second and drop the first without a word."""
+    config = study_config(tmp_path)
+    text = yaml.safe_dump(config)
+    extra = yaml.safe_dump({"models": {"again": dict(config["study"]["models"]["mallet-2"])}})
+    path = tmp_path / "study.yaml"
+    path.write_text(text.replace("study:\n", "study:\n" + "".join(
+        "  " + line + "\n" for line in extra.splitlines()), 1))
+    return path
+
+
+def test_a_key_written_twice_is_refused_by_the_study_command(tmp_path, capsys):
+    from topiceval.cli import main
+
+    path = study_yaml_with_models_twice(tmp_path)
+    assert main(["study", str(path), "--dry-run"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err == (f"topiceval study: error: {path}: key 'models' is written twice (lines 2 and "
+                   "19); keep one"), err
+
+
+@pytest.mark.slow
+@pytest.mark.workflow
+def test_a_key_written_twice_is_refused_by_the_workflow(tmp_path):
+    path = study_yaml_with_models_twice(tmp_path)
+    done = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1", "--configfile", str(path)],
+                          cwd=ROOT, capture_output=True, text=True)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in said, said[-2000:]
+    assert any(line.startswith(f"{path}: key 'models' is written twice (lines ")
+               for line in said.splitlines()), said[-2000:]

@@ -37,8 +37,9 @@ TEST_SEEDS = {"11-30": tuple(range(11, 31)), "31-50": tuple(range(31, 51)),
 # measured on them with the rule as it stands, the test holding the battery to it: good estimates
 # flagged (without certified estimates 298, 300 and 250: 10.4%, 10.4%, 8.7%; 461 of 5,627, 8.2%,
 # on the calibration seeds; two-seed rounds before gave 9.0% (seeds 5-6), 9.6% (7-8) and 15.0%
-# (9-10), each under the rule of its time)
-FALSE_ALARMS_MEASURED = {"11-30": 229 / 2867, "31-50": 224 / 2873, "51-70": 199 / 2866}
+# (9-10), each under the rule of its time); issue 46's blind spots of IS-IP and Chib-style at
+# alpha m <= 1e-3 added 4, 12 and 10 (229, 224 and 199 before)
+FALSE_ALARMS_MEASURED = {"11-30": 233 / 2867, "31-50": 236 / 2873, "51-70": 209 / 2866}
 # and the bad estimates missed, (family, problem, prior, document, method): IS-IP's one mode at
 # alpha m = 0.1 (a blind spot) twice on 31-50 and once on 51-70; none on 11-30 since the ceiling
 MISSED_MEASURED = {

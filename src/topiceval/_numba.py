@@ -29,6 +29,10 @@ import math
 import numpy as np
 from numba import njit
 
+from topiceval import _kernel_cache
+
+_kernel_cache.use_keyed_cache()  # before the first kernel: none may outlive its source (issue 46)
+
 RNG_WORDS = 4
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -391,8 +391,8 @@ def record_width(kind: str, per_run: int, runs: int) -> int:
     weights (samples, particles) per run and ``runs`` runs: a weights record keeps the
     ``tail_length(runs x per_run) + 1`` largest weights (all of them if a run has fewer), so
     that the document's pooled tail is exact; a factors record, each factor's own tail."""
-    if kind == "weights":
-        return HEAD + min(tail_length(runs * per_run) + 1, per_run)
+    if kind == "weights":  # (as a float: R S may be beyond int64, for the memory check to refuse)
+        return HEAD + min(tail_length(float(runs * per_run)) + 1, per_run)
     if kind == "factors":
         return HEAD + min(tail_length(per_run) + 1, per_run)
     if kind == "chain":
@@ -652,7 +652,7 @@ def _lse(a: np.ndarray) -> np.ndarray:
 
 def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, *,
              consistent: bool = True, floor: np.ndarray | None = None,
-             ceiling: np.ndarray | None = None) -> pd.DataFrame:
+             ceiling: np.ndarray | None = None, blind: np.ndarray | None = None) -> pd.DataFrame:
     """One row per document: ``khat``, ``ess``, ``rhat``, ``runs_spread``, ``repeats``,
     ``heavy_factor_sd`` (L2R: ``Rows.heavy_sd``), ``floor``, ``ceiling`` (``Rows``), ``trusted`` and
     ``reason`` (``COLUMNS``), from the (D, R) run estimates and the (D, R, W) records of a
@@ -679,6 +679,9 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         (D,) a certain upper bound on each log P(w) (``estimators.lda.floor.ceiling``,
         ``estimators.gapfa.floor.ceiling``); the average less two standard errors must not lie
         more than ``FLOOR_SLACK`` above it.
+    blind : numpy.ndarray, optional
+        (D,) str: why each document is in the method's named blind spot ("" where it is not;
+        ``Method.blind_spot``).
 
     Returns
     -------
@@ -707,8 +710,10 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         rows.above = (logp - margin) - rows.ceiling
         rows.error_bound = np.maximum(logp - rows.floor, rows.ceiling - logp)
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
+    no_spread = (stderr == 0.0) if kind else np.zeros(n_docs, bool)
     trusted, reason = trust(kind, rows, spread, n_runs,
-                            finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent)
+                            finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent,
+                            no_spread=no_spread, blind=blind)
     return pd.DataFrame({"khat": rows.khat, "ess": rows.ess, "rhat": rows.rhat,
                          "runs_spread": spread, "repeats": rows.repeats,
                          "heavy_factor_sd": rows.heavy_sd, "floor": rows.floor,
@@ -743,6 +748,7 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
           ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
           ("the method is not consistent", "inconsistent method"),
+          ("no spread", "no spread"), ("blind spot", "blind spot"),
           ("no finite", "no finite estimate"),
           ("IS-theta is", "IS-theta higher"))
 
@@ -767,7 +773,8 @@ def needs_longer_runs(kind: str, reasons) -> np.ndarray:
 
 
 def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.ndarray,
-          consistent: bool = True) -> tuple[np.ndarray, np.ndarray]:
+          consistent: bool = True, no_spread: np.ndarray | None = None,
+          blind: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``trusted`` (D,) bool and ``reason`` (D,) str (empty when trusted) from the diagnostics.
 
     An estimate is untrusted when any of these holds (docs/trust.md#the-rule):
@@ -793,7 +800,11 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
       ``MOVED_MIN`` of its transitions: the annealing did nothing, and the estimate is one
       importance weight from the start distribution, which nothing can check (with several
       runs it is importance sampling with one weight per run, judged by the runs' spread);
-    * the largest run carries more than ``share_threshold(runs)`` of the probability average.
+    * the largest run carries more than ``share_threshold(runs)`` of the probability average;
+    * its runs have no spread (``no_spread``: several runs, every one the same number, a
+      standard error of exactly 0): their agreement carries no information about the error;
+    * the document is in the method's named blind spot (``blind``, the reason; ``""`` where it
+      is not): what the method computes there cannot show its error (docs/trust.md#blind-spots).
 
     An estimate that is not finite is untrusted; the exact methods (``kind`` "") are trusted.
     An estimate of a consistent method whose runs' average lies within ``FLOOR_SLACK`` of both
@@ -833,6 +844,11 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
                        "and one weight has no error"),
             (spread > share_threshold(runs) + 1e-12,
              lambda d: f"one run carries {spread[d]:.0%} of the average"),
+            (np.zeros(n_docs, bool) if no_spread is None else no_spread,
+             lambda d: f"no spread: its {runs} runs give the same number, so its standard error "
+                       "of 0 says nothing about its error"),
+            (np.zeros(n_docs, bool) if blind is None else blind.astype(bool),
+             lambda d: blind[d]),
         ]
     for flagged, say in checks:
         for d in np.flatnonzero(flagged):

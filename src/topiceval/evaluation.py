@@ -100,14 +100,16 @@ DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": f
                     "repeats": float, "heavy_factor_sd": float, "floor": float,
                     "ceiling": float, "trusted": bool, "reason": str}
 # what to do about untrusted estimates, per family: a larger budget, then another method
+# (LDA: the methods for short documents are named only where no document is in their blind spot)
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
-           "(ais or is_ip for short documents, lr for long ones); " + page("trust.md"),
+           "({short} for short documents, lr for long ones){avoid}; " + page("trust.md"),
     "gapfa": "rerun them with a larger budget (more temperatures, samples or runs), or with "
              "another method (ais beyond a few dozen counts, l2r for a few counts, l2r_seq, or "
              "exact for small documents); "
              + page("trust.md"),
 }
+SHORT_DOCUMENT_METHODS = ("ais", "is_ip")
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
 # work of every (document, run), and about three temporaries of combine_runs
 EVALUATE_ARRAYS = 5
@@ -169,6 +171,9 @@ class Evaluation:
         make them true bounds) rather than from the forward runs' final states.
     budget : topiceval.targets.BudgetSpent or None
         With a ``target``: what each document spent and whether it reached the target.
+    blind_methods : tuple of str
+        LDA: the estimators in a named blind spot on some of the scored documents
+        (``estimators.lda.blind_spots``), which the advice for untrusted estimates leaves out.
     upper, upper_stderr : (D,) float or None
         Per-document upper bound (the runs' reverse weights averaged, the harmonic mean in
         probability) and its delta-method standard error.
@@ -191,6 +196,7 @@ class Evaluation:
     upper_runs: np.ndarray | None = None
     posterior_given: bool = False
     budget: BudgetSpent | None = None
+    blind_methods: tuple = ()
     logp: np.ndarray = field(init=False)
     stderr: np.ndarray = field(init=False)
     upper: np.ndarray | None = field(init=False)
@@ -375,14 +381,23 @@ class Evaluation:
 
     def _trust_notes(self) -> tuple[str, ...]:
         """What the diagnostics say: how many scored documents are untrusted, the commonest
-        reasons and what to do (``ADVICE``)."""
-        if not self.untrusted:
-            return ()
-        bad = self.scored & ~self.trusted
-        common = ", ".join(f"{label} {count}" for label, count in
-                           reason_counts(self.diagnostics["reason"][bad]).items())
-        return (f"{self.untrusted:,} of {int(self.scored.sum()):,} estimates are untrusted "
-                f"(the diagnostics: {common}; to_frame() lists them): {ADVICE[self.family]}",)
+        reasons and what to do (``advice``); how many trusted ones have a standard error of 0
+        (certified: their error is bounded by the floor and the ceiling, not by it)."""
+        notes = []
+        zero = self.scored & self.trusted & (self.stderr == 0) & (self.method != "exact")
+        if zero.any():
+            notes.append(f"{int(zero.sum()):,} trusted estimate(s) have a standard error of 0 "
+                         "(their runs give the same number, which measures nothing): they are "
+                         "trusted because the floor and the ceiling certify them within 0.1 "
+                         "nats, " + page("trust.md#the-rule"))
+        if self.untrusted:
+            bad = self.scored & ~self.trusted
+            common = ", ".join(f"{label} {count}" for label, count in
+                               reason_counts(self.diagnostics["reason"][bad]).items())
+            notes.append(f"{self.untrusted:,} of {int(self.scored.sum()):,} estimates are "
+                         f"untrusted (the diagnostics: {common}; to_frame() lists them): "
+                         f"{advice(self.family, self.blind_methods)}")
+        return tuple(notes)
 
     def _bounds_line(self) -> str:
         gap = self.total_upper - self.total
@@ -393,6 +408,17 @@ class Evaluation:
         return (f"  bounds: lower {self.total:,.2f}, upper {self.total_upper:,.2f} nats (gap "
                 f"{gap:,.2f}, {gap / max(self.n_tokens, 1):.4f} per token); the upper bound "
                 f"starts {start}")
+
+
+def advice(family: str, blind_methods: tuple = ()) -> str:
+    """What to do about untrusted estimates (``ADVICE``), naming no method in
+    ``blind_methods`` (those in a named blind spot on some of the documents)."""
+    if family != "lda":
+        return ADVICE[family]
+    short = " or ".join(m for m in SHORT_DOCUMENT_METHODS if m not in blind_methods)
+    avoid = (f"; not {' or '.join(blind_methods)}, in a blind spot on some of these documents"
+             if blind_methods else "")
+    return ADVICE["lda"].format(short=short, avoid=avoid)
 
 
 def combine_runs(logp_runs: np.ndarray, *, exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -492,8 +518,10 @@ def evaluate(model: LDAModel | GaPModel,
         is a terminal or this runs in a notebook.
     work_limit : float, None or "default"
         The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
-        default 2.4e9) or topic-word site updates (GaP-FA, default 6e9): about a minute of one
-        core at the measured rates (``topiceval.limits.DEFAULT_WORK_LIMIT``).  Checked before
+        default 2.4e9) or topic-word site updates (GaP-FA, default 6e9): a minute of one core at
+        the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a 2-core
+        test machine, two to four minutes for LDA's default method and up to one for GaP-FA's
+        (the documentation's page "Implementation notes", "Work limits").  Checked before
         anything runs, with the predicted time and the fewer runs, smaller setting or fewer
         documents that would fit in the message.  A larger number raises it; ``None`` lifts
         it.  Calls whose arrays would not fit in half the memory are refused too.
@@ -633,7 +661,8 @@ def evaluate(model: LDAModel | GaPModel,
             names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
             predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
             diagnostics=diagnostics, upper_runs=upper_runs,
-            posterior_given=posterior is not None)
+            posterior_given=posterior is not None,
+            blind_methods=backend.blind_methods(corpus, todo, model))
         if goal is not None:
             result = refine(result, goal, run_round=run_round,
                             price=lambda *a: float(price(*a).sum()),
@@ -922,6 +951,15 @@ class _LDA:
         return res.logp, res.site_updates, res.seconds, res.diagnostics, res.upper
 
     @staticmethod
+    def blind_methods(corpus, todo, model) -> tuple[str, ...]:
+        """The estimators in a named blind spot on some of the documents ``todo``."""
+        from topiceval.estimators.lda import registry
+
+        docs = [corpus[int(d)] for d in todo]
+        return tuple(name for name, m in registry.ESTIMATE.items() if m.blind_spot is not None
+                     and m.blind_spot(docs, model.alpha_m).astype(bool).any())
+
+    @staticmethod
     def check_posterior(posterior, corpus, model):
         """``posterior``: one z per document, as long as its tokens scored."""
         from topiceval.estimators.lda.inputs import check_posterior
@@ -961,6 +999,11 @@ class _GAPFA:
                                   seed=seed, first_run=first_run, doc_keys=block,
                                   work_limit=work_limit, posterior=starts, **settings)
         return res.logp, res.work, res.seconds, res.diagnostics, res.upper
+
+    @staticmethod
+    def blind_methods(corpus, todo, model) -> tuple[str, ...]:
+        """None named for GaP-FA's documents (L2R's shared bias is judged by the floor)."""
+        return ()
 
     @staticmethod
     def check_posterior(posterior, corpus, model):

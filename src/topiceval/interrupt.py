@@ -41,6 +41,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
+from topiceval import _kernel_cache
+
+_kernel_cache.use_keyed_cache()  # before the first kernel: none may outlive its source (issue 46)
+
 WORKER_NAME = "topiceval-kernel"
 WAIT_SLICE = 0.05  # seconds between the calling thread's checks for a signal
 

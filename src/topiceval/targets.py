@@ -36,11 +36,14 @@ from typing import Any
 
 import numpy as np
 
+from topiceval.estimators.lda.blind_spots import BLIND
 from topiceval.validation import Argument, naming
 
 _TARGET = re.compile(r"^\s*(gap\s+)?([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*nats?"
                      r"\s*(/\s*token)?\s*$")
 EXAMPLES = '"0.05 nats/token", "0.5 nats" or "gap 0.05 nats/token"'
+# the reasons of ``topiceval.diagnostics.trust`` that no more work removes
+BEYOND_WORK = (BLIND, "no spread")
 MAX_ROUNDS = 20  # 2**19 times the first round's runs or temperatures: a stop without work limit
 
 
@@ -96,10 +99,12 @@ def parse_target(target: Any, *, bounds: bool) -> Target:
 def within(evaluation, target: Target) -> np.ndarray:
     """The documents whose precision is within ``target``, (D,) bool: the standard error of
     the estimate, or the size of the gap between the bounds (an approximate upper bound can
-    fall below the lower one when both are off)."""
+    fall below the lower one when both are off).  A standard error of exactly 0 (runs that all
+    give the same number) measures nothing and is never within a target."""
     measured = np.abs(evaluation.gap) if target.gap else evaluation.stderr
     with np.errstate(invalid="ignore"):
-        return measured <= target.limits(evaluation.tokens)
+        inside = measured <= target.limits(evaluation.tokens)
+        return inside if target.gap else inside & (measured > 0)
 
 
 def passes(evaluation, target: Target) -> np.ndarray:
@@ -206,8 +211,9 @@ def round_steps(pending: np.ndarray, longer: np.ndarray, runs: np.ndarray,
 def refine(result, target: Target, *, run_round: Callable, price: Callable,
            limit: float | None, setting: str, longer: Callable):
     """Rounds after ``result`` (a first-round ``Evaluation``) until every document passes
-    (``passes``: within the target and trusted) or the next round would exceed ``limit`` work
-    in all.
+    (``passes``: within the target and trusted), every document left is untrusted for a reason
+    more work does not change (``beyond_more_work``), or the next round would exceed
+    ``limit`` work in all.
 
     ``run_round(documents, runs, first_run, settings)`` -> (logp, work, seconds, diagnostics,
     upper: (D, R) arrays, NaN/0 outside ``documents``, and D rows of ``topiceval.diagnostics``);
@@ -222,15 +228,15 @@ def refine(result, target: Target, *, run_round: Callable, price: Callable,
     n_docs = result.logp.shape[0]
     runs = np.full(n_docs, result.runs, dtype=np.int64)
     lengths = np.full(n_docs, result.settings[setting] if setting else 0, dtype=np.int64)
-    done = passes(result, target)
+    done, hopeless = passes(result, target), beyond_more_work(result, target)
     total, rounds, stopped = float(result.work.sum()), 1, ""
-    while not done.all():
+    while not (done | hopeless).all():
         if rounds == MAX_ROUNDS:
             stopped = f"it stopped after {MAX_ROUNDS} rounds"
             break
         grow = np.ones(n_docs, bool) if target.gap else (longer(result) & bool(setting))
-        steps = round_steps(np.flatnonzero(~done), grow, runs, lengths, result.settings,
-                            setting)
+        steps = round_steps(np.flatnonzero(~(done | hopeless)), grow, runs, lengths,
+                            result.settings, setting)
         cost = sum(float(price(s.documents, s.runs, s.settings)) for s in steps)
         if limit is not None and total + cost > limit:
             stopped = (f"the next round ({cost:,.3g} more) would take the call over its work "
@@ -246,10 +252,25 @@ def refine(result, target: Target, *, run_round: Callable, price: Callable,
         result = dataclasses.replace(result, predicted_work=result.predicted_work + int(cost))
         total = float(result.work.sum())
         rounds += 1
-        done = passes(result, target)
+        done, hopeless = passes(result, target), beyond_more_work(result, target)
+    if not stopped and (hopeless & ~done).any():
+        stopped = (f"{int((hopeless & ~done).sum()):,} not for more work: untrusted in the "
+                   "method's blind spot, or runs that all give the same number (a standard error "
+                   "of 0 measures nothing)")
     budget = BudgetSpent(target, runs, setting, lengths, done, result.trusted, rounds,
                          int(result.work.sum()), stopped)
     return dataclasses.replace(result, budget=budget)
+
+
+def beyond_more_work(evaluation, target: Target) -> np.ndarray:
+    """(D,) bool: the documents that more runs or longer ones cannot bring to ``target``:
+    untrusted for a reason more work does not change (``BEYOND_WORK``: the method's named blind
+    spot, ``estimators.lda.blind_spots``, or runs that all give the same number), or, for a
+    standard-error target, runs that all give the same number (an estimator that repeats
+    itself exactly keeps doing so, and a standard error of 0 is never within a target)."""
+    named = np.array([any(check in str(reason) for check in BEYOND_WORK)
+                      for reason in evaluation.diagnostics["reason"]], dtype=bool)
+    return named if target.gap else named | (evaluation.stderr == 0)
 
 
 def _merged(result, step: Step, out):

@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
+from topiceval.input_files import load_yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "workflow" / "schemas"
@@ -82,7 +82,7 @@ Experiment identifiers such as 002-F1 are explained in
 
 # --------------------------------------------------------------------------- schema access
 def load_schema(name: str) -> dict:
-    return yaml.safe_load((SCHEMAS / name).read_text(encoding="utf-8"))
+    return load_yaml(SCHEMAS / name)
 
 
 class Resolver:
@@ -222,9 +222,9 @@ def merged(base: dict, overlay: dict) -> dict:
 class Page:
     def __init__(self) -> None:
         self.resolver = Resolver()
-        base = yaml.safe_load((CONFIG / "config.yaml").read_text(encoding="utf-8"))
+        base = load_yaml(CONFIG / "config.yaml")
         self.configs = [base] + [
-            merged(base, yaml.safe_load((CONFIG / name).read_text(encoding="utf-8")) or {})
+            merged(base, load_yaml(CONFIG / name) or {})
             for name in OVERLAYS
         ]
 

@@ -21,10 +21,10 @@ plug-in, a joint; natural logs, per token, on which tokens), to set beside ``top
 
 from topiceval.adapters.gensim_lda import from_gensim
 from topiceval.adapters.lda_package import from_lda
-from topiceval.adapters.mallet import from_mallet, from_mallet_weights
+from topiceval.adapters.mallet import CutShortWarning, from_mallet, from_mallet_weights
 from topiceval.adapters.own_numbers import OwnNumber, own_number
 from topiceval.adapters.sklearn_lda import from_sklearn
 from topiceval.adapters.tomotopy_lda import from_tomotopy
 
-__all__ = ["OwnNumber", "from_gensim", "from_lda", "from_mallet", "from_mallet_weights",
-           "from_sklearn", "from_tomotopy", "own_number"]
+__all__ = ["CutShortWarning", "OwnNumber", "from_gensim", "from_lda", "from_mallet",
+           "from_mallet_weights", "from_sklearn", "from_tomotopy", "own_number"]

@@ -14,6 +14,12 @@ were imported through another file's pipe) cannot be named, and is reported.
 ``--topic-word-weights-file`` holds ``topic<TAB>word<TAB>n_tv + beta`` for every topic and every
 type of the alphabet; it carries no alpha.
 
+A state cut short at a line end reads as a smaller model.  What can be checked is: a gzipped
+state (as MALLET writes it) is whole by its gzip trailer (its length and checksum), and a topic
+of the ``#alpha`` line with no token in the state is reported (a state cut short loses all of
+a topic's tokens only by chance, so this catches little).  A plain state has no trailer: it is
+read with a ``CutShortWarning`` that says so and names the file that can be checked.
+
 Both readers are vectorised (NumPy over blocks of bytes, pandas for the weights), so a state of a
 few hundred MB reads in seconds.  Neither allocates from a number it has not checked against the
 file: the state counts tokens by the types it has seen (not by the typeindex values written), and
@@ -27,6 +33,7 @@ import csv
 import gzip
 import io
 import os
+import warnings
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -52,6 +59,10 @@ ALPHA = Argument("alpha")  # from_mallet_weights(path, alpha); topiceval import 
 # peak bytes per (topic, type) cell while a state becomes a model: the int64 counts, their copy
 # in typeindex order, the float64 counts, counts + beta and phi
 CELL_BYTES = 40
+
+
+class CutShortWarning(UserWarning):
+    """A file was read that may have been cut short, which nothing in it can rule out."""
 
 
 def from_mallet(path: str | os.PathLike) -> LDAModel:
@@ -80,6 +91,13 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
         ``topiceval.limits.WorkLimitError`` (a ``ValueError``) when the model's (T, V) arrays
         would need more than ``MEMORY_FRACTION`` of the machine's memory.
 
+    Warns
+    -----
+    CutShortWarning
+        For a plain (not gzipped) state: nothing in it shows whether it was cut short at a line
+        end, which would read as a smaller model (a gzipped state is checked whole); and for a
+        topic of the ``#alpha`` line with no token in the state.
+
     Examples
     --------
     A state file of two documents (MALLET writes it gzipped; plain text is read too):
@@ -104,6 +122,15 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
     counts, vocab = scan.finish()
     n_words = counts.shape[1]
     per_topic = counts.sum(axis=1)
+    if not per_topic.all():
+        warnings.warn(f"{path}: topic {int(np.argmin(per_topic))} of the {per_topic.size} of the "
+                      "#alpha line has no token: the state may be cut short", CutShortWarning,
+                      stacklevel=2)
+    if not _gzipped(path):
+        warnings.warn(f"{path}: a plain (not gzipped) state cannot be checked for being whole "
+                      "(cut at a line end, it reads as a smaller model); MALLET's gzipped "
+                      "--output-state file is checked by its gzip trailer: import that one",
+                      CutShortWarning, stacklevel=2)
     phi = (counts + beta) / (per_topic[:, None] + n_words * beta)
     if not np.all(np.isfinite(phi) & (phi > 0)):
         raise ValueError(
@@ -316,9 +343,7 @@ def _float_or_nan(text: str) -> float:
 @contextlib.contextmanager
 def _open(path: Path) -> Iterator[BinaryIO]:
     """Binary handle on ``path``, decompressing gzip data; damaged gzip data -> ValueError."""
-    with open(path, "rb") as raw:
-        gzipped = raw.read(2) == GZIP_MAGIC
-    handle = gzip.open(path, "rb") if gzipped else open(path, "rb")
+    handle = gzip.open(path, "rb") if _gzipped(path) else open(path, "rb")
     try:
         with handle:
             yield handle
@@ -539,3 +564,9 @@ def _parse_ints(buf: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.nda
         bad |= active & ((digit < 0) | (digit > 9))
         value = np.where(active, value * 10 + digit, value)
     return value, bad
+
+
+def _gzipped(path: Path) -> bool:
+    """Whether the file starts with gzip's magic bytes."""
+    with open(path, "rb") as raw:
+        return raw.read(2) == GZIP_MAGIC

@@ -85,7 +85,7 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--work-limit", type=work_limit, default="default", metavar="UNITS",
         help="the most work of the whole command, all documents and runs (LDA: Gibbs site "
-             "updates, default 2.4e9; GaP-FA: topic-word site updates, default 6e9; about a "
-             "minute of one core); a larger call is refused before it starts, with its "
-             "predicted time and the runs, setting or documents that would fit; 'none' lifts "
-             "the limit")
+             "updates, default 2.4e9, two to four minutes of one core; GaP-FA: topic-word site "
+             "updates, default 6e9, up to a minute); a larger call is refused before it starts, "
+             "with its predicted time and the runs, setting or documents that would fit; "
+             "'none' lifts the limit")

@@ -21,9 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from topiceval.commands import add_command
+from topiceval.input_files import load_yaml
 
 ROOT = Path(__file__).resolve().parents[3]  # src/topiceval/commands/study.py -> the repository
 
@@ -62,10 +61,7 @@ def snakemake_command(args: argparse.Namespace) -> tuple[list[str], Path]:
     config = Path(args.config).resolve()
     if not config.is_file():
         raise ValueError(f"{args.config}: no such file (the study's YAML file)")
-    try:
-        data = yaml.safe_load(config.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ValueError(f"{args.config}: not YAML ({' '.join(str(exc).split())})") from None
+    data = load_yaml(args.config)
     if not isinstance(data, dict) or not isinstance(data.get("study"), dict):
         raise ValueError(f"{args.config}: no study: block (see config/study-example.yaml)")
     root = workflow_root(args.workflow)

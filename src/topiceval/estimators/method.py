@@ -136,6 +136,10 @@ class Method:
     consistent : bool
         False for a method whose limit is not the quantity (harmonic mean, Wallach's
         left-to-right, estimated theta): ``topiceval.diagnostics`` trusts none of its numbers.
+    blind_spot : callable, optional
+        LDA: ``blind_spot(docs, alpha_m) -> (D,) str``, the documents in the method's named
+        blind spot, each with the reason ("" outside it; ``estimators.lda.blind_spots``): its
+        estimates there are not trusted unless certified.
     """
 
     name: str
@@ -154,6 +158,7 @@ class Method:
     run: Callable[..., Any] | None = None
     diagnostics: str = ""
     consistent: bool = True
+    blind_spot: Callable[..., np.ndarray] | None = None
 
     def formula_for(self, settings: Mapping[str, Any]) -> str:
         """``formula`` for these resolved settings."""
@@ -168,13 +173,15 @@ class Method:
         return diagnostics.record_width(self.diagnostics, per_run, runs)
 
     def diagnose(self, logp_runs: np.ndarray, stats: np.ndarray | None,
-                 bounds: np.ndarray | None = None) -> Any:
+                 bounds: np.ndarray | None = None, blind: np.ndarray | None = None) -> Any:
         """``topiceval.diagnostics.diagnose`` of its (D, R) run estimates, (D, R, W) records
-        and, where the family has them, the (D, 2) floor and ceiling of each log P(w): one row
-        per document (``topiceval.diagnostics.COLUMNS``)."""
+        and, where the family has them, the (D, 2) floor and ceiling of each log P(w) and the
+        (D,) reasons of the documents in its blind spot (``blind_spot``): one row per document
+        (``topiceval.diagnostics.COLUMNS``)."""
         floor, ceiling = (None, None) if bounds is None else (bounds[:, 0], bounds[:, 1])
         return diagnostics.diagnose(self.diagnostics, logp_runs, stats,
-                                    consistent=self.consistent, floor=floor, ceiling=ceiling)
+                                    consistent=self.consistent, floor=floor, ceiling=ceiling,
+                                    blind=blind)
 
     def resolve(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults overridden by ``settings``, each checked; ``ValueError`` for an unknown

@@ -13,10 +13,12 @@ import os
 import numpy as np
 
 from topiceval.data.readers.base import RawCorpus, RawDocument
+from topiceval.input_files import check_input_size
 
 
 def read_vocab(path: str | os.PathLike) -> list[str]:
     """One word per line; an empty line or a repeated word is an error."""
+    check_input_size(path)
     with open(path, encoding="utf-8") as handle:
         words = [line.strip() for line in handle.read().splitlines()]
     while words and not words[-1]:

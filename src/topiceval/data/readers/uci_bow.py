@@ -9,17 +9,18 @@ False: word-level preprocessing cannot apply).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 
 from topiceval.data.archives import gunzip
 from topiceval.data.readers.base import RawCorpus, RawDocument
+from topiceval.input_files import read_input
 
 
 def read_uci_docword(path: str | os.PathLike, dataset: str) -> RawCorpus:
-    """Read a UCI docword file (gzip-compressed, bounded, if the name ends in ``.gz``)."""
-    data = gunzip(path) if str(path).endswith(".gz") else Path(path).read_bytes()
+    """Read a UCI docword file (gzip-compressed, bounded, if the name ends in ``.gz``; priced by
+    size before it is read otherwise)."""
+    data = gunzip(path) if str(path).endswith(".gz") else read_input(path)
     fields = data.decode("ascii").split()
     try:
         values = np.array(fields, dtype=np.int64)

@@ -5,7 +5,8 @@ Each reader returns a ``RawCorpus`` like the staged datasets' readers, so the sa
 (``topiceval.data.preprocess``) apply.  Documents are named by where they came from (the file's
 path inside the folder, ``row N`` of a CSV file counted from 1 after the header, ``line N`` of a
 JSON-lines file, the UCI docID).  Bad input raises ``ValueError`` naming the file (and line, row
-or field) and what was expected.
+or field) and what was expected; a file beyond ``topiceval.input_files.MAX_INPUT_BYTES`` is
+refused before it is read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from topiceval.data.readers.base import RawCorpus, RawDocument
 from topiceval.data.readers.ldac import read_vocab
 from topiceval.data.readers.uci_bow import read_uci_docword
+from topiceval.input_files import check_input_size, read_input
 
 __all__ = ["read_csv_column", "read_jsonl_field", "read_text_folder", "read_uci_named"]
 
@@ -37,6 +39,8 @@ def read_text_folder(path: str | os.PathLike, dataset: str = "texts") -> RawCorp
         raise ValueError(f"{root}: not a folder of text files")
     files = sorted(p for p in root.rglob("*") if p.is_file()
                    and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    for p in files:  # every file priced before any is read
+        check_input_size(p)
     docs = [RawDocument(name=str(p.relative_to(root)), text=_text(p.read_bytes(), str(p)))
             for p in files]
     return RawCorpus(dataset=dataset, kind="text", docs=docs, notes={"folder": str(root)})
@@ -44,7 +48,7 @@ def read_text_folder(path: str | os.PathLike, dataset: str = "texts") -> RawCorp
 
 def read_csv_column(path: str | os.PathLike, column: str, dataset: str = "csv") -> RawCorpus:
     """One document per row of the CSV file ``path`` (with a header row): its ``column``."""
-    text = _text(Path(path).read_bytes(), str(path))
+    text = _text(read_input(path), str(path))
     rows = csv.DictReader(text.splitlines())
     if rows.fieldnames is None or column not in rows.fieldnames:
         raise ValueError(f"{path}: no column {column!r}; the header has "
@@ -58,7 +62,7 @@ def read_csv_column(path: str | os.PathLike, column: str, dataset: str = "csv") 
 def read_jsonl_field(path: str | os.PathLike, field: str, dataset: str = "jsonl") -> RawCorpus:
     """One document per line of the JSON-lines file ``path``: the string at key ``field``."""
     docs = []
-    for i, line in enumerate(_text(Path(path).read_bytes(), str(path)).splitlines(), start=1):
+    for i, line in enumerate(_text(read_input(path), str(path)).splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -156,7 +156,7 @@ def estimate(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.ArrayL
         numba threads (None or 0: all); results do not depend on it.
     work_limit : float, None or "default"
         The most topic-word site updates of the whole call, every document and run (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, up to a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
     **settings
@@ -213,7 +213,7 @@ def estimate_runs(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.A
         numba threads (None or 0: all); results do not depend on it.
     work_limit : float, None or "default"
         The most topic-word site updates of the whole call, every document and run (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, up to a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
     posterior : array_like, shape (D, T), optional
@@ -301,7 +301,7 @@ def estimate_curve(method: str, counts: CountMatrix, phi: npt.ArrayLike, p: npt.
         numba threads (None or 0: all).
     work_limit : float, None or "default"
         The most topic-word site updates of the whole call, every document and run (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, about a minute of one core;
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["gapfa"]`` = 6e9, up to a minute of one core;
         ``None``: no limit); a call over it, or whose arrays would not fit in memory, is
         refused before anything runs, naming the runs, samples or documents that would fit.
     return_diagnostics : bool, default False

@@ -259,7 +259,7 @@ def estimate_runs(
         0..D-1), so a block of a larger document list evaluated alone gives the same estimates.
     work_limit : float, None or "default"
         The most Gibbs site updates of the whole call, every document and run (default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, about a minute of one core;
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, two to four minutes of one core;
         ``None``: no limit).  A call over it, or whose arrays (results, schedule, working
         arrays) would not fit in memory, is refused before anything runs, with its predicted
         time and the runs, setting or documents that would fit.
@@ -376,7 +376,8 @@ def _run(table, what, method, docs, phi, alpha_m, *, runs=1, seed=0, first_run=0
     if m.sampled and bounds:
         both = (floor.completion_bounds(docs, n1, phi, alpha_m) if completion
                 else floor.bounds(docs, phi, alpha_m))
-    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, both),
+    blind = m.blind_spot(docs, alpha_m) if m.blind_spot else None
+    return Runs(method, out, sites, seconds, forms, m.diagnose(out, stats, both, blind),
                 alt if m.upper else None)
 
 

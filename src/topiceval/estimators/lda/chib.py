@@ -26,6 +26,7 @@ from numba import njit
 
 from topiceval._numba import lse_add, randint
 from topiceval.diagnostics import chain_record
+from topiceval.estimators.lda.blind_spots import one_mode
 from topiceval.estimators.lda.chains import (
     copy_into,
     init_uniform,
@@ -138,4 +139,5 @@ CHIB = Method(
              setting("iterations", 20, "most ICM passes choosing z*")),
     cost=lambda n, n1, s: 2 * s["samples"] * n, formula="2 S N", budget="samples", key=6,
     memory=lambda n, n_topics, s: 8 * s["samples"],  # the chain's log-likelihoods (diagnostics)
-    code=CHIB_CODE, diagnostics="chain", nature="unbiased for P(w) (Chib-style)")
+    code=CHIB_CODE, diagnostics="chain", nature="unbiased for P(w) (Chib-style)",
+    blind_spot=one_mode("Chib-style"))

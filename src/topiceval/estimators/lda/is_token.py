@@ -29,6 +29,7 @@ from numba import njit
 
 from topiceval._numba import lse_add, search_cumulative, uniform
 from topiceval.diagnostics import record_reset, record_weight
+from topiceval.estimators.lda.blind_spots import one_mode
 from topiceval.estimators.lda.chains import log_prior, lse_finish
 from topiceval.estimators.lda.is_prior import IMPORTANCE_SAMPLES, importance_cost
 from topiceval.estimators.lda.settings import setting
@@ -161,4 +162,5 @@ IS_IP = Method(
     "is_ip", (IMPORTANCE_SAMPLES, setting("iterations", 20, "proposal updates I")),
     cost=lambda n, n1, s: (s["iterations"] + s["samples"]) * n, formula="(I + S) N",
     budget="samples", key=3, code=IS_IP_CODE, diagnostics="weights",
-    nature="unbiased for P(w), high variance (iterated pseudo-counts)")
+    nature="unbiased for P(w), high variance (iterated pseudo-counts)",
+    blind_spot=one_mode("IS-IP"))

@@ -589,7 +589,7 @@ def compare(docs: TokenDocuments, model_a: LDAParams, model_b: LDAParams, *, sam
         documents' random streams.  ``return_cost`` (bool, default False): also return
         ``Cost(site_updates, seconds)``.  ``work_limit`` (the most site updates of the whole
         call, every document and annealing run; default
-        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, about a minute of one core;
+        ``topiceval.limits.DEFAULT_WORK_LIMIT["lda"]`` = 2.4e9, two to four minutes of one core;
         ``None`` for no limit).
 
     Returns

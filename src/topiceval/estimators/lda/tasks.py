@@ -15,9 +15,9 @@ returns at once (NaN, NaN, 0) when it is set; ``api.py`` calls ``run_tasks`` thr
 ``interrupt.run``.  A single driver (rather than one parallel kernel per estimator) keeps the numba
 compile time of the whole family to one parallel region.
 
-numba's on-disk cache of ``run_tasks`` contains the compiled estimator functions, but numba
-checks only this file's time stamp: after editing any estimator module, delete
-``estimators/lda/__pycache__`` (a fresh checkout or CI run starts cold anyway).
+numba's on-disk cache of ``run_tasks`` contains the compiled estimator functions; it is kept in a
+directory keyed to the source of every module of the package (``topiceval._kernel_cache``), so
+an edit to any estimator module compiles it again.
 """
 
 from __future__ import annotations
