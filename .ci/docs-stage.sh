@@ -13,4 +13,6 @@ python -m pip install -q -e ".[docs]"
 python -m sphinx -W --keep-going -b html docs "$OUT"
 # the Examples sections of the API reference's docstrings, run (a failing example fails)
 python -m sphinx -W --keep-going -b doctest docs "$OUT/../doctest"
+# the layout checks need the docs extra, which the test stage does not install
+python -m pytest -q -p no:xdist tests/test_docs_layout.py
 echo "documentation site built in $OUT"

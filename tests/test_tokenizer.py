@@ -152,7 +152,8 @@ def test_the_command_uses_the_models_tokenizer(heldout, capsys):
 def test_the_command_says_in_one_line_when_the_tokenizer_is_unknown(heldout, capsys):
     save_model(heldout / "old.npz", small_model({}))
     evaluate(heldout, heldout / "old.npz", "--skip-empty")
-    notes = [line for line in capsys.readouterr().err.splitlines() if "note:" in line]
+    notes = [line for line in capsys.readouterr().err.splitlines()
+             if "note:" in line and "tokenised" in line]
     assert len(notes) == 1, notes
     assert "does not record how its training text was tokenised" in notes[0]
     assert "--lowercase" in notes[0] and "--token-regex" in notes[0]

@@ -17,6 +17,7 @@ import pandas as pd
 import yaml
 
 from topiceval.commands.study import snakemake_command
+from topiceval.input_files import load_yaml
 
 __all__ = ["StudyResult", "run"]
 
@@ -105,7 +106,7 @@ def run(config: str | os.PathLike | Mapping, *, cores: int = 1,
             results=None if results is None else str(results),
             workflow=None if workflow is None else str(workflow))
         cmd, root = snakemake_command(args)
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = load_yaml(path)
         done = subprocess.run(cmd, cwd=root)
     if done.returncode != 0:
         raise RuntimeError(f"the study's workflow failed (Snakemake exit status "
@@ -122,6 +123,6 @@ def _directory(data: Mapping, root: Path, results: str | os.PathLike | None) -> 
     if results is not None:
         base = Path(results).resolve()
     else:
-        defaults = yaml.safe_load((root / "config" / "config.yaml").read_text(encoding="utf-8"))
+        defaults = load_yaml(root / "config" / "config.yaml")
         base = (root / data.get("results_dir", defaults["results_dir"])).resolve()
     return base / "studies" / data["study"]["name"]

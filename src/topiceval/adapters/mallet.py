@@ -100,16 +100,18 @@ def from_mallet(path: str | os.PathLike) -> LDAModel:
 
     Examples
     --------
-    A state file of two documents (MALLET writes it gzipped; plain text is read too):
+    A state file of two documents, gzipped as MALLET writes it (a plain-text state is read too,
+    with a ``CutShortWarning``):
 
+    >>> import gzip
     >>> import tempfile
     >>> from pathlib import Path
     >>> from topiceval.adapters import from_mallet
     >>> state = ("#doc source pos typeindex type topic\\n#alpha : 0.5 0.25 \\n#beta : 0.1\\n"
     ...          "0 NA 0 0 sun 0\\n0 NA 1 1 rock 1\\n1 NA 0 2 wave 1\\n1 NA 1 0 sun 0\\n")
     >>> with tempfile.TemporaryDirectory() as folder:
-    ...     _ = (Path(folder) / "state.txt").write_text(state)
-    ...     model = from_mallet(Path(folder) / "state.txt")
+    ...     _ = (Path(folder) / "state.gz").write_bytes(gzip.compress(state.encode()))
+    ...     model = from_mallet(Path(folder) / "state.gz")
     >>> model.vocab.tolist(), model.alpha_m.tolist(), model.beta
     (['sun', 'rock', 'wave'], [0.5, 0.25], 0.1)
     """
