@@ -138,26 +138,26 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
         numbers of Gibbs sweeps, samples or particles, see
         docs/methods/lda-estimators.md):
 
-        ============== ===========================================================
-        ``is_pt``       ``samples=1000``
-        ``is_pzw``      ``samples=1000``
-        ``is_ip``       ``samples=1000``, ``iterations=20`` (proposal updates I)
-        ``hm``          ``burnin=1000``, ``samples=1000``
-        ``ais``         ``temperatures=1000`` (S, linear schedule, or the sequence
-                        tau_1 < ... < tau_S = 1)
-        ``chib``        ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
-                        before ICM), ``iterations=20`` (most ICM passes choosing z*)
-        ``is_theta``    ``samples=200`` (Gibbs sweeps whose counts make the proposal),
-                        ``draws=1000`` (importance draws M of theta), ``burnin=50``
+        ================ ===========================================================
+        ``is_pt``        ``samples=1000``
+        ``is_pzw``       ``samples=1000``
+        ``is_ip``        ``samples=1000``, ``iterations=20`` (proposal updates I)
+        ``hm``           ``burnin=1000``, ``samples=1000``
+        ``ais``          ``temperatures=1000`` (S, linear schedule, or the sequence
+                         tau_1 < ... < tau_S = 1)
+        ``chib``         ``samples=1000`` (chain length S), ``burnin=5`` (Gibbs sweeps
+                         before ICM), ``iterations=20`` (most ICM passes choosing z*)
+        ``is_theta``     ``samples=200`` (Gibbs sweeps whose counts make the proposal),
+                         ``draws=1000`` (importance draws M of theta), ``burnin=50``
         ``bridge_theta`` the same as ``is_theta`` (``draws``: M draws from the proposal
-                        and M sweeps of a second chain)
-        ``lr``          ``particles=20`` (R), ``resample=True`` (rejuvenation)
-        ``lr_wallach``  same as ``lr``
-        ``exact``       ``max_work=4e8`` (most operations of the recursion)
-        ``bdmc``        ``temperatures=1000``, ``burnin=50`` (Gibbs sweeps before the
-                        reverse run); the estimate is the lower bound (``estimate_runs``
-                        gives both)
-        ============== ===========================================================
+                         and M sweeps of a second chain)
+        ``lr``           ``particles=20`` (R), ``resample=True`` (rejuvenation)
+        ``lr_wallach``   same as ``lr``
+        ``exact``        ``max_work=4e8`` (most operations of the recursion)
+        ``bdmc``         ``temperatures=1000``, ``burnin=50`` (Gibbs sweeps before the
+                         reverse run); the estimate is the lower bound (``estimate_runs``
+                         gives both)
+        ================ ===========================================================
 
     Returns
     -------
@@ -453,8 +453,8 @@ def _check_limits(m, docs, n1, n_topics, settings, runs, work_limit, *, threads=
                                          lambda k: work_at({**settings, m.budget: k})))
         work = work_at(settings)
         limits.check_work(work, limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["lda"]),
-                          family="lda", method=m.name, lengths=lengths, runs=runs,
-                          budgets=budgets, cheaper=m.cheaper)
+                         family="lda", method=m.name, lengths=lengths, runs=runs,
+                         budgets=budgets, cheaper=m.cheaper)
     _check_memory(m, lengths, n_topics, settings, runs, threads, RESULT_ARRAYS + extra_arrays,
                   threads_argument)
     return work.astype(np.int64)
@@ -511,7 +511,7 @@ def _run_sampler(m, docs, phi, alpha_m, keys, n1, settings, seed, first_run, out
                             interrupt.new_flag())
             start = time.perf_counter()
             interrupt.run(tasks.run_tasks, m.code, tab, ipar, tau, *args, run_keys, out[block],
-                          alt[block], sites[block], stats[block])
+                         alt[block], sites[block], stats[block])
             seconds += time.perf_counter() - start
     finally:
         numba.set_parallel_chunksize(previous)
