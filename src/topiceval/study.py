@@ -86,11 +86,12 @@ def run(config: str | os.PathLike | Mapping, *, cores: int = 1,
     --------
     The study of ``config/study-quick.yaml`` (the first 400 AP articles, 12 models trained and
     the data mirror's MALLET model) takes a few minutes on 2 cores, in a clone with the data
-    mirror, so it is not run when the documentation is built:
+    mirror (a directory of the raw files, docs/data.md; ``mirror`` below), so it is not run when
+    the documentation is built:
 
     >>> import topiceval.study
     >>> result = topiceval.study.run("config/study-quick.yaml", cores=2,
-    ...                              data_mirror="../shared/data")  # doctest: +SKIP
+    ...                              data_mirror=mirror)  # doctest: +SKIP
     >>> result.candidates[["candidate", "perplexity", "verdict"]]  # doctest: +SKIP
     >>> result.directory / "perplexity.png"  # the figure with its verdict  # doctest: +SKIP
     """
