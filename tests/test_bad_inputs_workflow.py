@@ -646,7 +646,8 @@ def test_workflow_refuses_a_raw_file_damaged_after_download(tmp_path):
 @pytest.mark.slow
 def test_missing_configfile_is_snakemakes_own_traceback_naming_the_file():
     """Snakemake reads --configfile before the Snakefile, so topiceval cannot shorten its
-    message; the troubleshooting note of the page "Run the workflow" says to read the last line."""
+    message; the troubleshooting note of the page "Run the workflow" quotes its last line and
+    sends the user to ``topiceval check-config`` (tests/test_messages.py)."""
     result = subprocess.run([*SNAKEMAKE, "-n", "--cores", "1", "--configfile", "config/quik.yaml"],
                             cwd=ROOT, capture_output=True, text=True)
     lines = (result.stdout + result.stderr).strip().splitlines()
@@ -654,3 +655,4 @@ def test_missing_configfile_is_snakemakes_own_traceback_naming_the_file():
     assert lines[-1] == "FileNotFoundError: [Errno 2] No such file or directory: 'config/quik.yaml'"
     page = (ROOT / "docs" / "workflow.md").read_text()
     assert "No such file or directory: 'config/quik.yaml'" in page
+    assert "topiceval check-config config/quik.yaml" in page

@@ -86,3 +86,28 @@ def test_study_from_an_installed_wheel_says_it_needs_a_clone(tmp_path, monkeypat
     # a --workflow the user passed is named as passed
     assert cli.main(["study", str(config), "--dry-run", "--workflow", "elsewhere"]) == 1
     assert "--workflow elsewhere: no Snakefile there" in error_line(capsys)
+
+
+@pytest.mark.parametrize(("content", "problem"), [
+    (None, "No such file or directory"),
+    ("a: [1\n", "not YAML (line 2, column 1)"),
+    ("study:\n  name: a\nstudy:\n  name: b\n", "key 'study' is written twice (lines 1 and 3)"),
+    ("- a\n", "not a list"),
+], ids=["missing", "yaml syntax", "duplicate key", "not a mapping"])
+def test_check_config_names_the_file_and_the_problem(tmp_path, capsys, content, problem):
+    """What Snakemake's ``--configfile`` cannot say (issue 46): the file, the line, the fix."""
+    path = tmp_path / "my.yaml"
+    if content is not None:
+        path.write_text(content)
+    assert cli.main(["check-config", str(path)]) == 1
+    line = error_line(capsys)
+    assert line.startswith(f"topiceval check-config: error: {path}: ") and problem in line
+
+
+def test_check_config_reads_the_shipped_configurations(capsys):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    files = sorted(str(p) for p in (root / "config").glob("*.yaml"))
+    assert cli.main(["check-config", *files]) == 0
+    assert capsys.readouterr().out.count(": reads; top-level keys: ") == len(files)

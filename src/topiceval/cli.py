@@ -24,7 +24,8 @@ from topiceval import __version__
 from topiceval.commands import warning_line
 from topiceval.io import check_outputs_differ
 
-COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model", "study")
+COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model", "study",
+                   "check_config")
 # The files the commands read and write, by argument name: no output may be one of the inputs.
 INPUT_OPTIONS = {"corpus": "--corpus", "docs": "--docs", "model": "--model",
                  "model_a": "--model-a", "model_b": "--model-b", "path": "PATH",
