@@ -35,7 +35,7 @@ Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each est
   nats above both IS-theta bounds on one document and the reverse bound 0.5 nats below both
   lower bounds on two, which the e^-k bounds allow but a truth cannot use.  The truth is the
   midpoint; ``gap`` = upper - lower says how well it is pinned (a negative gap is Monte Carlo
-  noise of bounds that met).
+  noise of bounds that met: the truth is known to no better than half its size either way).
 
 Each cell (model x length) has 4 documents per part.  The parts have their own seeds:
 ``calibration`` (seeds 1-2, the part methods may be tuned on) and ``fresh`` (seeds 101-102, run
@@ -45,7 +45,8 @@ Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, st
 ``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
 documents of 100 tokens or more), ``is_theta`` (its defaults, 8 runs) and ``bridge_theta`` (its
 defaults, 4 runs).  Per estimate: error against the truth, its standard error, whether +/- 2
-s.e. covers the truth (allowing for the truth's own half-gap), trusted or not, CPU seconds.
+s.e. covers the truth (allowing for the truth's own half-gap, |upper - lower| / 2), trusted or
+not, CPU seconds.
 An estimate is *bad* when it is off by more than 4 s.e. + 0.5 nats (issue 44's rule), *good*
 when within 2 s.e.
 
@@ -329,14 +330,15 @@ def estimate_rows(truth: pd.DataFrame, names, mirror: Path) -> pd.DataFrame:
 
 
 def judge(est: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
-    """Each estimate against its document's truth, the truth's half-gap allowed: ``error``,
+    """Each estimate against its document's truth, the truth's half-gap |upper - lower| / 2
+    allowed (bounds that cross by g leave the truth uncertain by g / 2 too): ``error``,
     ``covered`` (+/- 2 s.e.), ``bad`` (off by more than 4 s.e. + 0.5 nats), ``good`` (within
     2 s.e.)."""
     keys = ["model", "length", "seed", "doc"]
     raw = est.drop(columns=[c for c in ("error", "covered", "bad", "good", "truth", "gap")
                             if c in est])
     out = raw.merge(truth[keys + ["truth", "gap"]], on=keys)
-    half = out["gap"].clip(lower=0) / 2
+    half = out["gap"].abs() / 2
     out["error"] = out["estimate"] - out["truth"]
     out["covered"] = out["error"].abs() <= 2 * out["se"] + half
     out["bad"] = out["error"].abs() > 4 * out["se"] + 0.5 + half
