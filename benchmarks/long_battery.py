@@ -38,13 +38,14 @@ Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each est
   noise of bounds that met: the truth is known to no better than half its size either way).
 
 Each cell (model x length) has 4 documents per part.  The parts have their own seeds:
-``calibration`` (seeds 1-2, the part methods may be tuned on) and ``fresh`` (seeds 101-102, run
-once at the end, by the protocol in docs/choosing-an-estimator.md#long-documents).
+``calibration`` (seeds 1-2, the part methods may be tuned on), ``fresh`` (seeds 101-102, run
+once, by the protocol in docs/choosing-an-estimator.md#long-documents) and ``fresh-2`` (seeds
+201-202, run once after the changes the first fresh part left to make, by the same protocol).
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
 ``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
 documents of 100 tokens or more), ``is_theta`` (its defaults, 8 runs) and ``bridge_theta`` (its
-defaults, 4 runs).  Per estimate: error against the truth, its standard error, whether +/- 2
+defaults, 8 runs; until the second fresh part, 4 runs of twice today's budget).  Per estimate: error against the truth, its standard error, whether +/- 2
 s.e. covers the truth (allowing for the truth's own half-gap, |upper - lower| / 2), trusted or
 not, CPU seconds.
 An estimate is *bad* when it is off by more than 4 s.e. + 0.5 nats (issue 44's rule), *good*
@@ -84,7 +85,7 @@ from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample 
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / "out" / "long_battery_cache"
-PARTS = {"calibration": (1, 2), "fresh": (101, 102)}
+PARTS = {"calibration": (1, 2), "fresh": (101, 102), "fresh-2": (201, 202)}
 DOCS_PER_SEED = 2
 REAL = {  # name -> (dataset, recipe, options, T)
     "ap-T50": ("ap", "asis", {"split": "random", "test_fraction": 0.1}, 50),
@@ -103,7 +104,7 @@ TRUTH_RUNS = 4
 TRUTH_UPPER_DRAWS = 1000
 ESTIMATORS = {"chib": {"method": "chib", "runs": 8},
               "is_theta": {"method": "is_theta", "runs": 8},
-              "bridge_theta": {"method": "bridge_theta", "runs": 4}}
+              "bridge_theta": {"method": "bridge_theta", "runs": 8}}
 ESTIMATE_SEED = 11
 
 

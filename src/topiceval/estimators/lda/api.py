@@ -149,8 +149,8 @@ def estimate(method: str, docs: TokenDocuments, phi: npt.ArrayLike, alpha_m: npt
                          before ICM), ``iterations=20`` (most ICM passes choosing z*)
         ``is_theta``     ``samples=200`` (Gibbs sweeps whose counts make the proposal),
                          ``draws=1000`` (importance draws M of theta), ``burnin=50``
-        ``bridge_theta`` the same as ``is_theta`` (``draws``: M draws from the proposal
-                         and M sweeps of a second chain)
+        ``bridge_theta`` ``samples=100``, ``draws=500`` (M draws from the proposal and
+                         M sweeps of a second chain), ``burnin=50``
         ``lr``           ``particles=20`` (R), ``resample=True`` (rejuvenation)
         ``lr_wallach``   same as ``lr``
         ``exact``        ``max_work=4e8`` (most operations of the recursion)

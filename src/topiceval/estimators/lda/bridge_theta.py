@@ -132,8 +132,8 @@ def bridge_theta_document(tab, d, samples, draws, burnin, rng, rec, stop):
 # tasks.run_tasks
 BRIDGE_THETA_CODE = 13
 BRIDGE_THETA = Method(
-    "bridge_theta", (setting("samples", 200, "Gibbs sweeps S whose counts make the proposal"),
-                     setting("draws", 1000, "draws M from the proposal and from the posterior"),
+    "bridge_theta", (setting("samples", 100, "Gibbs sweeps S whose counts make the proposal"),
+                     setting("draws", 500, "draws M from the proposal and from the posterior"),
                      setting("burnin", 50, "burn-in sweeps B of each chain")),
     cost=lambda n, n1, s: ((2 * s["burnin"] + s["samples"] + s["draws"]) * n
                            + 2 * s["draws"] * (n + s["samples"])),
