@@ -57,7 +57,6 @@ include: "workflow/rules/foulds_smyth.smk"
 include: "workflow/rules/capdevila2018.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/study.smk"
-include: "workflow/rules/kernels.smk"
 include: "workflow/rules/publish.smk"
 
 

@@ -99,3 +99,27 @@ def test_every_kernel_is_cached_in_the_keyed_directory():
     offenders = [name for name, locator in cached.items()
                  if locator is not _kernel_cache.KeyedCacheLocator]
     assert not offenders, offenders
+
+
+def test_the_compile_lock_excludes_other_processes(tmp_path, monkeypatch):
+    """``compile_lock()`` (issue 47: the jobs of a study warm up under it, one compiling while
+    the others wait): while it is held, another holder of the lock file cannot take it; once
+    released, it can."""
+    import fcntl
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    lock_file = _kernel_cache.cache_dir() / ".compile.lock"
+
+    def other_can_lock() -> bool:
+        with open(lock_file, "a") as other:  # another open file description: another holder
+            try:
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return False
+            fcntl.flock(other, fcntl.LOCK_UN)
+            return True
+
+    with _kernel_cache.compile_lock():
+        assert lock_file.is_file()
+        assert not other_can_lock()
+    assert other_can_lock()

@@ -29,6 +29,8 @@ import getpass
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
@@ -105,3 +107,34 @@ def use_keyed_cache() -> None:
     """Put ``KeyedCacheLocator`` first in numba's cache locators (once per process)."""
     if KeyedCacheLocator not in CacheImpl._locator_classes:
         CacheImpl._locator_classes.insert(0, KeyedCacheLocator)
+
+
+@contextmanager
+def compile_lock() -> Iterator[None]:
+    """Hold, across processes, the lock of this installed source's cache (``cache_dir()`` /
+    ``.compile.lock``, an exclusive ``flock``): processes that compile under it compile each
+    kernel once, the later ones loading what the first compiled.  Waiting is interruptible
+    (Ctrl-C), and the lock goes with the process.  Where the directory cannot be written or the
+    system or file system has no ``flock``, nothing is locked: the processes compile side by side, as
+    without it."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    try:
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        handle = open(cache_dir() / ".compile.lock", "a")  # noqa: SIM115 (held across the yield)
+    except OSError:
+        yield
+        return
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        except OSError:
+            yield
+            return
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

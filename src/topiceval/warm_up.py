@@ -3,9 +3,12 @@
 numba compiles a kernel on its first use and caches it (``topiceval._kernel_cache``); later
 calls, in any process, load it in under a second.  When a workflow starts several jobs at once
 on an empty cache, each compiles the same kernels side by side: on two cores the first scoring
-jobs of a study spent minutes compiling twice what one of them could compile for both.  The
-workflow's rule ``compile_kernels`` calls ``warm_up`` first, in one job, and the jobs that use
-the kernels wait for it.
+jobs of a study spent minutes compiling twice what one of them could compile for both.  Each
+training and estimate job of a study calls ``warm_up`` first, under the cache's lock
+(``topiceval._kernel_cache.compile_lock``): the first job compiles, the others wait for it and
+then load.  (A workflow rule that compiled first, with the jobs taking its output as input,
+reran every job whenever it ran again, and with ``ancient()`` hid the jobs' own reasons to
+rerun from Snakemake; the lock keeps the workflow's graph as it was.)
 
 ``warm_up`` runs each piece of work on a problem of a few tokens with the same argument types
 (integer token arrays, float64 matrices) and the same settings as the real jobs, so that numba
@@ -20,6 +23,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from topiceval._kernel_cache import compile_lock
 from topiceval.compiling import compile_note
 from topiceval.corpus import Corpus
 
@@ -52,13 +56,16 @@ def warm_up(estimate: tuple[str, Mapping, int] | None, trainers: Sequence[str] =
         change what is compiled.
     note : bool
         Print the compile note (``topiceval.compiling``) on standard error.
+
+    Runs under ``compile_lock()``: a process that calls it while another compiles waits, then
+    loads the kernels from the cache.
     """
     from topiceval.estimators import lda
     from topiceval.training.lda import fit_gibbs, fit_vem
 
     corpus = tiny_corpus()
     settings = dict(train_settings or {})
-    with compile_note(note, live=False):
+    with compile_lock(), compile_note(note, live=False):
         for trainer in trainers:
             if trainer == "gibbs":
                 fit_gibbs(corpus, TOPICS, sweeps=2, seed=0, threads=1)

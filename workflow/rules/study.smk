@@ -72,7 +72,6 @@ if STUDY:
     rule study_train:
         input:
             corpus=f"{S_DIR}/corpus.npz",
-            kernels=lambda wc: KERNELS_DONE if wc.trainer in OWN_TRAINERS else [],
         output:
             model=f"{S_DIR}/candidates/{{trainer}}-T{{T}}-seed{{seed}}/model.npz",
             own=f"{S_DIR}/candidates/{{trainer}}-T{{T}}-seed{{seed}}/own.csv",
@@ -122,7 +121,6 @@ if STUDY:
         input:
             corpus=f"{S_DIR}/corpus.npz",
             model=f"{S_CAND}/model.npz",
-            kernels=lambda wc: KERNELS_DONE,
         output:
             rows=f"{S_CAND}/part{{part}}of{{parts}}.csv",
             timings=f"{S_DIR}/timings/{{candidate}}/part{{part}}of{{parts}}.csv",
