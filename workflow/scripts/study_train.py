@@ -2,10 +2,7 @@
 
 from topiceval.experiments.study import train_job
 from topiceval.pipeline import rule_context
-from topiceval.warm_up import warm_up
 
 with rule_context(snakemake) as job:  # noqa: F821
-    trainer = job.params.candidate["trainer"]
-    warm_up(None, [trainer], {trainer: job.params.settings})  # compiles once across the jobs
     train_job(job.input.corpus, job.params.candidate, job.params.settings, job.output.model,
               job.output.own)
