@@ -1,0 +1,56 @@
+"""What an unbiased estimator of P(w_d) returns: log P-hat from its weights, and its error.
+
+Described in docs/methods/logistic-normal.md#standard-errors.
+
+With S independent weights w_s (importance weights, or the weights of S AIS runs), each of mean
+P(w_d):
+
+    log P-hat = log (1/S) sum_s w_s
+    se(log P-hat) ~ sd(w) / (sqrt(S) mean(w))      (the delta method; computed from w / max w)
+
+The standard error is itself estimated from the weights, so it is too small when the weights are
+heavy-tailed (check their PSIS k-hat, ``topiceval.diagnostics``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy.special import logsumexp
+
+from topiceval._numba import rng_state
+
+# the stream keys of the family's estimators: (seed, key, document, run) names a task's stream
+STREAM_KEYS = {"is_prior": 101, "is_laplace": 102, "ais": 103, "elbo": 104}
+
+
+class Estimate(NamedTuple):
+    """log P-hat of one document, its standard error, and the log weights it came from."""
+
+    log_p: float
+    se: float
+    log_weights: np.ndarray
+
+
+def summarise(log_weights: np.ndarray) -> Estimate:
+    """log of the mean weight and its delta-method standard error (module docstring)."""
+    lw = np.asarray(log_weights, dtype=np.float64)
+    n = lw.size
+    log_p = float(logsumexp(lw) - np.log(n))
+    w = np.exp(lw - lw.max())
+    se = float(w.std(ddof=1) / (np.sqrt(n) * w.mean())) if n > 1 else float("inf")
+    return Estimate(log_p, se, lw)
+
+
+def stream(method: str, seed: int, document: int, run: int = 0) -> np.ndarray:
+    """The random stream of one (document, run) task of ``method``: independent of the order
+    and the thread in which tasks run (docs/methods/implementation.md#random-streams)."""
+    return rng_state(seed, STREAM_KEYS[method], document, run)
+
+
+def positive_count(value, name: str) -> int:
+    """``value`` as an integer >= 1, or a one-line ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
