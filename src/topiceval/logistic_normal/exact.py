@@ -76,7 +76,7 @@ def gauss_hermite(dec, centre: np.ndarray, chol: np.ndarray, order: int) -> floa
     return float(logsumexp(parts) - 0.5 * dim * np.log(np.pi))
 
 
-def exact(model: LogisticNormalModel, ids, *, tol: float = 1e-10) -> Exact:
+def exact(model: LogisticNormalModel, ids, *, tol: float = 1e-9) -> Exact:
     """log P(w_d) for document ``ids`` of a model with K <= 3 topics (module docstring)."""
     if model.n_topics > MAX_DIM:
         raise ValueError(f"exact quadrature takes K <= {MAX_DIM} topics (n^K nodes); the model "
