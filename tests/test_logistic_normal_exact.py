@@ -48,6 +48,9 @@ PROBLEMS = {
     "product-K3-diagonal": problem("product", 3, 4, full=False),
 }
 EXACT = {}
+# the K = 3 product problem's quadrature takes about 10 CPU-seconds (2M nodes x V logits)
+CASES = [pytest.param(name, marks=pytest.mark.slow) if name == "product-K3-diagonal" else name
+         for name in PROBLEMS]
 
 
 def exact_of(name):
@@ -121,10 +124,11 @@ def estimators():
 
 
 @pytest.mark.parametrize("method", list(estimators()))
-@pytest.mark.parametrize("name", list(PROBLEMS))
+@pytest.mark.parametrize("name", CASES)
 def test_unbiased_estimators_are_within_their_error_of_the_exact_value(name, method):
     estimate = estimators()[method](PROBLEMS[name], 7)
     assert estimate.se < 0.1  # a tolerance that says something
+    assert estimate.khat < 0.7 or method == "ais"  # AIS's 16 runs are too few for a k-hat
     assert within(estimate, exact_of(name).log_p), (estimate.log_p, estimate.se,
                                                     exact_of(name).log_p)
 
@@ -139,7 +143,7 @@ def test_the_criterion_rejects_the_estimate_of_a_perturbed_model(method):
     assert within(estimate, exact(moved, DOC).log_p)
 
 
-@pytest.mark.parametrize("name", list(PROBLEMS))
+@pytest.mark.parametrize("name", CASES)
 def test_the_elbo_is_below_the_exact_value(name):
     model = PROBLEMS[name]
     fitted = laplace.fit(prepare(model, DOC))

@@ -9,7 +9,8 @@ P(w_d):
     se(log P-hat) ~ sd(w) / (sqrt(S) mean(w))      (the delta method; computed from w / max w)
 
 The standard error is itself estimated from the weights, so it is too small when the weights are
-heavy-tailed (check their PSIS k-hat, ``topiceval.diagnostics``).
+heavy-tailed: each estimate carries their PSIS k-hat (above 0.7 the mean is not to be trusted)
+and their effective sample size, ``topiceval.diagnostics``.
 """
 
 from __future__ import annotations
@@ -20,27 +21,32 @@ import numpy as np
 from scipy.special import logsumexp
 
 from topiceval._numba import rng_state
+from topiceval.diagnostics import pareto_khat, weights_ess
 
 # the stream keys of the family's estimators: (seed, key, document, run) names a task's stream
 STREAM_KEYS = {"is_prior": 101, "is_laplace": 102, "ais": 103, "elbo": 104}
 
 
 class Estimate(NamedTuple):
-    """log P-hat of one document, its standard error, and the log weights it came from."""
+    """log P-hat of one document, its standard error, the log weights it came from, their
+    PSIS k-hat (NaN for fewer than 5 distinct tail weights) and effective sample size."""
 
     log_p: float
     se: float
     log_weights: np.ndarray
+    khat: float
+    ess: float
 
 
 def summarise(log_weights: np.ndarray) -> Estimate:
-    """log of the mean weight and its delta-method standard error (module docstring)."""
+    """log of the mean weight, its delta-method standard error (module docstring) and the
+    weights' diagnostics."""
     lw = np.asarray(log_weights, dtype=np.float64)
     n = lw.size
     log_p = float(logsumexp(lw) - np.log(n))
     w = np.exp(lw - lw.max())
     se = float(w.std(ddof=1) / (np.sqrt(n) * w.mean())) if n > 1 else float("inf")
-    return Estimate(log_p, se, lw)
+    return Estimate(log_p, se, lw, pareto_khat(lw), weights_ess(lw))
 
 
 def stream(method: str, seed: int, document: int, run: int = 0) -> np.ndarray:
