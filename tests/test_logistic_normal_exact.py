@@ -20,7 +20,7 @@ from topiceval.logistic_normal.elbo import elbo
 from topiceval.logistic_normal.exact import exact, gauss_hermite, log_likelihood_many
 from topiceval.logistic_normal.is_laplace import is_laplace
 from topiceval.logistic_normal.is_prior import is_prior
-from topiceval.logistic_normal.likelihood import prepare
+from topiceval.logistic_normal.likelihood import document_decoder
 
 TOLERANCE = 5.0  # standard errors
 
@@ -84,7 +84,7 @@ def test_quadrature_matches_adaptive_quadrature_at_k2(name):
     """scipy's adaptive cubature in the prior's whitened coordinates u (z = mu + L u) over
     [-10, 10]^2, outside which the prior has mass below 1e-22 (and p(w_d | z) <= 1)."""
     model = PROBLEMS[name]
-    dec = prepare(model, DOC)
+    dec = document_decoder(model, DOC)
 
     def integrand(u):
         z = dec.mu + u @ dec.chol.T
@@ -98,7 +98,7 @@ def test_quadrature_matches_adaptive_quadrature_at_k2(name):
 
 def test_quadrature_does_not_depend_on_its_centre_and_scale():
     model = PROBLEMS["mixture-K3-full"]
-    dec = prepare(model, DOC)
+    dec = document_decoder(model, DOC)
     fitted = laplace.fit(dec)
     result = exact_of("mixture-K3-full")
     assert result.error <= 1e-10
@@ -146,7 +146,7 @@ def test_the_criterion_rejects_the_estimate_of_a_perturbed_model(method):
 @pytest.mark.parametrize("name", CASES)
 def test_the_elbo_is_below_the_exact_value(name):
     model = PROBLEMS[name]
-    fitted = laplace.fit(prepare(model, DOC))
+    fitted = laplace.fit(document_decoder(model, DOC))
     truth = exact_of(name).log_p
     prior_sd = np.sqrt(np.diag(model.covariance))
     for mean, sd in ((fitted.mode, np.sqrt(np.diag(fitted.cov))), (model.mu, prior_sd)):

@@ -12,7 +12,7 @@ from topiceval.logistic_normal.ais import ais_run
 from topiceval.logistic_normal.elbo import expected_log_likelihood_draws, gaussian_kl
 from topiceval.logistic_normal.is_laplace import is_laplace_weights
 from topiceval.logistic_normal.is_prior import is_prior_weights
-from topiceval.logistic_normal.likelihood import log_likelihood, prepare
+from topiceval.logistic_normal.likelihood import document_decoder, log_p_given_z
 
 SEED = 5
 
@@ -39,16 +39,16 @@ def args(dec):
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_log_likelihood_matches_the_reference(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     k, v = dec.beta.shape
     for z in np.random.default_rng(2).normal(scale=3.0, size=(6, k)):
-        got = log_likelihood(*args(dec), z, np.empty(k), np.empty(v))
+        got = log_p_given_z(*args(dec), z, np.empty(k), np.empty(v))
         assert got == pytest.approx(ref.log_likelihood(dec, z), rel=1e-13)
 
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_is_prior_kernel_matches_the_reference(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     out = np.empty(7)
     is_prior_weights(*args(dec), dec.mu, dec.chol, nb.rng_state(SEED, 1), out)
     np.testing.assert_allclose(out, ref.is_prior(dec, 7, nb.rng_state(SEED, 1)), rtol=1e-12)
@@ -57,7 +57,7 @@ def test_is_prior_kernel_matches_the_reference(decoder):
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 @pytest.mark.parametrize("df", [0.0, 1.5, 5.0])
 def test_is_laplace_kernel_matches_the_reference(decoder, df):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     fitted = laplace.fit(dec)
     out = np.empty(7)
     is_laplace_weights(*args(dec), dec.mu, dec.chol, fitted.mode, np.linalg.cholesky(fitted.cov),
@@ -68,7 +68,7 @@ def test_is_laplace_kernel_matches_the_reference(decoder, df):
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_ais_kernel_matches_the_reference(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     tau = schedule(np.array([0.01, 0.1, 0.4, 0.7, 1.0]))
     for run in range(3):
         log_w, evaluations = ais_run(*args(dec), dec.mu, dec.chol, tau,
@@ -80,7 +80,7 @@ def test_ais_kernel_matches_the_reference(decoder):
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_elbo_kernel_and_kl_match_the_reference(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     mean, sd = np.linspace(-1, 1, dec.mu.size), np.linspace(0.3, 1.2, dec.mu.size)
     out = np.empty(6)
     expected_log_likelihood_draws(*args(dec), mean, sd, nb.rng_state(SEED, 4), out)
@@ -92,25 +92,27 @@ def test_elbo_kernel_and_kl_match_the_reference(decoder):
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_laplace_derivatives_match_finite_differences(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     z = np.random.default_rng(3).normal(size=dec.mu.size)
-    _, grad, hess = laplace.log_joint(dec, z)
+    _, grad, hess = laplace.log_joint_density(dec, z)
     h = 1e-6
     basis = np.eye(z.size)
-    grad_fd = [(laplace.log_joint(dec, z + h * e)[0] - laplace.log_joint(dec, z - h * e)[0])
-               / (2 * h) for e in basis]
-    hess_fd = [(laplace.log_joint(dec, z + h * e)[1] - laplace.log_joint(dec, z - h * e)[1])
-               / (2 * h) for e in basis]
+    def central(part, e):
+        return (laplace.log_joint_density(dec, z + h * e)[part]
+                - laplace.log_joint_density(dec, z - h * e)[part]) / (2 * h)
+
+    grad_fd = [central(0, e) for e in basis]
+    hess_fd = [central(1, e) for e in basis]
     np.testing.assert_allclose(grad, grad_fd, atol=1e-7)
     np.testing.assert_allclose(hess, hess_fd, atol=1e-7)
 
 
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_laplace_fit_finds_a_maximum(decoder):
-    dec = prepare(MODELS[decoder], DOC)
+    dec = document_decoder(MODELS[decoder], DOC)
     fitted = laplace.fit(dec)
-    value, grad, _ = laplace.log_joint(dec, fitted.mode)
+    value, grad, _ = laplace.log_joint_density(dec, fitted.mode)
     assert fitted.converged and np.abs(grad).max() < 1e-6
     assert np.all(np.linalg.eigvalsh(fitted.cov) > 0)
     for step in np.random.default_rng(4).normal(scale=0.05, size=(5, dec.mu.size)):
-        assert laplace.log_joint(dec, fitted.mode + step)[0] < value
+        assert laplace.log_joint_density(dec, fitted.mode + step)[0] < value

@@ -9,7 +9,7 @@ from topiceval.corpus import Corpus
 from topiceval.documents import as_model_corpus
 from topiceval.logistic_normal import LogisticNormalModel, fold_batch_norm
 from topiceval.logistic_normal.is_prior import is_prior
-from topiceval.logistic_normal.likelihood import prepare
+from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.models import ModelError, load_model, save_model
 
 BETA = np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])
@@ -85,7 +85,7 @@ def test_documents_are_matched_by_word_not_by_position():
     model = LogisticNormalModel(MU, FULL, BETA, vocab=["cat", "dog", "eel"])
     corpus = as_model_corpus(model, [["eel", "cat", "cat", "yak"]])
     assert sorted(corpus[0].tolist()) == [0, 0, 2]
-    dec = prepare(model, corpus[0])
+    dec = document_decoder(model, corpus[0])
     assert dec.words.tolist() == [0, 2] and dec.counts.tolist() == [2.0, 1.0]
     reordered = Corpus.from_tokens([["eel", "cat", "cat"]], ["eel", "cat", "dog"])
     again = as_model_corpus(model, reordered)

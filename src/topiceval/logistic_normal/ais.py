@@ -29,9 +29,14 @@ from numba import njit
 
 from topiceval._numba import uniform
 from topiceval.estimators.schedule import schedule
-from topiceval.logistic_normal.likelihood import gaussian_draw_into, log_likelihood, prepare
+from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
-from topiceval.logistic_normal.weights import Estimate, positive_count, stream, summarise
+from topiceval.logistic_normal.weights import (
+    Estimate,
+    estimate_from_weights,
+    positive_count,
+    stream,
+)
 
 TWO_PI = 2.0 * math.pi
 BRACKET_FLOOR = 1e-13
@@ -54,7 +59,7 @@ def ess_step(code, beta, bias, words, counts, mu, chol, tau, z, ell, rng, eps, n
         sn = math.sin(angle)
         for k in range(n_topics):
             x[k] = z[k] + (z[k] - mu[k]) * c1 + nu[k] * sn
-        ell_x = log_likelihood(code, beta, bias, words, counts, x, theta, logits)
+        ell_x = log_p_given_z(code, beta, bias, words, counts, x, theta, logits)
         evaluations += 1
         if tau * ell_x > log_y:
             for k in range(n_topics):
@@ -80,7 +85,7 @@ def ais_run(code, beta, bias, words, counts, mu, chol, tau, rng):
     theta = np.empty(n_topics)
     logits = np.empty(beta.shape[1])
     gaussian_draw_into(rng, chol, mu, eps, z)
-    ell = log_likelihood(code, beta, bias, words, counts, z, theta, logits)
+    ell = log_p_given_z(code, beta, bias, words, counts, z, theta, logits)
     evaluations = 1
     log_w = 0.0
     n_steps = tau.shape[0] - 1
@@ -101,7 +106,7 @@ def ais(model: LogisticNormalModel, ids, *, temperatures=1000, runs: int = 8, se
     evaluations per transition (1 means every first proposal was accepted)."""
     runs = positive_count(runs, "runs")
     tau = schedule(temperatures)
-    dec = prepare(model, ids)
+    dec = document_decoder(model, ids)
     log_w = np.empty(runs)
     evaluations = 0
     for r in range(runs):
@@ -109,4 +114,4 @@ def ais(model: LogisticNormalModel, ids, *, temperatures=1000, runs: int = 8, se
                                  dec.chol, tau, stream("ais", seed, document, r))
         evaluations += used
     per_step = (evaluations - runs) / max(1, runs * (tau.size - 2))
-    return summarise(log_w), per_step
+    return estimate_from_weights(log_w), per_step

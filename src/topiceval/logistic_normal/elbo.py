@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import standard_normal
-from topiceval.logistic_normal.likelihood import log_likelihood, prepare
+from topiceval.logistic_normal.likelihood import document_decoder, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import positive_count, stream
 
@@ -43,7 +43,7 @@ def expected_log_likelihood_draws(code, beta, bias, words, counts, mean, sd, rng
     for i in range(out.shape[0]):
         for k in range(n_topics):
             z[k] = mean[k] + sd[k] * standard_normal(rng)
-        out[i] = log_likelihood(code, beta, bias, words, counts, z, theta, logits)
+        out[i] = log_p_given_z(code, beta, bias, words, counts, z, theta, logits)
 
 
 def gaussian_kl(mean: np.ndarray, sd: np.ndarray, mu: np.ndarray, chol: np.ndarray) -> float:
@@ -66,7 +66,7 @@ def elbo(model: LogisticNormalModel, ids, mean, sd, *, samples: int = 1000, seed
                          f"{mean.shape} and {sd.shape}")
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(sd)) and np.all(sd > 0)):
         raise ValueError("mean must be finite and sd finite and positive")
-    dec = prepare(model, ids)
+    dec = document_decoder(model, ids)
     out = np.empty(samples)
     expected_log_likelihood_draws(dec.code, dec.beta, dec.bias, dec.words, dec.counts, mean, sd,
                                   stream("elbo", seed, document), out)

@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import logsumexp, roots_hermite
 
 from topiceval.logistic_normal import laplace
-from topiceval.logistic_normal.likelihood import prepare
+from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.logistic_normal.model import LogisticNormalModel
 
 MAX_DIM = 3
@@ -81,7 +81,7 @@ def exact(model: LogisticNormalModel, ids, *, tol: float = 1e-9) -> Exact:
     if model.n_topics > MAX_DIM:
         raise ValueError(f"exact quadrature takes K <= {MAX_DIM} topics (n^K nodes); the model "
                          f"has {model.n_topics}")
-    dec = prepare(model, ids)
+    dec = document_decoder(model, ids)
     fitted = laplace.fit(dec)
     chol = SCALE * np.linalg.cholesky(fitted.cov)
     orders = [n for n in ORDERS if n ** dec.mu.size <= MAX_NODES]

@@ -30,13 +30,18 @@ from topiceval.logistic_normal import laplace
 from topiceval.logistic_normal.likelihood import (
     LOG_2PI,
     colour_into,
+    document_decoder,
     gaussian_log_density,
     log_det_chol,
-    log_likelihood,
-    prepare,
+    log_p_given_z,
 )
 from topiceval.logistic_normal.model import LogisticNormalModel
-from topiceval.logistic_normal.weights import Estimate, positive_count, stream, summarise
+from topiceval.logistic_normal.weights import (
+    Estimate,
+    estimate_from_weights,
+    positive_count,
+    stream,
+)
 
 
 @njit(cache=True)
@@ -69,7 +74,7 @@ def is_laplace_weights(code, beta, bias, words, counts, mu, chol, mode, prop_cho
             colour_into(prop_chol, mode, eps, 1.0, z)
             log_q = -0.5 * (sq + prop_log_det + n_topics * LOG_2PI)
         out[s] = (gaussian_log_density(chol, mu, prior_log_det, z, scratch)
-                  + log_likelihood(code, beta, bias, words, counts, z, theta, logits) - log_q)
+                  + log_p_given_z(code, beta, bias, words, counts, z, theta, logits) - log_q)
 
 
 def is_laplace(model: LogisticNormalModel, ids, *, samples: int = 1000, df: float = 0.0,
@@ -81,10 +86,10 @@ def is_laplace(model: LogisticNormalModel, ids, *, samples: int = 1000, df: floa
             and df >= 0):
         raise ValueError(f"df must be 0 (a Gaussian proposal) or a positive number of degrees "
                          f"of freedom, got {df!r}")
-    dec = prepare(model, ids)
+    dec = document_decoder(model, ids)
     fitted = laplace.fit(dec)
     out = np.empty(samples)
     is_laplace_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu, dec.chol,
                        fitted.mode, np.linalg.cholesky(fitted.cov), float(df),
                        stream("is_laplace", seed, document), out)
-    return summarise(out)
+    return estimate_from_weights(out)

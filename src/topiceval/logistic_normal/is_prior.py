@@ -14,9 +14,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from topiceval.logistic_normal.likelihood import gaussian_draw_into, log_likelihood, prepare
+from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
-from topiceval.logistic_normal.weights import Estimate, positive_count, stream, summarise
+from topiceval.logistic_normal.weights import (
+    Estimate,
+    estimate_from_weights,
+    positive_count,
+    stream,
+)
 
 
 @njit(cache=True)
@@ -29,7 +34,7 @@ def is_prior_weights(code, beta, bias, words, counts, mu, chol, rng, out):
     logits = np.empty(beta.shape[1])
     for s in range(out.shape[0]):
         gaussian_draw_into(rng, chol, mu, eps, z)
-        out[s] = log_likelihood(code, beta, bias, words, counts, z, theta, logits)
+        out[s] = log_p_given_z(code, beta, bias, words, counts, z, theta, logits)
 
 
 def is_prior(model: LogisticNormalModel, ids, *, samples: int = 1000, seed: int = 0,
@@ -37,8 +42,8 @@ def is_prior(model: LogisticNormalModel, ids, *, samples: int = 1000, seed: int 
     """log P-hat(w_d) by importance sampling from the prior, for document ``ids`` (token ids in
     the model's columns); ``document`` keys its random stream."""
     samples = positive_count(samples, "samples")
-    dec = prepare(model, ids)
+    dec = document_decoder(model, ids)
     out = np.empty(samples)
     is_prior_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu, dec.chol,
                      stream("is_prior", seed, document), out)
-    return summarise(out)
+    return estimate_from_weights(out)

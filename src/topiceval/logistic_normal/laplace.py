@@ -59,7 +59,7 @@ def theta_derivatives(dec: Decoder, theta: np.ndarray) -> tuple[float, np.ndarra
     return float(c @ (eta[dec.words] - lse)), g, h
 
 
-def log_joint(dec: Decoder, z: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+def log_joint_density(dec: Decoder, z: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     """f(z), its gradient and its Hessian (module docstring)."""
     e = np.exp(z - z.max())
     theta = e / e.sum()
@@ -79,7 +79,7 @@ def fit(dec: Decoder) -> Laplace:
     """The Laplace approximation of document ``dec``'s posterior (module docstring)."""
 
     def negative(z):
-        f, g, h = log_joint(dec, z)
+        f, g, h = log_joint_density(dec, z)
         return -f, -g, -h
 
     cache: dict = {}
@@ -98,7 +98,7 @@ def fit(dec: Decoder) -> Laplace:
     result = minimize(value, dec.mu.copy(), jac=part(1), hess=part(2), method="trust-exact",
                       options={"gtol": 1e-8, "maxiter": 200})
     mode = result.x
-    neg_hess = -log_joint(dec, mode)[2]
+    neg_hess = -log_joint_density(dec, mode)[2]
     values, vectors = np.linalg.eigh(0.5 * (neg_hess + neg_hess.T))
     values = np.maximum(values, EIGEN_FLOOR * values.max())
     cov = (vectors / values) @ vectors.T

@@ -9,7 +9,7 @@ With theta = softmax(z) (computed from z - max z, so no exp overflows):
     product:  log p(w_d | z) = sum_j c_j (eta_{w_j} - log sum_v exp eta_v),  eta = theta' B + b
 
 The mixture costs O(J K) per evaluation, the product O(K V) (its normaliser runs over the whole
-vocabulary).  ``Decoder`` holds what both need; ``prepare`` builds it for one document.
+vocabulary).  ``Decoder`` holds what both need; ``document_decoder`` builds it for one document.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ def document_counts(ids, n_types: int) -> tuple[np.ndarray, np.ndarray]:
     return words, counts.astype(np.float64)
 
 
-def prepare(model: LogisticNormalModel, ids) -> Decoder:
+def document_decoder(model: LogisticNormalModel, ids) -> Decoder:
     """The kernels' view of document ``ids`` (token ids in the model's columns)."""
     words, counts = document_counts(ids, model.n_types)
     code = MIXTURE if model.decoder == "mixture" else PRODUCT
@@ -72,7 +72,7 @@ def softmax_into(z, theta):
 
 
 @njit(cache=True)
-def log_likelihood(code, beta, bias, words, counts, z, theta, logits):
+def log_p_given_z(code, beta, bias, words, counts, z, theta, logits):
     """log p(w_d | z) (module docstring); ``theta`` (K,) and ``logits`` (V,) are scratch."""
     n_topics, n_types = beta.shape
     softmax_into(z, theta)

@@ -38,7 +38,7 @@ class Estimate(NamedTuple):
     ess: float
 
 
-def summarise(log_weights: np.ndarray) -> Estimate:
+def estimate_from_weights(log_weights: np.ndarray) -> Estimate:
     """log of the mean weight, its delta-method standard error (module docstring) and the
     weights' diagnostics."""
     lw = np.asarray(log_weights, dtype=np.float64)
