@@ -7,7 +7,9 @@ from scipy.special import log_softmax
 
 from topiceval.corpus import Corpus
 from topiceval.documents import as_model_corpus
+from topiceval.limits import WorkLimitError
 from topiceval.logistic_normal import LogisticNormalModel, fold_batch_norm
+from topiceval.logistic_normal.ais import ais
 from topiceval.logistic_normal.is_prior import is_prior
 from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.models import ModelError, load_model, save_model
@@ -103,3 +105,13 @@ def test_documents_are_matched_by_word_not_by_position():
 def test_bad_estimator_inputs_are_named(ids, samples, message):
     with pytest.raises(ValueError, match=message):
         is_prior(LogisticNormalModel(MU, FULL, BETA), ids, samples=samples)
+
+
+@pytest.mark.parametrize("estimator", ["is_prior", "ais"])
+def test_a_call_too_large_for_memory_is_refused_before_allocating(estimator):
+    model = LogisticNormalModel(MU, FULL, BETA)
+    call = {"is_prior": lambda: is_prior(model, np.array([0, 1]), samples=10**14),
+            "ais": lambda: ais(model, np.array([0, 1]), runs=10**14)}[estimator]
+    with pytest.raises(WorkLimitError, match=r"the call's arrays would need [\d,.]+ GiB") as info:
+        call()
+    assert "\n" not in str(info.value)

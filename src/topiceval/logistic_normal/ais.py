@@ -34,8 +34,8 @@ from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
     Estimate,
     estimate_from_weights,
-    positive_count,
     stream,
+    weights_array,
 )
 
 TWO_PI = 2.0 * math.pi
@@ -104,14 +104,13 @@ def ais(model: LogisticNormalModel, ids, *, temperatures=1000, runs: int = 8, se
     independent runs (each its own stream, keyed by its number) over the schedule
     ``temperatures`` (S, linear, or τ_1..τ_S); also returns the mean number of likelihood
     evaluations per transition (1 means every first proposal was accepted)."""
-    runs = positive_count(runs, "runs")
     tau = schedule(temperatures)
     dec = document_decoder(model, ids)
-    log_w = np.empty(runs)
+    log_w = weights_array("ais", runs, "runs", model.n_types)
     evaluations = 0
-    for r in range(runs):
+    for r in range(log_w.size):
         log_w[r], used = ais_run(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu,
                                  dec.chol, tau, stream("ais", seed, document, r))
         evaluations += used
-    per_step = (evaluations - runs) / max(1, runs * (tau.size - 2))
+    per_step = (evaluations - log_w.size) / max(1, log_w.size * (tau.size - 2))
     return estimate_from_weights(log_w), per_step

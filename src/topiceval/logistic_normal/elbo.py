@@ -22,7 +22,7 @@ from numba import njit
 from topiceval._numba import standard_normal
 from topiceval.logistic_normal.likelihood import document_decoder, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
-from topiceval.logistic_normal.weights import positive_count, stream
+from topiceval.logistic_normal.weights import stream, weights_array
 
 
 class Bound(NamedTuple):
@@ -58,7 +58,6 @@ def gaussian_kl(mean: np.ndarray, sd: np.ndarray, mu: np.ndarray, chol: np.ndarr
 def elbo(model: LogisticNormalModel, ids, mean, sd, *, samples: int = 1000, seed: int = 0,
          document: int = 0) -> Bound:
     """The ELBO of q = N(``mean``, diag(``sd``^2)) for document ``ids``."""
-    samples = positive_count(samples, "samples")
     mean = np.ascontiguousarray(mean, dtype=np.float64)
     sd = np.ascontiguousarray(sd, dtype=np.float64)
     if mean.shape != (model.n_topics,) or sd.shape != (model.n_topics,):
@@ -67,9 +66,9 @@ def elbo(model: LogisticNormalModel, ids, mean, sd, *, samples: int = 1000, seed
     if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(sd)) and np.all(sd > 0)):
         raise ValueError("mean must be finite and sd finite and positive")
     dec = document_decoder(model, ids)
-    out = np.empty(samples)
+    out = weights_array("elbo", samples, "samples", model.n_types)
     expected_log_likelihood_draws(dec.code, dec.beta, dec.bias, dec.words, dec.counts, mean, sd,
                                   stream("elbo", seed, document), out)
     kl = gaussian_kl(mean, sd, dec.mu, dec.chol)
-    se = float(out.std(ddof=1) / np.sqrt(samples)) if samples > 1 else float("inf")
+    se = float(out.std(ddof=1) / np.sqrt(out.size)) if out.size > 1 else float("inf")
     return Bound(float(out.mean()) - kl, se, float(kl))

@@ -39,8 +39,8 @@ from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
     Estimate,
     estimate_from_weights,
-    positive_count,
     stream,
+    weights_array,
 )
 
 
@@ -81,14 +81,13 @@ def is_laplace(model: LogisticNormalModel, ids, *, samples: int = 1000, df: floa
                seed: int = 0, document: int = 0) -> Estimate:
     """log P-hat(w_d) by importance sampling from the Laplace approximation at the posterior
     mode: Gaussian (``df=0``) or multivariate t with ``df`` degrees of freedom."""
-    samples = positive_count(samples, "samples")
     if not (isinstance(df, (int, float, np.integer, np.floating)) and np.isfinite(df)
             and df >= 0):
         raise ValueError(f"df must be 0 (a Gaussian proposal) or a positive number of degrees "
                          f"of freedom, got {df!r}")
     dec = document_decoder(model, ids)
     fitted = laplace.fit(dec)
-    out = np.empty(samples)
+    out = weights_array("is_laplace", samples, "samples", model.n_types)
     is_laplace_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu, dec.chol,
                        fitted.mode, np.linalg.cholesky(fitted.cov), float(df),
                        stream("is_laplace", seed, document), out)

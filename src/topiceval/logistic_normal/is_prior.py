@@ -19,8 +19,8 @@ from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
     Estimate,
     estimate_from_weights,
-    positive_count,
     stream,
+    weights_array,
 )
 
 
@@ -41,9 +41,8 @@ def is_prior(model: LogisticNormalModel, ids, *, samples: int = 1000, seed: int 
              document: int = 0) -> Estimate:
     """log P-hat(w_d) by importance sampling from the prior, for document ``ids`` (token ids in
     the model's columns); ``document`` keys its random stream."""
-    samples = positive_count(samples, "samples")
     dec = document_decoder(model, ids)
-    out = np.empty(samples)
+    out = weights_array("is_prior", samples, "samples", model.n_types)
     is_prior_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu, dec.chol,
                      stream("is_prior", seed, document), out)
     return estimate_from_weights(out)

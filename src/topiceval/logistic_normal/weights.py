@@ -22,6 +22,7 @@ from scipy.special import logsumexp
 
 from topiceval._numba import rng_state
 from topiceval.diagnostics import pareto_khat, weights_ess
+from topiceval.limits import check_memory
 
 # the stream keys of the family's estimators: (seed, key, document, run) names a task's stream
 STREAM_KEYS = {"is_prior": 101, "is_laplace": 102, "ais": 103, "elbo": 104}
@@ -60,3 +61,14 @@ def positive_count(value, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
     return int(value)
+
+
+def weights_array(method: str, count, name: str, n_types: int) -> np.ndarray:
+    """The (``count``,) array of log weights of one document, priced first: ``count`` (the
+    setting ``name``) must be an integer >= 1, and the weights and a product decoder's logits
+    must fit in memory (``topiceval.limits.check_memory``), else a one-line error naming what
+    would fit."""
+    count = positive_count(count, name)
+    check_memory(lambda values: {"weights": 8.0 * values[name], "logits": 8.0 * n_types},
+                 {name: count}, method=method, threads_argument=False)
+    return np.empty(count)
