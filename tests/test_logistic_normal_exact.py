@@ -14,6 +14,7 @@ import pytest
 from scipy import integrate
 from scipy.stats import norm
 
+from reference.logistic_normal_ref import random_model
 from topiceval.logistic_normal import LogisticNormalModel, laplace
 from topiceval.logistic_normal.ais import ais
 from topiceval.logistic_normal.elbo import elbo
@@ -25,27 +26,12 @@ from topiceval.logistic_normal.likelihood import document_decoder
 TOLERANCE = 5.0  # standard errors
 
 
-def problem(decoder, n_topics, seed, full=True, n_types=7):
-    rng = np.random.default_rng(seed)
-    if full:
-        spread = rng.normal(size=(n_topics, n_topics))
-        sigma = spread @ spread.T / n_topics + 0.3 * np.eye(n_topics)
-    else:
-        sigma = rng.uniform(0.5, 2.0, n_topics)
-    if decoder == "mixture":
-        return LogisticNormalModel(rng.normal(size=n_topics), sigma,
-                                   rng.dirichlet(np.full(n_types, 0.4), size=n_topics))
-    return LogisticNormalModel(rng.normal(size=n_topics), sigma,
-                               2.0 * rng.normal(size=(n_topics, n_types)), decoder="product",
-                               bias=rng.normal(size=n_types))
-
-
 DOC = np.array([0, 1, 1, 3, 5, 5, 5, 6])
 PROBLEMS = {
-    "mixture-K3-full": problem("mixture", 3, 1),
-    "mixture-K2-diagonal": problem("mixture", 2, 2, full=False),
-    "product-K2-full": problem("product", 2, 3),
-    "product-K3-diagonal": problem("product", 3, 4, full=False),
+    "mixture-K3-full": random_model("mixture", 3, 1),
+    "mixture-K2-diagonal": random_model("mixture", 2, 2, full=False),
+    "product-K2-full": random_model("product", 2, 3),
+    "product-K3-diagonal": random_model("product", 3, 4, full=False),
 }
 EXACT = {}
 # the K = 3 product problem's quadrature takes about 10 CPU-seconds (2M nodes x V logits)
@@ -68,7 +54,7 @@ def within(estimate, log_p):
 @pytest.mark.parametrize("decoder", ["mixture", "product"])
 def test_quadrature_matches_closed_forms(decoder):
     """Identical topics (mixture) or zero weights (product) make p(w_d | z) constant in z."""
-    base = problem(decoder, 3, 5)
+    base = random_model(decoder, 3, 5)
     if decoder == "mixture":
         model = LogisticNormalModel(base.mu, base.sigma, np.repeat(base.beta[:1], 3, axis=0))
         truth = np.log(model.beta[0, DOC]).sum()
@@ -110,7 +96,7 @@ def test_quadrature_does_not_depend_on_its_centre_and_scale():
 
 def test_quadrature_refuses_more_than_three_topics():
     with pytest.raises(ValueError, match=r"exact quadrature takes K <= 3 topics"):
-        exact(problem("mixture", 4, 6), DOC)
+        exact(random_model("mixture", 4, 6), DOC)
 
 
 # --------------------------------------------------------------------------- the estimators

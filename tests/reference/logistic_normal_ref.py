@@ -9,6 +9,24 @@ from scipy.special import logsumexp
 from scipy.stats import multivariate_normal, multivariate_t
 
 from topiceval import _numba as nb
+from topiceval.logistic_normal import LogisticNormalModel
+
+
+def random_model(decoder, n_topics, seed, full=True, n_types=7):
+    """A small model for the tests: full Sigma = A A' / K + 0.3 I or a diagonal in [0.5, 2];
+    Dirichlet(0.4) topics, or product weights N(0, 4) with N(0, 1) offsets."""
+    rng = np.random.default_rng(seed)
+    if full:
+        spread = rng.normal(size=(n_topics, n_topics))
+        sigma = spread @ spread.T / n_topics + 0.3 * np.eye(n_topics)
+    else:
+        sigma = rng.uniform(0.5, 2.0, n_topics)
+    if decoder == "mixture":
+        return LogisticNormalModel(rng.normal(size=n_topics), sigma,
+                                   rng.dirichlet(np.full(n_types, 0.4), size=n_topics))
+    return LogisticNormalModel(rng.normal(size=n_topics), sigma,
+                               2.0 * rng.normal(size=(n_topics, n_types)), decoder="product",
+                               bias=rng.normal(size=n_types))
 
 
 def log_likelihood(dec, z):

@@ -8,6 +8,7 @@ Described in docs/methods/logistic-normal.md.
 * ``is_prior``, ``is_laplace``, ``ais``: unbiased estimators of P(w_d);
 * ``elbo``: the evidence lower bound of a diagonal Gaussian q (the libraries' number);
 * ``exact``: Gauss-Hermite quadrature of P(w_d) for K <= 3, the oracle of the tests.
+* ``simulate``: documents drawn from a model, with the z that generated each.
 """
 
 from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm
