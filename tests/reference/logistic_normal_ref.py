@@ -107,3 +107,43 @@ def gaussian_kl(mean, sd, mu, cov):
     dev = mu - mean
     return 0.5 * (np.trace(inv @ np.diag(sd**2)) + dev @ inv @ dev - mean.size
                   + np.linalg.slogdet(cov)[1] - np.log(sd**2).sum())
+
+
+def reverse_ais(dec, tau, start, rng):
+    """BDMC's reverse run from ``start``: acc = sum_s (τ_s - τ_{s-1}) log p(w_d | x_{s-1}) down
+    the schedule, elliptical slice sampling at τ_{s-1} between the terms (as ``ais``)."""
+    z = np.array(start, dtype=float)
+    acc = 0.0
+    for s in range(tau.size - 1, 0, -1):
+        acc += (tau[s] - tau[s - 1]) * log_likelihood(dec, z)
+        if s == 1:
+            break
+        t = tau[s - 1]
+        nu = dec.chol @ normals(rng, z.size)
+        log_y = t * log_likelihood(dec, z) + math.log(nb.uniform(rng))
+        angle = 2 * math.pi * nb.uniform(rng)
+        lo, hi = angle - 2 * math.pi, angle
+        while True:
+            x = z + (z - dec.mu) * (math.cos(angle) - 1.0) + nu * math.sin(angle)
+            if t * log_likelihood(dec, x) > log_y:
+                z = x
+                break
+            lo, hi = (angle, hi) if angle < 0 else (lo, angle)
+            angle = lo + (hi - lo) * nb.uniform(rng)
+    return acc
+
+
+def posterior_by_rejection(dec, count, seed):
+    """``count`` exact draws of z | w_d: prior draws accepted with probability p(w_d | z) <= 1."""
+    rng = np.random.default_rng(seed)
+    kept = []
+    while len(kept) < count:
+        z = dec.mu + rng.standard_normal((65536, dec.mu.size)) @ dec.chol.T
+        theta = np.exp(z - logsumexp(z, axis=1, keepdims=True))
+        if dec.code == 0:
+            ell = np.log(theta @ dec.beta[:, dec.words]) @ dec.counts
+        else:
+            eta = theta @ dec.beta + dec.bias
+            ell = (eta[:, dec.words] - logsumexp(eta, axis=1, keepdims=True)) @ dec.counts
+        kept.extend(z[np.log(rng.uniform(size=len(z))) < ell])
+    return np.array(kept[:count])

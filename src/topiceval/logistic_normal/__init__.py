@@ -6,6 +6,7 @@ Described in docs/methods/logistic-normal.md.
 * ``likelihood``: log p(w_d | z) and the Gaussian prior, numba kernels;
 * ``laplace``: the posterior mode and curvature of one document (the Laplace proposal);
 * ``is_prior``, ``is_laplace``, ``ais``: unbiased estimators of P(w_d);
+* ``bdmc``: reverse AIS from exact posterior samples, a stochastic upper bound;
 * ``elbo``: the evidence lower bound of a diagonal Gaussian q (the libraries' number);
 * ``exact``: Gauss-Hermite quadrature of P(w_d) for K <= 3, the oracle of the tests.
 * ``simulate``: documents drawn from a model, with the z that generated each.
