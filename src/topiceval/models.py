@@ -256,7 +256,8 @@ def save_model(path: str | os.PathLike, model: LDAModel | GaPModel) -> None:
         np.savez_compressed(handle, **payload)
 
 
-FAMILY_ARRAYS = {"lda": ("phi", "alpha_m"), "gapfa": ("phi", "p", "r")}
+FAMILY_ARRAYS = {"lda": ("phi", "alpha_m"), "gapfa": ("phi", "p", "r"),
+                 "logistic_normal": ("mu", "sigma", "beta")}
 CORPUS_ARRAYS = frozenset({"offsets", "tokens", "split"})
 
 
@@ -270,7 +271,7 @@ def load_model(path: str | os.PathLike) -> LDAModel | GaPModel:
 
     Returns
     -------
-    LDAModel or GaPModel
+    LDAModel, GaPModel or topiceval.logistic_normal.LogisticNormalModel
 
     Raises
     ------
@@ -280,6 +281,9 @@ def load_model(path: str | os.PathLike) -> LDAModel | GaPModel:
     """
     with read_npz(path, ModelError, "model") as data:
         family = _model_family(data)
+        if family == "logistic_normal":
+            from topiceval.logistic_normal.model import from_npz  # it builds on this module
+            return from_npz(data)
         meta = data.json_object("meta")
         vocab = data.strings("vocab") if "vocab" in data.files else None
         arrays = [data.numbers(name) for name in FAMILY_ARRAYS[family]]
@@ -305,5 +309,6 @@ def _model_family(data: NpzMembers) -> str:
         raise data.fail(f"model format version {version}, expected {FORMAT_VERSION}")
     family = data.text("family")
     if family not in FAMILY_ARRAYS:
-        raise data.fail(f"unknown model family {family!r} (expected lda or gapfa)")
+        raise data.fail(f"unknown model family {family!r} (expected lda, gapfa or "
+                        "logistic_normal)")
     return family

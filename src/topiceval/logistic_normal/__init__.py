@@ -1,0 +1,17 @@
+"""The logistic-normal family: ProdLDA, ETM, the correlated topic model.
+
+Described in docs/methods/logistic-normal.md.
+
+* ``model``: ``LogisticNormalModel`` (mu, Sigma, the decoder) and ``fold_batch_norm``;
+* ``likelihood``: log p(w_d | z) and the Gaussian prior, numba kernels;
+* ``laplace``: the posterior mode and curvature of one document (the Laplace proposal);
+* ``is_prior``, ``is_laplace``, ``ais``: unbiased estimators of P(w_d);
+* ``bdmc``: reverse AIS from exact posterior samples, a stochastic upper bound;
+* ``elbo``: the evidence lower bound of a diagonal Gaussian q (the libraries' number);
+* ``exact``: Gauss-Hermite quadrature of P(w_d) for K <= 3, the oracle of the tests.
+* ``simulate``: documents drawn from a model, with the z that generated each.
+"""
+
+from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm
+
+__all__ = ["LogisticNormalModel", "fold_batch_norm"]
