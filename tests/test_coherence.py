@@ -244,3 +244,52 @@ def test_npmi_umass_and_c_v_equal_gensims_on_a_gibbs_model_of_ap():
     every_pair = (totals[pair_index[:, iu[0], iu[1]], 0] > 0).all(axis=1)
     assert every_pair.sum() >= 3
     np.testing.assert_allclose(ours[every_pair], theirs[every_pair], atol=1e-6)
+
+
+# ---------------------------------------------------------------- the command
+def _files(tmp_path):
+    from topiceval.models import save_model
+
+    rng = np.random.default_rng(9)
+    vocab = [f"w{i}" for i in range(30)]
+    docs = [rng.integers(0, 30, 15).tolist() for _ in range(40)]
+    Corpus.from_documents(docs, vocab, split=["test"] * 30 + ["train"] * 10).save(
+        tmp_path / "ref.npz")
+    model = _model(rng.dirichlet(np.ones(30), size=3), vocab)
+    save_model(tmp_path / "model.npz", model)
+    return model, Corpus.load(tmp_path / "ref.npz")
+
+
+def test_the_command_writes_the_documented_columns_and_the_librarys_numbers(tmp_path):
+    import pandas as pd
+
+    from topiceval import cli
+    from topiceval.commands import OUTPUT_COLUMNS
+
+    model, reference = _files(tmp_path)
+    out = tmp_path / "c.csv"
+    assert cli.main([
+        "coherence", str(tmp_path / "model.npz"), str(tmp_path / "ref.npz"), "--split", "test",
+        "--window", "5", "--top-n", "5,10", "--replicates", "30", "--c-v", "--out",
+        str(out)]) == 0
+    frame = pd.read_csv(out, keep_default_na=False)
+    assert list(frame.columns) == [name for name, _ in OUTPUT_COLUMNS["coherence"]]
+    expected = coherence_table(model, reference.select_split("test"), window=5, top_n=(5, 10),
+                               replicates=30, measures=("npmi", "umass", "c_v"))
+    np.testing.assert_allclose(frame["npmi_low"], expected["npmi_low"], rtol=1e-12)
+    assert frame["window"].iloc[0] == "sliding 5" and frame["reference_documents"].iloc[0] == 30
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--window", "1"], "window must be"),
+    (["--replicates", "0"], "replicates must be"),
+    (["--split", "nope"], "nope"),
+])
+def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, extra, message):
+    from topiceval import cli
+
+    _files(tmp_path)
+    code = cli.main(["coherence", str(tmp_path / "model.npz"), str(tmp_path / "ref.npz"),
+                     *extra])
+    err = capsys.readouterr().err
+    assert code == 1 and message in err and err.count("\n") == 1, err
