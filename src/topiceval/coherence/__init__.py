@@ -49,7 +49,8 @@ def _check(model, reference, window, top_n, measures, replicates, level):
         raise ValueError("the reference corpus has no tokens: coherence needs documents")
     if window is not None and (isinstance(window, bool) or not isinstance(window, (int, np.integer))
                                or window < 2):
-        raise ValueError(f"window must be None (whole documents) or an integer >= 2; got {window!r}")
+        raise ValueError(f"window must be None (whole documents) or an integer >= 2; "
+                         f"got {window!r}")
     top_n = tuple(top_n)
     if not top_n or any(isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 2
                         for n in top_n):
@@ -173,7 +174,7 @@ def _table(model, top, top_local, word_totals, measures, full, draws, level, set
     frame = pd.DataFrame({
         "topic": [str(t) for t in range(T)] + ["mean"],
         "top_words": [" ".join(words[row]) for row in top] + [""],
-        "absent_words": [" ".join(words[row][gone]) for row, gone in zip(top, absent)]
+        "absent_words": [" ".join(words[row][gone]) for row, gone in zip(top, absent, strict=True)]
         + [" ".join(sorted(set(words[top[absent]])))],
     })
     tail = (1 - level) / 2

@@ -136,7 +136,8 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("topic", "the topic's row in the model (0-based), or 'mean': the mean over topics"),
         ("top_words", "the topic's most probable words, max(--top-n) of them, in rank order"),
         ("absent_words", "those top words that no window of the reference holds (their pairs "
-                         "score NPMI -1 and UMass 0, docs/coherence.md); empty when none"),
+                         "score NPMI -1 and UMass 0, " + page("coherence.md")
+                         + "); empty when none"),
         ("npmi", "NPMI of the topic's top words over the reference, averaged over the pairs "
                  "of its top n words and over n in --top-n (between -1 and 1; higher is more "
                  "coherent)"),
@@ -148,7 +149,7 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("umass_low", "lower end of the bootstrap interval of umass"),
         ("umass_high", "upper end of that interval"),
         ("c_v", "with --c-v: C_V as gensim computes it, averaged over n in --top-n; not "
-                "recommended (docs/coherence.md); empty otherwise"),
+                "recommended (" + page("coherence.md") + "); empty otherwise"),
         ("c_v_low", "with --c-v: lower end of the bootstrap interval of c_v"),
         ("c_v_high", "with --c-v: upper end of that interval"),
         ("window", "what co-occurrence means: 'document' or 'sliding N' (--window)"),

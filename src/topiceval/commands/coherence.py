@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 
+from topiceval._docs import page
 from topiceval.commands import OUTPUT_COLUMNS, add_command
 from topiceval.commands._inputs import load_model_file, output_file
 from topiceval.corpus import Corpus
@@ -26,7 +27,8 @@ def _window(text: str) -> int | None:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'document' or a number of tokens, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"'document' or a number of tokens, not {text!r}") from None
 
 
 def _top_n(text: str) -> tuple[int, ...]:
@@ -34,7 +36,7 @@ def _top_n(text: str) -> tuple[int, ...]:
         return tuple(int(n) for n in text.split(","))
     except ValueError:
         raise argparse.ArgumentTypeError(f"comma-separated integers such as 5,10,15,20, not "
-                                         f"{text!r}")
+                                         f"{text!r}") from None
 
 
 def register(subparsers) -> None:
@@ -60,7 +62,8 @@ def register(subparsers) -> None:
     parser.add_argument("--level", type=float, default=0.95,
                         help="coverage of the intervals (default 0.95)")
     parser.add_argument("--c-v", action="store_true",
-                        help="also compute C_V (gensim's; not recommended, docs/coherence.md)")
+                        help="also compute C_V (gensim's; not recommended: "
+                             + page("coherence.md") + ")")
     parser.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     parser.add_argument("--out", default="-", help="output CSV file (default: standard output)")
     parser.set_defaults(func=run)
