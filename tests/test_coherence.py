@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from data_fixtures import SHARED_MIRROR
-from topiceval.coherence import coherence_table, top_words
+from topiceval.coherence import coherence_table, top_word_columns
 from topiceval.coherence._counts import reference_counts, relevant_pairs, slow_reference_counts
 from topiceval.coherence.measures import gensim_npmi_matrix, npmi_matrix
 from topiceval.corpus import Corpus
@@ -183,7 +183,7 @@ def _ap_model_and_texts():
 
 def _ours(model, texts, vocab, window, measure):
     reference = Corpus.from_tokens(texts, vocab)
-    top = top_words(model, 10)
+    top = top_word_columns(model, 10)
     relevant, top_local = np.unique(top, return_inverse=True)
     top_local = top_local.reshape(top.shape)
     local = np.full(len(vocab), -1)
@@ -202,7 +202,7 @@ def _gensim(model, texts, measure, window):
     from gensim.models.coherencemodel import CoherenceModel
 
     dictionary = Dictionary(texts)
-    topics = [[str(model.vocab[i]) for i in row] for row in top_words(model, 10)]
+    topics = [[str(model.vocab[i]) for i in row] for row in top_word_columns(model, 10)]
     if measure == "u_mass":
         cm = CoherenceModel(topics=topics, corpus=[dictionary.doc2bow(t) for t in texts],
                             dictionary=dictionary, coherence="u_mass", topn=10)

@@ -29,13 +29,13 @@ from topiceval.models import GaPModel, LDAModel
 from topiceval.seeds import generator
 from topiceval.vocabulary import MODEL_COLUMNS
 
-__all__ = ["DEFAULT_TOP_N", "coherence_table", "top_words"]
+__all__ = ["DEFAULT_TOP_N", "coherence_table", "top_word_columns"]
 
 DEFAULT_TOP_N = (5, 10, 15, 20)
 REPLICATE_BLOCK = 25  # replicates scored at once (memory: D x block weights)
 
 
-def top_words(model: LDAModel | GaPModel, n: int) -> np.ndarray:
+def top_word_columns(model: LDAModel | GaPModel, n: int) -> np.ndarray:
     """(T, n) column ids of each topic's n most probable words, ties broken by column."""
     return np.argsort(-model.phi, axis=1, kind="stable")[:, :n]
 
@@ -119,7 +119,7 @@ def coherence_table(model: LDAModel | GaPModel, reference: Corpus, *, window: in
         For a bad argument, or a model whose columns cannot be matched to the reference.
     """
     top_n = _check(model, reference, window, top_n, measures, replicates, level)
-    top = top_words(model, max(top_n))
+    top = top_word_columns(model, max(top_n))
     in_reference = _reference_ids(model, reference)
     relevant, top_local = np.unique(top, return_inverse=True)
     top_local = top_local.reshape(top.shape)
