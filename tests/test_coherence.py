@@ -76,6 +76,16 @@ def test_words_present_in_every_window_score_one_and_absent_words_are_reported()
     assert table.iloc[-1]["topic"] == "mean" and table.iloc[-1]["absent_words"] == "zz"
 
 
+def test_top_word_columns_sort_whole_rows_with_ties_by_column():
+    rng = np.random.default_rng(4)
+    phi = rng.integers(1, 6, size=(7, 40)).astype(float)
+    phi /= phi.sum(axis=1, keepdims=True)
+    model = _model(phi, [f"w{i}" for i in range(40)])
+    for n in (1, 5, 20, 40):
+        np.testing.assert_array_equal(top_word_columns(model, n),
+                                      np.argsort(-phi, axis=1, kind="stable")[:, :n])
+
+
 def test_cardinalities_are_averaged_and_the_mean_row_is_the_topics_mean():
     rng = np.random.default_rng(5)
     vocab = [f"w{i}" for i in range(30)]
