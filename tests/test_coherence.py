@@ -222,6 +222,24 @@ def _gensim(model, texts, measure, window):
     return np.array(cm.get_coherence_per_topic())
 
 
+def test_gensims_sliding_window_forgets_a_repeated_word_and_ours_does_not():
+    """Windows of 3 over a b a c: [a b a] and [b a c] both hold a; gensim clears a's flag when
+    the first a leaves (docs/coherence.md, "Against gensim")."""
+    pytest.importorskip("gensim")
+    from gensim.corpora import Dictionary
+    from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
+
+    texts = [["a", "b", "a", "c"]]
+    dictionary = Dictionary(texts)
+    theirs = WordOccurrenceAccumulator(set(dictionary.token2id.values()), dictionary)
+    theirs.accumulate(texts, 3)
+    pairs, _ = relevant_pairs(np.array([[0, 1, 2]]), 3)
+    ours, m = reference_counts([0, 4], [0, 1, 0, 2], [0, 1, 2], pairs, 3, 3)
+    assert m.sum() == theirs.num_docs == 2
+    assert [theirs[dictionary.token2id[w]] for w in "abc"] == [1, 2, 1]
+    np.testing.assert_array_equal(ours.toarray()[0, :3], [2, 2, 1])
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not (AP / "ap.dat").is_file(), reason=f"AP not found under {SHARED_MIRROR}")
 def test_npmi_umass_and_c_v_equal_gensims_on_a_gibbs_model_of_ap():
