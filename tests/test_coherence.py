@@ -224,7 +224,7 @@ def _gensim(model, texts, measure, window):
 
 def test_gensims_sliding_window_forgets_a_repeated_word_and_ours_does_not():
     """Windows of 3 over a b a c: [a b a] and [b a c] both hold a; gensim clears a's flag when
-    the first a leaves (docs/coherence.md, "Against gensim")."""
+    the first a leaves (docs/coherence.md, "Against gensim and tomotopy")."""
     pytest.importorskip("gensim")
     from gensim.corpora import Dictionary
     from gensim.topic_coherence.text_analysis import WordOccurrenceAccumulator
@@ -321,3 +321,29 @@ def test_the_command_refuses_bad_input_in_one_line(tmp_path, capsys, extra, mess
                      *extra])
     err = capsys.readouterr().err
     assert code == 1 and message in err and err.count("\n") == 1, err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not (AP / "ap.dat").is_file(), reason=f"AP not found under {SHARED_MIRROR}")
+def test_document_npmi_and_umass_equal_tomotopys_where_every_pair_co_occurs():
+    """tomotopy's Coherence with document co-occurrence (u_mass; DOCUMENT, ONE_ONE, NPMI) and
+    eps = 1e-12 on the same topics and reference.  Where a pair never co-occurs its epsilon
+    enters differently, and its sliding window is another definition (docs/coherence.md)."""
+    tp = pytest.importorskip("tomotopy")
+    model, texts, vocab = _ap_model_and_texts()
+    topics = [[str(model.vocab[i]) for i in row] for row in top_word_columns(model, 10)]
+    corpus = tp.utils.Corpus()
+    for text in texts:
+        corpus.add_doc(text)
+    targets = sorted({w for topic in topics for w in topic})
+    npmi = (tp.coherence.ProbEstimation.DOCUMENT, tp.coherence.Segmentation.ONE_ONE,
+            tp.coherence.ConfirmMeasure.NPMI)
+    iu = np.triu_indices(10, 1)
+    for spec, measure in (("u_mass", "umass"), (npmi, "npmi")):
+        scorer = tp.coherence.Coherence(corpus, coherence=spec, targets=targets, top_n=10,
+                                        eps=1e-12)
+        theirs = np.array([scorer.get_score(words=topic) for topic in topics])
+        ours, totals, _, _, pair_index = _ours(model, texts, vocab, None, measure)
+        every_pair = (totals[pair_index[:, iu[0], iu[1]], 0] > 0).all(axis=1)
+        assert every_pair.sum() >= 3
+        np.testing.assert_allclose(ours[every_pair], theirs[every_pair], atol=1e-6)
