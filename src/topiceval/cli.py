@@ -25,11 +25,11 @@ from topiceval.commands import warning_line
 from topiceval.io import check_outputs_differ
 
 COMMAND_MODULES = ("corpus", "train", "estimate", "evaluate", "compare", "import_model", "study",
-                   "check_config")
+                   "check_config", "coherence")
 # The files the commands read and write, by argument name: no output may be one of the inputs.
 INPUT_OPTIONS = {"corpus": "--corpus", "docs": "--docs", "model": "--model",
                  "model_a": "--model-a", "model_b": "--model-b", "path": "PATH",
-                 "paths": "PATH", "vocabulary": "--vocabulary"}
+                 "paths": "PATH", "reference": "REFERENCE", "vocabulary": "--vocabulary"}
 OUTPUT_OPTIONS = {"out": "--out", "trace": "--trace"}
 # What bad input can raise from the libraries we read files with; reported in one line.  Not
 # ``Exception``: anything else is a bug in topiceval and keeps its traceback.

@@ -132,6 +132,34 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("elbo_nats", "vem: the evidence lower bound on log P(w) of the training documents, "
                       "in nats"),
     ),
+    "coherence": (
+        ("topic", "the topic's row in the model (0-based), or 'mean': the mean over topics"),
+        ("top_words", "the topic's most probable words, max(--top-n) of them, in rank order"),
+        ("absent_words", "those top words that no window of the reference holds (their pairs "
+                         "score NPMI -1 and UMass 0, " + page("coherence.md")
+                         + "); empty when none"),
+        ("npmi", "NPMI of the topic's top words over the reference, averaged over the pairs "
+                 "of its top n words and over n in --top-n (between -1 and 1; higher is more "
+                 "coherent)"),
+        ("npmi_low", "lower end of the bootstrap interval of npmi (reference documents "
+                     "resampled, --replicates, --level)"),
+        ("npmi_high", "upper end of that interval"),
+        ("umass", "UMass (gensim's form: mean over pairs of log((p(w_i, w_j) + 1e-12) / "
+                  "p(w_j)), w_j ranked higher), averaged over n in --top-n; for comparison"),
+        ("umass_low", "lower end of the bootstrap interval of umass"),
+        ("umass_high", "upper end of that interval"),
+        ("c_v", "with --c-v: C_V as gensim computes it, averaged over n in --top-n; not "
+                "recommended (" + page("coherence.md") + "); empty otherwise"),
+        ("c_v_low", "with --c-v: lower end of the bootstrap interval of c_v"),
+        ("c_v_high", "with --c-v: upper end of that interval"),
+        ("window", "what co-occurrence means: 'document' or 'sliding N' (--window)"),
+        ("top_n", "the cardinalities averaged over (--top-n)"),
+        ("reference_documents", "documents in the reference (after --split)"),
+        ("reference_windows", "windows counted in the reference (documents, for 'document')"),
+        ("replicates", "bootstrap replicates (--replicates)"),
+        ("level", "coverage of the intervals (--level)"),
+        ("seed", "--seed"),
+    ),
     "corpus-stats": (
         ("path", "the corpus file"),
         ("split", "all, or one split label of the corpus"),
@@ -143,7 +171,7 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     ),
 }
 OUTPUT_NAMES = {"estimate": "the CSV (--out)", "evaluate": "the per-document CSV (--out)",
-                "compare": "the CSV (--out)",
+                "compare": "the CSV (--out)", "coherence": "the CSV (--out)",
                 "train": "the training objective CSV (--trace)",
                 "corpus-stats": "the tab-separated table on standard output"}
 WIDTH = 78
