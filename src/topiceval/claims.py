@@ -8,11 +8,11 @@ randomness, over runs or repeats), ``"document sampling"`` (which documents were
 documents), ``"between collections"`` (a trend's scatter about its line) or ``"none"`` (a deterministic function of the published run, such as a plug-in
 perplexity or a word overlap; its s.e. is 0 and only the sign counts).
 
-The one tie rule (:func:`judge`), used for every claim and every panel: a panel **agrees** when
+The one tie rule (:func:`tie_rule`), used for every claim and every panel: a panel **agrees** when
 the statistic exceeds :data:`MARGIN` (2) standard errors in the claimed direction, **disagrees**
 when it exceeds them in the opposite direction, and is a **tie** otherwise.  A panel that needs
 several comparisons at once (a ranking, a property at every checkpoint) agrees when every
-comparison agrees, disagrees when any disagrees, and is a tie otherwise (:func:`judge_all`).  A
+comparison agrees, disagrees when any disagrees, and is a tie otherwise (:func:`conjunction`).  A
 count "k of n" counts agreements only and says how many of the rest are ties.  A claim that the
 published data cannot judge at a size is **not testable** there, with the reason.
 
@@ -27,7 +27,7 @@ import math
 from dataclasses import dataclass
 
 __all__ = ["AGREES", "CLAIMS", "DISAGREES", "MARGIN", "NOT_TESTABLE", "PAPERS", "TIE", "Claim",
-           "claim", "judge", "judge_all"]
+           "claim", "conjunction", "tie_rule"]
 
 AGREES, TIE, DISAGREES, NOT_TESTABLE = "agrees", "tie", "disagrees", "not testable"
 MARGIN = 2.0
@@ -43,12 +43,12 @@ PAPERS = {
 }
 
 
-def judge(statistic: float, se: float) -> str:
+def tie_rule(statistic: float, se: float) -> str:
     """The tie rule: AGREES if ``statistic > MARGIN * se``, DISAGREES if ``statistic < -MARGIN *
     se``, TIE otherwise (``statistic`` is oriented so that positive is the claimed direction; an
     exact statistic, ``se = 0``, is a tie only when it is 0)."""
     if not (math.isfinite(statistic) and math.isfinite(se)):
-        raise ValueError(f"judge needs finite numbers, got statistic={statistic!r}, se={se!r}")
+        raise ValueError(f"tie_rule needs finite numbers, got statistic={statistic!r}, se={se!r}")
     if se < 0:
         raise ValueError(f"a standard error cannot be negative, got se={se!r}")
     if statistic > MARGIN * se:
@@ -58,11 +58,11 @@ def judge(statistic: float, se: float) -> str:
     return TIE
 
 
-def judge_all(verdicts: list[str]) -> str:
+def conjunction(verdicts: list[str]) -> str:
     """A conjunction of comparisons: AGREES if every one agrees, DISAGREES if any disagrees, TIE
     otherwise."""
     if not verdicts:
-        raise ValueError("judge_all needs at least one verdict")
+        raise ValueError("conjunction needs at least one verdict")
     unknown = set(verdicts) - {AGREES, TIE, DISAGREES}
     if unknown:
         raise ValueError(f"unknown verdicts {sorted(unknown)}")
@@ -212,8 +212,8 @@ CLAIMS: tuple[Claim, ...] = (
           "CS with S = 1,000 and LR with R = 20 take about the same time (3.2 s each)",
           "the measured cost of CS and LR on the same document",
           "the one comparison",
-          "a benchmark on other hardware: no direction to judge",
-          "none", "benchmarks/README.md"),
+          "a benchmark on other hardware: no direction to tie_rule",
+          "none", "the project's benchmarks"),
     # ---- Foulds & Smyth (003): ratio-AIS on NIPS
     Claim("003-F1-ratio-majority", "foulds_smyth", "Fig. 1",
           "with cheap runs, ratio-AIS prefers the unperturbed topics on 95% of documents",
