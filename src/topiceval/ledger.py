@@ -38,9 +38,10 @@ from topiceval.claims import (
     PAPERS,
     TIE,
     Claim,
-    tie_rule,
     conjunction,
+    tie_rule,
 )
+from topiceval.experiments import bechard2018 as b18
 
 __all__ = ["EVALUATORS", "SIZES", "Judgement", "NotTestable", "Panel", "judge_claim", "judgements",
            "publication", "published_numbers", "render_blocks", "render_page",
@@ -180,8 +181,9 @@ def _t12_plugin(t: Publication) -> list[Panel]:
 
 def _themes(table: str) -> Callable[[Publication], list[Panel]]:
     def evaluate_themes(t: Publication) -> list[Panel]:
-        return [Panel(r.label, (("words recovered", r.overlap, None),),
-                      ((float(r.overlap - 1.5), 0.0),)) for r in t(table).itertuples()]
+        themes = b18.theme_recovery(t(table))
+        return [Panel(r.label, (("theme words", r.theme_words, None),),
+                      ((float(r.theme_words - 1.5), 0.0),)) for r in themes.itertuples()]
     return evaluate_themes
 
 
