@@ -423,6 +423,13 @@ def _ds_below_hm(t: Publication) -> list[Panel]:
     return [_kl_difference(c, f, "hm", "ds") for c, f in _final_panels(t).items()]
 
 
+def _inner_samples(t: Publication) -> list[Panel]:
+    raise NotTestable("the S' sweep (experiments/capdevila2018-inner-samples, default size) used "
+                      "the paper's proposal only, where L2R with S' = 1 is already within 2 s.e. "
+                      "of L2R-E on every panel: nothing to close; the informative case, the "
+                      "code's proposal, is a later experiment")
+
+
 def _trend(t: Publication) -> list[Panel]:
     f1 = t("capdevila2018-F1.csv")
     panels = []
@@ -522,6 +529,7 @@ EVALUATORS: dict[str, Callable[[Publication], list[Panel]]] = {
     "004-F2-L2R-worse-than-DS-short": _pairs(_SHORT, "l2r", "ds"),
     "004-F2-L2R-code-worse-than-DS-short": _pairs(_SHORT, "l2r_code", "ds"),
     "004-F2-DS-below-HM": _ds_below_hm,
+    "004-F2-inner-samples": _inner_samples,
     "004-F1-trend": _trend,
     "004-F3-faster": _faster,
     "004-F3-ordered": _ordered,
