@@ -316,12 +316,14 @@ def _verdict(ok: bool) -> str:
 
 
 def _data(data: tuple[str, str] | None) -> tuple[str, list[str]]:
-    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line) of
-    ``data`` = (``experiment.stand_ins``, ``experiment.data_text``) of the figure's data sets."""
+    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line, or no line when the
+    figure's table names no data set) of ``data`` = (``experiment.stand_ins``,
+    ``experiment.data_text``) of the figure's data sets."""
     if data is None:
         return "", []
     phrase, text = data
-    return (f" ({phrase})" if phrase else ""), [f"Data (ours beside the paper's Table 2): {text}"]
+    line = [f"Data (ours beside the paper's Table 2): {text}"] if text else []
+    return (f" ({phrase})" if phrase else ""), line
 
 
 def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
