@@ -22,7 +22,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +43,7 @@ from topiceval.claims import (
 )
 from topiceval.experiments import bechard2018 as b18
 
-__all__ = ["EVALUATORS", "SIZES", "Judgement", "NotTestable", "Panel", "judge_claim", "judgements",
+__all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "RunTables", "caption_verdicts", "Judgement", "NotTestable", "Panel", "judge_claim", "judgements",
            "publication", "published_numbers", "render_blocks", "render_page",
            "unpublished_numbers"]
 
@@ -54,6 +54,10 @@ FEW_HUNDRED = 300
 
 class NotTestable(Exception):
     """The published data cannot judge a claim at this size (the message says why)."""
+
+
+class JudgedElsewhere(NotTestable):
+    """A caption's claim that is judged on another run's tables (the message says which)."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,27 @@ class Publication:
 
     def config(self) -> dict:
         return json.loads((self.directory / "provenance.json").read_text("utf-8"))["config"]
+
+
+class RunTables:
+    """A run's tables held in memory ({file name: table}), for a caption written beside them: a
+    table the run does not have makes a claim not testable."""
+
+    def __init__(self, tables: Mapping[str, pd.DataFrame], config: Mapping | None = None):
+        self.tables, self._config, self.size, self.root = dict(tables), config, "", None
+
+    def has(self, name: str) -> bool:
+        return name in self.tables
+
+    def __call__(self, name: str) -> pd.DataFrame:
+        if name not in self.tables:
+            raise NotTestable(f"needs {name}, which is not beside this caption")
+        return self.tables[name]
+
+    def config(self) -> dict:
+        if self._config is None:
+            raise NotTestable("needs the run's configuration")
+        return dict(self._config)
 
 
 def _quad(*se: float) -> float:
@@ -192,6 +217,8 @@ def _themes(table: str) -> Callable[[Publication], list[Panel]]:
 def _row(table: pd.DataFrame, dataset: str, method: str, setting: str) -> tuple[float, float]:
     rows = table[(table["dataset"] == dataset) & (table["method"] == method)
                  & (table["setting"] == setting)]
+    if len(rows) == 0:
+        raise NotTestable(f"the table has no {setting} ({method}) row for {dataset}")
     if len(rows) != 1:
         raise ValueError(f"expected one row for {dataset}/{method}/{setting}, found {len(rows)}")
     return float(rows["value"].iloc[0]), float(rows["boot_sd"].iloc[0])
@@ -215,6 +242,13 @@ def _difference(name: str, table: pd.DataFrame, a: tuple[str, str],
 
 
 def _highest(table: pd.DataFrame, name: str, keys) -> tuple[str, str]:
+    """The (method, setting) of ``keys`` with the highest value on ``name`` (those the table
+    has; NotTestable if it has none)."""
+    present = set(zip(table.loc[table["dataset"] == name, "method"],
+                      table.loc[table["dataset"] == name, "setting"], strict=True))
+    keys = [k for k in keys if tuple(k) in present]
+    if not keys:
+        raise NotTestable(f"the table has none of the methods compared on {name}")
     return max(keys, key=lambda k: _row(table, name, *k)[0])
 
 
@@ -261,12 +295,19 @@ def _ais_low(t: Publication) -> list[Panel]:
 
 
 def _ais_20000(t: Publication) -> list[Panel]:
-    if t.size != "paper":
-        raise NotTestable("002-X1, the only run with 20,000 temperatures, used the paper-size "
-                          "models")
-    path = t.root / "experiments" / "wallach2009-convergence" / "tables" / "wallach2009-x1.csv"
-    table = pd.read_csv(path)
+    if t.has("wallach2009-x1.csv"):
+        table = t("wallach2009-x1.csv")
+    elif t.size == "paper":
+        path = t.root / "experiments" / "wallach2009-convergence" / "tables" / "wallach2009-x1.csv"
+        table = pd.read_csv(path)
+    elif t.size == "default":
+        raise NotTestable("needs 002-X1 (20,000 temperatures and more), which ran only with the "
+                          "paper-size models")
+    else:
+        raise JudgedElsewhere("on 002-X1's table (wallach2009-x1.csv)")
     lrw = table[(table["dataset"] == "20newsgroups") & (table["method"] == "lr_wallach")]
+    if lrw.empty:
+        raise NotTestable("002-X1's table has no LR-W rows on 20newsgroups")
     paper_budget = min(lrw["setting"], key=lambda s: int(s.split()[-1]))
     return [_difference("20newsgroups", table, ("ais", "AIS 20000"), ("lr_wallach", paper_budget),
                         title="20newsgroups (002-X1's 5 documents)")]
@@ -291,6 +332,8 @@ def _closer(method: str) -> Callable[[Publication], list[Panel]]:
 def _f3_change(t: Publication, kind: str, method: str) -> tuple[str, float, float]:
     f3 = t("wallach2009-f3.csv")
     rows = f3[(f3["kind"] == kind) & (f3["method"] == method)]
+    if rows.empty:
+        raise NotTestable(f"the table has no {method} rows for perturbing {kind}")
     row = rows.loc[rows["lam"].idxmax()]
     return row["setting"], float(row["value"]), float(row["boot_sd"])
 
@@ -501,7 +544,7 @@ def _few_hundred(t: Publication) -> list[Panel]:
     return panels
 
 
-EVALUATORS: dict[str, Callable[[Publication], list[Panel]]] = {
+EVALUATORS: dict[str, Callable[[Publication | RunTables], list[Panel]]] = {
     "001-F4-train-falls": _train_falls,
     "001-F4-T12-honest": _t12_honest,
     "001-F4-T12-plugin": _t12_plugin,
@@ -548,6 +591,30 @@ def judge_claim(claim: Claim, root: Path, size: str) -> Judgement:
     return Judgement(claim, size, tuple(panels))
 
 
+def caption_verdicts(prefix: str, tables: Mapping[str, pd.DataFrame],
+                     config: Mapping | None = None) -> list[str]:
+    """A caption's verdict lines: the claims whose key starts with ``prefix`` (``"002-F1-"``)
+    judged on ``tables`` ({file name: table}, the run's tables the caption is written from) by
+    the ledger's one tie rule."""
+    claims = [c for c in CLAIMS if c.key.startswith(prefix)]
+    if not claims:
+        raise ValueError(f"no claim of the ledger starts with {prefix!r}")
+    lines = ["Verdicts (the ledger, topiceval.claims: a panel agrees when the statistic exceeds "
+             "2 standard errors in the paper's direction, disagrees when it exceeds them in the "
+             "opposite one, and is a tie otherwise; a claim agrees when every panel agrees):"]
+    for c in claims:
+        try:
+            j = Judgement(c, "", tuple(EVALUATORS[c.key](RunTables(tables, config))))
+        except JudgedElsewhere as where:
+            lines.append(f"- {c.key}, \"{c.words}\": judged {where}, not beside this caption "
+                         "(its verdict is on the results page).")
+            continue
+        except NotTestable as reason:
+            j = Judgement(c, "", reason=str(reason))
+        lines.append(f"- {c.key}, \"{c.words}\": {_cell(j).replace('**', '')}.")
+    return lines
+
+
 def judgements(root: Path) -> dict[tuple[str, str], Judgement]:
     """Every claim judged at every size: {(key, size): Judgement}."""
     return {(c.key, size): judge_claim(c, root, size) for c in CLAIMS for size in SIZES}
@@ -577,8 +644,8 @@ def _cell(j: Judgement) -> str:
     if j.reason:
         return f"**{NOT_TESTABLE}**: {j.reason}"
     c, n = j.counts(), len(j.panels)
-    return (f"**{j.verdict}**: {c[AGREES]} of {n} panel{'s' if n != 1 else ''} agree, "
-            f"{c[TIE]} tie{'s' if c[TIE] != 1 else ''}, {c[DISAGREES]} disagree")
+    return (f"**{j.verdict}**: panels agreeing {c[AGREES]} of {n}, ties {c[TIE]}, "
+            f"disagreeing {c[DISAGREES]}")
 
 
 def _verdict_table(paper: str, judged: dict) -> str:
