@@ -12,8 +12,9 @@
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
 atomically without a creation date, so the same table gives the same bytes; the format follows
 the file suffix.  ``caption_f1``, ``caption_f2`` and ``caption_f3`` say what the paper found
-(§9.2 headlines), what a table shows, and the verdicts of the ledger (``topiceval.ledger.caption_verdicts``: one tie rule); ``figure_files`` is the workflow's
-entry point: a figure's table in, the figure and its caption out.
+(§9.2 headlines), what a table shows, and the ledger's verdicts on it
+(``topiceval.ledger.caption_verdicts``: one tie rule); ``figure_files`` is the workflow's entry
+point: a figure's table in, the figure and its caption out.
 """
 
 from __future__ import annotations
