@@ -436,6 +436,9 @@ def _final_panels(t: Publication) -> dict[str, pd.DataFrame]:
 
 def _kl_difference(coll: str, final: pd.DataFrame, high: str, low: str) -> Panel:
     """Panel: metric(high) - metric(low) (positive: ``low`` has the lower KL)."""
+    missing = sorted({high, low} - set(final.index))
+    if missing:
+        raise NotTestable(f"the table has no {', '.join(missing)} on {coll}")
     metric = "KL" if int(final["n_docs"].iloc[0]) > 1 else "MAE"
     a, b = final.loc[high], final.loc[low]
     return Panel(coll, ((f"{metric}({_LABELS[high]})", a["metric"], a["metric_se"]),
@@ -447,6 +450,8 @@ def _l2re_lowest(t: Publication) -> list[Panel]:
     panels = []
     for coll, final in _final_panels(t).items():
         others = final.loc[[m for m in ("ds", "hm", "l2r") if m in final.index]]
+        if others.empty:
+            raise NotTestable(f"the table has no DS, HM or L2R on {coll}")
         panels.append(_kl_difference(coll, final, others["metric"].idxmin(), "l2r_exact"))
     return panels
 
@@ -458,6 +463,9 @@ _LONG = ("NIPS", "AP", "20NGs", "Reuters", "NIPS (L2R release)")
 def _pairs(collections, high: str, low: str) -> Callable[[Publication], list[Panel]]:
     def evaluate_pairs(t: Publication) -> list[Panel]:
         finals = _final_panels(t)
+        missing = [c for c in collections if c not in finals]
+        if missing:
+            raise NotTestable(f"the table has no panel {', '.join(missing)}")
         return [_kl_difference(c, finals[c], high, low) for c in collections]
     return evaluate_pairs
 
@@ -476,16 +484,20 @@ def _inner_samples(t: Publication) -> list[Panel]:
 def _trend(t: Publication) -> list[Panel]:
     f1 = t("capdevila2018-F1.csv")
     panels = []
-    for method in ("l2r", "l2r_code"):
-        rows = f1.pivot(index="collection", columns="method", values="kl_bits")
-        length = f1.groupby("collection")["mean_length"].first()
+    rows = f1.pivot(index="collection", columns="method", values="kl_bits")
+    length = f1.groupby("collection")["mean_length"].first()
+    for method in (m for m in ("l2r", "l2r_code") if m in rows and "ds" in rows):
         keep = (rows[method] > 0) & (rows["ds"] > 0)
+        if keep.sum() < 3:
+            raise NotTestable("a slope and its s.e. need 3 or more collections with a KL above 0")
         x, y = np.log(length[keep]), np.log(rows.loc[keep, method] / rows.loc[keep, "ds"])
         fit = stats.linregress(x.to_numpy(), y.to_numpy())
         operands = tuple((f"{c} {_LABELS[m]}", rows.loc[c, m], None)
                          for c in rows.index[keep] for m in ("ds", method))
         panels.append(Panel(_LABELS[method], operands, ((-float(fit.slope),
                                                          float(fit.stderr)),)))
+    if not panels:
+        raise NotTestable("the table has no L2R and DS to compare")
     return panels
 
 
@@ -580,15 +592,23 @@ EVALUATORS: dict[str, Callable[[Publication | RunTables], list[Panel]]] = {
 }
 
 
+def _judgeable(panels: list[Panel]) -> tuple[Panel, ...]:
+    """``panels``, or NotTestable when one of their standard errors is unknown (a run with a
+    single repeat publishes none)."""
+    if any(not math.isfinite(se) for p in panels for _, se in p.comparisons):
+        raise NotTestable("a standard error is unknown (a single repeat)")
+    return tuple(panels)
+
+
 def judge_claim(claim: Claim, root: Path, size: str) -> Judgement:
     """``claim`` judged on the publication of its paper at ``size`` under ``root``."""
     if claim.key not in EVALUATORS:
         raise ValueError(f"claim {claim.key} has no evaluator")
     try:
-        panels = EVALUATORS[claim.key](Publication(root, size, claim.paper))
+        panels = _judgeable(EVALUATORS[claim.key](Publication(root, size, claim.paper)))
     except NotTestable as reason:
         return Judgement(claim, size, reason=str(reason))
-    return Judgement(claim, size, tuple(panels))
+    return Judgement(claim, size, panels)
 
 
 def caption_verdicts(prefix: str, tables: Mapping[str, pd.DataFrame],
@@ -604,7 +624,7 @@ def caption_verdicts(prefix: str, tables: Mapping[str, pd.DataFrame],
              "opposite one, and is a tie otherwise; a claim agrees when every panel agrees):"]
     for c in claims:
         try:
-            j = Judgement(c, "", tuple(EVALUATORS[c.key](RunTables(tables, config))))
+            j = Judgement(c, "", _judgeable(EVALUATORS[c.key](RunTables(tables, config))))
         except JudgedElsewhere as where:
             lines.append(f"- {c.key}, \"{c.words}\": judged {where}, not beside this caption "
                          "(its verdict is on the results page).")
