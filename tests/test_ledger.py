@@ -85,3 +85,23 @@ def test_a_tie_is_not_counted_as_agreement():
 def test_a_claim_the_data_cannot_judge_says_why():
     judged = judge_claim(claim("004-F3-few-hundred"), PUBLISHED, "default")
     assert judged.verdict == "not testable" and "final S is 200" in judged.reason
+
+
+def test_the_distance_statistic_carries_the_shared_reference_error():
+    """002-F2: |ET - AIS| - |LR - AIS| by the delta method; AIS's error cancels when ET and LR
+    lie on the same side of it and adds twice when they lie on opposite sides."""
+    import math
+
+    import pandas as pd
+
+    from topiceval.ledger import RunTables
+
+    def panel(lr: float):
+        table = pd.DataFrame({"dataset": "kos", "method": ["et", "ais", "lr"],
+                              "setting": ["ET", "AIS", "LR"], "value": [-520.0, -500.0, lr],
+                              "boot_sd": [3.0, 4.0, 1.0]})
+        (p,) = EVALUATORS["002-F2-LR-closer"](RunTables({"wallach2009-f2.csv": table}))
+        return p.comparisons[0]
+
+    assert panel(-501.0) == pytest.approx((19.0, math.sqrt(9 + 1)))
+    assert panel(-498.0) == pytest.approx((18.0, math.sqrt(9 + 1 + 4 * 16)))
