@@ -444,10 +444,13 @@ def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
             f"{', '.join(f'{s:,}' for s in settings['at'])}): "
             f"{tally('faster', ('yes', 'tie', 'no'))}. "
             f"DS <= L2R <= HM at the largest S: {tally('ordered', ('yes', 'tie', 'no'))}. "
-            f"A few hundred samples suffice for L2R (its distance at S = "
-            f"{settings['enough']:,} below {100 * settings['gap_share']:g}% of the HM - DS "
-            f"gap): {tally('enough', ('yes', 'undetermined', 'no'))}. "
-            f"Per collection: {' '.join(v['text'] for v in verdicts)} {sums}")
+            f"L2R's distance at S = {settings['enough']:,} (from its own value at the largest "
+            f"S) below {100 * settings['gap_share']:g}% of the HM - DS gap: "
+            f"{tally('enough', ('yes', 'undetermined', 'no'))}. "
+            f"Per collection: {' '.join(v['text'] for v in verdicts)} {sums}\n"
+            + "\n".join(caption_verdicts(
+                "004-F3-", {"capdevila2018-F3-convergence.csv": convergence},
+                {"capdevila2018": {"realistic": {"convergence": dict(settings)}}})))
 
 
 def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
@@ -494,7 +497,7 @@ def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
             f"document): L2R {distances('l2r')}; DS {distances('ds')}; HM {distances('hm')} "
             f"(faster: {faster}); at S = {s_max:,} per document {differences} (ordered: "
             f"{ordered}); L2R's distance {said} nats, {100 * settings['gap_share']:g}% of the "
-            f"HM - DS gap of {gap:.3g} (few hundred suffice: {enough}).")
+            f"HM - DS gap of {gap:.3g} (below it: {enough}).")
     return {"name": name, "faster": faster, "ordered": ordered, "enough": enough, "text": text}
 
 
