@@ -272,7 +272,8 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
         assert (out / f"{figure}.md").read_text().startswith(f"{ex.PAPER}, Figure {figure[1]}")
         assert "\nPaper: " in (out / f"{figure}.md").read_text()
     caption = (out / "F2.md").read_text()
-    assert "with the reference code's proposal" in caption and "depends on the proposal" in caption
+    assert "with the reference code's proposal" in caption
+    assert "- 004-F2-L2R-code-worse-than-DS-short, " in caption  # the ledger's verdict line
     assert not list(out.glob("*.part")) and not list(out.glob(".*"))
 
 
@@ -379,8 +380,8 @@ def test_caption_f2_ranks_a_single_document_panel_by_mae_and_leaves_variants_out
     assert "NIPS (L2R release) (1 doc, by MAE): L2R-E < L2R < DS < HM" in caption
     assert "WS (40 docs): L2R-E < DS < L2R < HM" in caption
     assert "L2R-E lowest on 2 of 2 panels" in caption
-    assert "L2R with the paper's proposal (6.16) worse than DS on WS;" in caption
-    assert "L2R is worse than DS on WS, so" in caption  # code proposal: 0.6 > 0.4 on WS only
+    assert "L2R with the paper's proposal (6.16) above DS (by the means) on WS;" in caption
+    assert "L2R is above DS (by the means) on WS." in caption  # code proposal: 0.6 > 0.4 on WS
     # standard errors 0: every difference separates
     assert ("L2R-E lower on 2 (NIPS (L2R release), WS), L2R lower on 0, not separated on 0."
             in caption)
@@ -409,7 +410,7 @@ def test_caption_f2_judges_the_whole_ranking_and_the_inner_samples():
              "repeats": 5, "n_docs": 40, "kl_se": 0.001, "mae_se": 0.0}
             for c, by in kl.items() for m, v in by.items()]
     caption = plots.caption_f2(pd.DataFrame(rows))
-    assert ("holds with the paper's proposal (6.16) on 1 of 2 panels (every neighbouring pair "
+    assert ("is the order of the means with the paper's proposal (6.16) on 1 of 2 panels (every neighbouring pair "
             "separated by more than twice its standard error on 1 (AP)); with the code's "
             "proposal on 2 of 2 panels") in caption
     assert ("L2R against L2R-E separated by more than twice the standard error of the "

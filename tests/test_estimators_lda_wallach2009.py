@@ -195,20 +195,32 @@ def summary_table(values: dict) -> pd.DataFrame:
                          for d, per in values.items() for s, v in per.items()])
 
 
-def test_f1_caption_reports_agreement_and_disagreement():
+def verdict(text: str, key: str) -> str:
+    """The verdict a caption's ledger line gives claim ``key``."""
+    line = next(x for x in text.splitlines() if x.startswith(f"- {key}, "))
+    return line.split('": ', 1)[1].split(":")[0]
+
+
+def test_f1_caption_states_the_ledgers_verdicts():
     agree = {"20newsgroups": {"AIS": -1010, "AIS 2": -1001, "HM": -900, "CS 2": -1002,
                               "LR 2": -1000, "IS-PT 2": -1100, "IS-PZW 2": -1090,
                               "IS-IP 2": -1050}}
     text = plots.caption_f1(summary_table(agree))
-    assert "DISAGREES" not in text and text.count("agrees") == 5
+    for key in ("002-F1-HM-over", "002-F1-IS-under", "002-F1-IS-IP-best"):
+        assert verdict(text, key) == "agrees"
+    # LR 2 nats above CS with s.d. 1 each: within 2 s.e. of its difference, a tie
+    assert verdict(text, "002-F1-LR-over-CS") == "tie"
+    assert verdict(text, "002-F1-LRW-over-CS") == "not testable"  # no lr_wallach rows
     disagree = {"20newsgroups": {**agree["20newsgroups"], "HM": -2000, "LR 2": -1003}}
     text = plots.caption_f1(summary_table(disagree))
-    assert "HM above every other method on 0 of 1" in text and "DISAGREES" in text
+    assert "HM above every other method on 0 of 1" in text
+    assert verdict(text, "002-F1-HM-over") == "disagrees"
 
 
 def test_f2_caption():
     text = plots.caption_f2(summary_table({"kos": {"ET": -520, "AIS": -500, "LR": -501}}))
-    assert "ET -20.0, LR -1.0 nats from AIS (agrees" in text
+    assert "ET -20.0, LR -1.0 nats from AIS;" in text
+    assert verdict(text, "002-F2-LR-closer") == "agrees"
 
 
 def with_lr_wallach(table: pd.DataFrame, dataset: str, setting: str, value: float):
@@ -223,15 +235,19 @@ def test_captions_judge_the_papers_lr_separately_from_the_sequential_lr():
     f1 = summary_table({"20newsgroups": {"AIS": -1010, "AIS 2": -1001, "HM": -900,
                                          "CS 2": -1002, "LR 2": -1100}})
     text = plots.caption_f1(with_lr_wallach(f1, "20newsgroups", "LR 2", -999.0))
-    assert "- LR 2 minus CS 2 on the real data sets (nats): 20newsgroups -98.0 (DISAGREES" in text
+    assert "- LR 2 minus CS 2 on the real data sets (nats): 20newsgroups -98.0." in text
     assert "LR-W 2 (the paper's Algorithm 3) minus CS 2 on the real data sets (nats): " \
-           "20newsgroups +3.0 (agrees" in text
-    assert "AIS -11.0 and AIS 2 -2.0 nats from LR-W 2 (agrees" in text
-    assert "AIS +90.0 and AIS 2 +99.0 nats from LR 2 (DISAGREES" in text
+           "20newsgroups +3.0." in text
+    assert verdict(text, "002-F1-LR-over-CS") == "disagrees"
+    assert verdict(text, "002-F1-LRW-over-CS") == "agrees"
+    assert "AIS -11.0 and AIS 2 -2.0 nats from LR-W 2." in text
+    assert verdict(text, "002-F1-AIS-low-20NG") == "agrees"
     f2 = summary_table({"kos": {"ET": -520, "AIS": -500, "LR": -540}})
     text = plots.caption_f2(with_lr_wallach(f2, "kos", "LR", -503.0))
-    assert "LR -40.0 nats from AIS (DISAGREES" in text
-    assert "LR-W (the paper's Algorithm 3) -3.0 nats from AIS (agrees)" in text
+    assert "LR -40.0 nats from AIS;" in text
+    assert "LR-W (the paper's Algorithm 3) -3.0 nats from AIS." in text
+    assert verdict(text, "002-F2-LR-closer") == "disagrees"
+    assert verdict(text, "002-F2-LRW-closer") == "agrees"
     assert "LR-W (the paper's Algorithm 3)" not in plots.caption_f2(f2)
 
 

@@ -147,8 +147,9 @@ def test_f3_caption_judges_per_document_and_calls_ties_ties():
     assert "L2R converges faster than DS (lower distance at every S of 10, 100, 300): " \
            "yes on 1 (X); tie on 0; no on 0" in caption
     assert "DS <= L2R <= HM at the largest S: yes on 1 (X)" in caption
-    assert "suffice for L2R (its distance at S = 300 below 1% of the HM - DS gap): yes on 1" \
-        in caption
+    assert "L2R's distance at S = 300 (from its own value at the largest S) below 1% of the " \
+           "HM - DS gap: yes on 1" in caption
+    assert "- 004-F3-few-hundred, \"a few hundred samples suffice\": agrees" in caption
     # DS and L2R equal at the end up to per-document noise of either sign: a tie, not an order
     tied = _f3_documents()
     end = tied["samples"] == 1000

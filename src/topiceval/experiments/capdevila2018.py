@@ -214,7 +214,9 @@ def caption_t1(table: pd.DataFrame) -> str:
                                                      strict=True))
     return (f"{DESCRIBE_T1}\nPaper: {PAPER_T1} Ours: order by mean length {' > '.join(ordered)}"
             f"{' (same order as the paper)' if same else ' (differs from the paper)'}; "
-            f"staged stand-ins: {sources}.")
+            f"staged stand-ins: {sources}. The documents counted are those the paper's "
+            "preprocessing leaves non-empty (documents left empty are dropped), so a count can be "
+            "below the collection size its stand-in names.")
 
 
 # --------------------------------------------------------------------------- 004-F2

@@ -544,7 +544,7 @@ def data_text(sets: Mapping[str, DataSet], stats: pd.DataFrame) -> str:
     """The data sets of ``sets`` beside the paper's Table 2 (V; mean +/- sd tokens), from the
     run's corpus statistics (``corpus_stats.csv``, rows of split "all"): the paper's collection
     or the one it stands in for, and for a synthetic set the corpus its true model was fitted
-    to."""
+    to ("" for no data set)."""
     rows = stats[stats["split"] == "all"].set_index(["dataset", "variant"])
     parts = []
     for name, data in sets.items():
@@ -566,7 +566,7 @@ def data_text(sets: Mapping[str, DataSet], stats: pd.DataFrame) -> str:
             text += (f", standing in for the paper's {paper} (V {paper_v:,}, {mean} +/- {sd}; "
                      "not available)")
         parts.append(text)
-    return "; ".join(parts) + "."
+    return "; ".join(parts) + "." if parts else ""
 
 
 def stand_ins(sets: Mapping[str, DataSet]) -> str:

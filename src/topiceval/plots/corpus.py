@@ -90,7 +90,7 @@ def lengths_caption(corpora) -> str:
         "cumulative distribution of the number of tokens per document (log axis) after each "
         "preprocessing variant, one line style and colour per variant; documents left empty by "
         "preprocessing are dropped, so D can differ between variants. The papers' own corpus "
-        "sizes are compared in results/tables/corpus_stats.csv.",
+        "sizes are compared in the run's tables/corpus_stats.csv.",
         "Variants: " + "; ".join(variants[v] for v in sorted(variants)) + ".",
         "",
         "| data set | variant | D | V | mean | median | 95th percentile | max |",

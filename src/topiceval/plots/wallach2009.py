@@ -12,8 +12,9 @@
 Figures are drawn on a ``matplotlib.figure.Figure`` (Agg canvas, no pyplot state) and written
 atomically without a creation date, so the same table gives the same bytes; the format follows
 the file suffix.  ``caption_f1``, ``caption_f2`` and ``caption_f3`` say what the paper found
-(§9.2 headlines) and, claim by claim, whether a table agrees; ``figure_files`` is the workflow's
-entry point: a figure's table in, the figure and its caption out.
+(§9.2 headlines), what a table shows, and the ledger's verdicts on it
+(``topiceval.ledger.caption_verdicts``: one tie rule); ``figure_files`` is the workflow's entry
+point: a figure's table in, the figure and its caption out.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from topiceval.experiments.wallach2009 import (
     S_CS,
 )
 from topiceval.io import write_text_atomic
+from topiceval.ledger import caption_verdicts
 from topiceval.plots.flags import face, untrusted_note
 from topiceval.plots.save import save_figure
 
@@ -311,17 +313,15 @@ def _flagged(summary: pd.DataFrame) -> list[str]:
     return [note] if note else []
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "DISAGREES"
-
-
 def _data(data: tuple[str, str] | None) -> tuple[str, list[str]]:
-    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line) of
-    ``data`` = (``experiment.stand_ins``, ``experiment.data_text``) of the figure's data sets."""
+    """(" (stand-ins)" for a caption's first sentence, ["Data: ..."] line, or no line when the
+    figure's table names no data set) of ``data`` = (``experiment.stand_ins``,
+    ``experiment.data_text``) of the figure's data sets."""
     if data is None:
         return "", []
     phrase, text = data
-    return (f" ({phrase})" if phrase else ""), [f"Data (ours beside the paper's Table 2): {text}"]
+    line = [f"Data (ours beside the paper's Table 2): {text}"] if text else []
+    return (f" ({phrase})" if phrase else ""), line
 
 
 def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
@@ -362,18 +362,16 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
                     lr_vs_cs[label].append((name, value - cs))
     if hm_over:
         lines.append(f"- HM above every other method on {sum(hm_over)} of {len(hm_over)} data "
-                     f"sets ({_verdict(all(hm_over))}).")
+                     "sets.")
     if is_under:
         lines.append(f"- the IS methods below the best of AIS, CS and LR on {sum(is_under)} of "
-                     f"{len(is_under)} data sets ({_verdict(all(is_under))}); IS-IP the best IS "
-                     f"method on {sum(ip_best)} of {len(ip_best)} ({_verdict(all(ip_best))}).")
+                     f"{len(is_under)} data sets; IS-IP the best IS method on {sum(ip_best)} of "
+                     f"{len(ip_best)}.")
     for label, diffs in lr_vs_cs.items():
         real = [(n, d) for n, d in diffs if n not in synthetic]
         if real:
             text = ", ".join(f"{n} {d:+.1f}" for n, d in real)
-            ok = all(d >= 0 for _, d in real)
-            lines.append(f"- {label} minus CS 2 on the real data sets (nats): {text} "
-                         f"({_verdict(ok)} with 'LR consistently better').")
+            lines.append(f"- {label} minus CS 2 on the real data sets (nats): {text}.")
         synth = [(n, d) for n, d in diffs if n in synthetic]
         if synth:
             text = ", ".join(f"{n} {d:+.1f}" for n, d in synth)
@@ -389,11 +387,10 @@ def caption_f1(summary: pd.DataFrame, synthetic: Sequence[str] = ("synthetic-3",
         for label, lr_ in (("LR 2", _value(seq, name, "LR 2")),
                            ("LR-W 2", _value(lrw, name, "LR 2"))):
             if None not in (ais, ais2, lr_):
-                ok = ais < lr_ and abs(ais2 - lr_) < abs(ais - lr_)
                 lines.append(f"- {name}: AIS {ais - lr_:+.1f} and AIS 2 {ais2 - lr_:+.1f} nats "
-                             f"from {label} ({_verdict(ok)} with 'more temperatures bring AIS "
-                             "to LR').")
-    return "\n".join(lines + _flagged(summary))
+                             f"from {label}.")
+    verdicts = caption_verdicts("002-F1-", {"wallach2009-f1.csv": summary})
+    return "\n".join(lines + _flagged(summary) + verdicts)
 
 
 def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
@@ -411,18 +408,16 @@ def caption_f2(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> st
         et, ais, lr_ = (_value(seq, name, s) for s in ("ET", "AIS", "LR"))
         if None in (et, ais, lr_):
             continue
-        ok = abs(lr_ - ais) < abs(et - ais)
         sites = {s: int(seq[(seq["dataset"] == name) & (seq["setting"] == s)]["site_updates"]
                         .sum()) for s in ("ET", "AIS", "LR")}
-        lines.append(f"- {name}: ET {et - ais:+.1f}, LR {lr_ - ais:+.1f} nats from AIS "
-                     f"({_verdict(ok)} with 'LR approaches AIS, ET does not'); site updates "
+        lines.append(f"- {name}: ET {et - ais:+.1f}, LR {lr_ - ais:+.1f} nats from AIS; site "
+                     "updates "
                      f"ET {sites['ET']:.3g}, AIS {sites['AIS']:.3g}, LR {sites['LR']:.3g}.")
         lrw_ = _value(lrw, name, "LR")
         if lrw_ is not None:
-            ok = abs(lrw_ - ais) < abs(et - ais)
-            lines.append(f"  LR-W (the paper's Algorithm 3) {lrw_ - ais:+.1f} nats from AIS "
-                         f"({_verdict(ok)}).")
-    return "\n".join(lines + _flagged(summary))
+            lines.append(f"  LR-W (the paper's Algorithm 3) {lrw_ - ais:+.1f} nats from AIS.")
+    verdicts = caption_verdicts("002-F2-", {"wallach2009-f2.csv": summary})
+    return "\n".join(lines + _flagged(summary) + verdicts)
 
 
 def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> str:
@@ -442,17 +437,15 @@ def caption_f3(summary: pd.DataFrame, data: tuple[str, str] | None = None) -> st
 
     phi = {s: effect("phi", s) for s in ("IS-PT", "ET", "LR", "CS")}
     if None not in (phi["IS-PT"], phi["ET"], phi["LR"]):
-        ok = abs(phi["IS-PT"]) < abs(phi["LR"]) and abs(phi["ET"]) < abs(phi["LR"])
         lines.append(f"- Phi: IS-PT {phi['IS-PT']:+.1f}, ET {phi['ET']:+.1f}, LR "
-                     f"{phi['LR']:+.1f} nats at lambda = {top['lam'].max():g} "
-                     f"({_verdict(ok)} with 'IS-PT and ET understate the drop')"
+                     f"{phi['LR']:+.1f} nats at lambda = {top['lam'].max():g}"
                      + (f"; CS {phi['CS']:+.1f}" if phi["CS"] is not None else "") + ".")
     m = {s: effect("m", s) for s in ("IS-PT", "ET", "LR")}
     if None not in m.values():
-        ok = abs(m["IS-PT"]) > abs(m["LR"]) and abs(m["ET"]) < abs(m["IS-PT"])
-        lines.append(f"- m: IS-PT {m['IS-PT']:+.1f}, ET {m['ET']:+.1f}, LR {m['LR']:+.1f} nats "
-                     f"({_verdict(ok)} with 'IS-PT strongly affected, ET less sensitive').")
-    return "\n".join(lines + _flagged(summary))
+        lines.append(f"- m: IS-PT {m['IS-PT']:+.1f}, ET {m['ET']:+.1f}, LR {m['LR']:+.1f} "
+                     "nats.")
+    verdicts = caption_verdicts("002-F3-", {"wallach2009-f3.csv": summary})
+    return "\n".join(lines + _flagged(summary) + verdicts)
 
 
 LABELS_X1 = (
