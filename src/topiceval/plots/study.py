@@ -19,6 +19,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from topiceval._docs import page
+from topiceval.experiments.paired import TIE_SES
 from topiceval.experiments.study import own_picks
 from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
@@ -89,9 +90,36 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     save_figure(fig, path)
 
 
-def _names(frame: pd.DataFrame) -> str:
-    names = frame["candidate"].tolist()
-    return ", ".join(names) if names else "none"
+def _with_z(frame: pd.DataFrame, how: str) -> str:
+    """The candidates of ``frame``, best first, each with its z (``how``: its format)."""
+    if not len(frame):
+        return "none"
+    return ", ".join(f"{r.candidate} ({how.format(r.z)})"
+                     for r in frame.sort_values("z").itertuples())
+
+
+def assumption_lines(candidates: pd.DataFrame, best: pd.Series) -> list[str]:
+    """What the verdict assumes, checked: the best inside the grid, the verdict the same
+    without the untrusted documents (``experiments.study.check_assumptions``)."""
+    lines = []
+    if best.get("grid_edge"):
+        lines += ["", f"**The best is at the edge of the grid:** {best['candidate']} has the "
+                      f"{best['grid_edge'].replace(' T', '')} number of topics trained (T = "
+                      f"{int(best['topics'])}); the optimum may lie beyond it: extend "
+                      "train.topics before reading it as the best number of topics."]
+    n = int(best.get("untrusted_by_any", 0) or 0)
+    if not n:
+        return lines
+    if bool(best["settled"]):
+        return lines + ["", f"Without the {n} scored documents that some candidate's estimate "
+                            "is untrusted on, every verdict is the same (settled)."]
+    changed = candidates[candidates["verdict_trusted_only"] != candidates["verdict"]]
+    said = ", ".join(f"{r.candidate} {r.verdict} -> {r.verdict_trusted_only}"
+                     for r in changed.itertuples())
+    return lines + ["", f"**Not settled:** without the {n} scored documents that some "
+                        f"candidate's estimate is untrusted on, the verdict changes ({said}); "
+                        "re-run with a larger estimate budget (estimate.runs or the method's "
+                        "settings) before relying on it."]
 
 
 def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.DataFrame,
@@ -105,16 +133,20 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
               f"a seeded sample of {docs:,} of the {int(best['heldout_documents']):,} held-out "
               f"documents (the total estimated with a standard error that is mostly "
               f"{best['dominant_error']} error)")
+    settled = "" if bool(best.get("settled", True)) else " (not settled: see below)"
     lines = [
-        f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates** "
+        f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates"
+        f"{settled}** "
         f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. "
         f"[{best['perplexity_low']:,.1f}, {best['perplexity_high']:,.1f}]; "
         f"{best['nats_per_token']:.4f} nats per token on {int(best['tokens']):,} tokens of "
         f"{scored}; {best['method']}, {int(best['runs'])} runs per document).",
         "",
-        f"Indistinguishable from it (within 2 paired standard errors): {_names(ties)}. "
-        f"Clearly worse: {_names(worse)}.",
+        f"The rule: z = a candidate's paired difference to the best over its paired standard "
+        f"error; a tie when z <= {TIE_SES:g}, worse when z > {TIE_SES:g}. Ties: "
+        f"{_with_z(ties, 'z = {:.1f}')}. Worse: {_with_z(worse, 'by {:.1f} s.e.')}.",
     ]
+    lines += assumption_lines(candidates, best)
     if len(ratio):
         parts = []
         for r in ratio.itertuples():

@@ -1,0 +1,114 @@
+"""A study's verdict checks what it assumes (issue 45, item 2): the best at an edge of the grid
+of topics says so, and a verdict that changes without the untrusted documents is not settled.
+
+The document rows are made up (``rows``): 40 documents, each candidate's log-likelihoods a
+fixed shift of one shared profile plus seeded noise, so the paired differences and their
+standard errors are known in advance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from topiceval.experiments.study import Candidate, check_assumptions
+
+DOCS = 40
+
+
+def rows(shift: float, noise: float, untrusted: tuple[int, ...] = (), seed: int = 0,
+         changed: dict[int, float] | None = None) -> pd.DataFrame:
+    """One candidate's rows: logp = profile + shift + noise (+ ``changed`` documents moved)."""
+    rng = np.random.default_rng(seed)
+    profile = np.random.default_rng(99).normal(-400, 50, DOCS)
+    logp = profile + shift + rng.normal(0, noise, DOCS)
+    for doc, by in (changed or {}).items():
+        logp[doc] += by
+    trusted = np.ones(DOCS, bool)
+    trusted[list(untrusted)] = False
+    return pd.DataFrame({"doc": np.arange(DOCS), "logp": logp, "stderr": 0.1,
+                         "tokens": 100, "trusted": trusted})
+
+
+def table(by: dict[str, pd.DataFrame], topics: dict[str, int], best: str,
+          ties: tuple[str, ...] = ()) -> pd.DataFrame:
+    return pd.DataFrame({"candidate": list(by), "trainer": "gibbs",
+                         "topics": [topics[n] for n in by],
+                         "verdict": ["best" if n == best else "tie" if n in ties else "worse"
+                                     for n in by]})
+
+
+def candidates(topics: dict[str, int]) -> list[Candidate]:
+    return [Candidate(n, "topiceval", "gibbs", t, 0) for n, t in topics.items()]
+
+
+def test_a_best_at_the_largest_number_of_topics_says_so():
+    topics = {"T10": 10, "T25": 25, "T50": 50}
+    by = {"T10": rows(-30, 1, seed=1), "T25": rows(-15, 1, seed=2), "T50": rows(0, 1, seed=3)}
+    out = check_assumptions(table(by, topics, "T50"), by, candidates(topics))
+    assert out.set_index("candidate")["grid_edge"].to_dict() == {
+        "T10": "", "T25": "", "T50": "largest T"}
+    assert out["settled"].all()  # no untrusted document: nothing to recompute
+
+
+def test_a_best_inside_the_grid_is_not_at_an_edge():
+    topics = {"T10": 10, "T25": 25, "T50": 50}
+    by = {"T10": rows(-30, 1, seed=1), "T25": rows(0, 1, seed=2), "T50": rows(-15, 1, seed=3)}
+    out = check_assumptions(table(by, topics, "T25"), by, candidates(topics))
+    assert (out["grid_edge"] == "").all()
+
+
+def test_a_verdict_that_changes_without_the_untrusted_documents_is_not_settled():
+    """A is ahead of B by about 120 nats only through 3 documents B's estimate is untrusted on
+    (each 100 nats too low): without them B is ahead by about 166 nats (4.5 a document), far
+    beyond its paired standard error (about 6 nats)."""
+    topics = {"A": 10, "B": 20}
+    bad = (3, 7, 11)
+    by = {"A": rows(0, 1, seed=1),
+          "B": rows(4.5, 1, bad, seed=2, changed=dict.fromkeys(bad, -100.0))}
+    assert by["A"]["logp"].sum() > by["B"]["logp"].sum()
+    out = check_assumptions(table(by, topics, "A"), by, candidates(topics)).set_index(
+        "candidate")
+    assert out["verdict_trusted_only"].to_dict() == {"A": "worse", "B": "best"}
+    assert not out["settled"].any() and (out["untrusted_by_any"] == 3).all()
+
+
+def test_a_verdict_that_holds_without_the_untrusted_documents_is_settled():
+    topics = {"A": 10, "B": 20}
+    by = {"A": rows(0, 1, seed=1), "B": rows(-10, 1, (3, 7), seed=2)}
+    out = check_assumptions(table(by, topics, "A"), by, candidates(topics))
+    assert out["settled"].all()
+    assert out["verdict_trusted_only"].tolist() == ["best", "worse"]
+
+
+def test_the_caption_names_the_edge_and_the_unsettled_verdict():
+    from topiceval.plots.study import assumption_lines
+
+    topics = {"A": 10, "B": 20}
+    bad = (3, 7, 11)
+    by = {"A": rows(0, 1, seed=1),
+          "B": rows(4.5, 1, bad, seed=2, changed=dict.fromkeys(bad, -100.0))}
+    out = check_assumptions(table(by, topics, "A"), by, candidates(topics))
+    said = " ".join(assumption_lines(out, out.iloc[0]))
+    assert "**The best is at the edge of the grid:** A has the smallest number of topics " \
+           "trained (T = 10)" in said
+    assert "**Not settled:** without the 3 scored documents" in said
+    assert "(A best -> worse, B worse -> best)" in said
+
+
+def test_the_study_command_prints_the_verdict_when_the_run_ends(tmp_path, monkeypatch, capsys):
+    import subprocess
+
+    import yaml
+
+    from topiceval.cli import main
+
+    config = tmp_path / "study.yaml"
+    config.write_text(yaml.safe_dump({"study": {"name": "mine"}}))
+    folder = tmp_path / "results" / "studies" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "perplexity.caption.md").write_text("**Study mine: A is the best**\n")
+    monkeypatch.setattr(subprocess, "run",
+                        lambda cmd, cwd: subprocess.CompletedProcess(cmd, 0))
+    assert main(["study", str(config), "--results", str(tmp_path / "results")]) == 0
+    assert "Study mine: A is the best" in capsys.readouterr().out
