@@ -148,3 +148,24 @@ def test_documents_with_the_bag_of_another_are_left_out_of_the_draw(tmp_path):
     assert corpus.meta["study"]["heldout_left_out_duplicates"] == 2
     assert not heldout_names(corpus) & {"doc050.txt", "doc100.txt"}
     assert np.sum(corpus.split == "test") == 24
+
+
+def test_dropped_tokens_are_counted_per_reason_and_named(tmp_path):
+    """The tiny study with a MALLET file that never saw "solarhh": its held-out tokens are
+    dropped as unknown to the file, and words of the held-out documents only as not in the
+    training vocabulary."""
+    docs = letter_texts(3, 120)
+    write_texts(tmp_path / "texts", docs)
+    trained = [[w for w in d if w != "solarhh"] for d in docs[:40]]
+    write_mallet_state(tmp_path / "state.gz", trained)
+    config = study_config(tmp_path)
+    corpus = corpus_of(config)
+    study = corpus.meta["study"]
+    held = corpus.select_split("test")
+    solarhh = sum(d.count("solarhh") for d, n in zip(docs, [f"doc{i:03d}.txt" for i in
+                                                            range(120)], strict=True)
+                  if n in set(held.names.tolist()))
+    assert solarhh > 0
+    assert study["heldout_tokens_dropped_by_reason"] == {"unknown to mallet-2": solarhh}
+    assert study["heldout_words_dropped"] == {"solarhh": solarhh}
+    assert study["heldout_tokens_before"] == held.n_tokens + solarhh

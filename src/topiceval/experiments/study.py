@@ -138,6 +138,11 @@ CANDIDATE_COLUMNS = {
                  "otherwise",
     "verdict_trusted_only": "the verdict recomputed on the scored documents that no candidate's "
                             "estimate is untrusted on",
+    "tokens_dropped": "held-out tokens of the recipe dropped before scoring (every candidate "
+                      "scores the same tokens)",
+    "tokens_dropped_by_reason": "those tokens per reason: not in the recipe's vocabulary of "
+                                "the training documents, or unknown to a model file",
+    "words_dropped": "the 20 words most dropped, with their tokens",
     "untrusted_by_any": "scored documents that some candidate's estimate is untrusted on",
     "settled": "whether every candidate's verdict is the same without those documents (False: "
                "the verdict is not settled)",
@@ -567,7 +572,10 @@ def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_dat
                                     set().union(*trained_on.values()), log)
     splits = np.array(["test" if d.name in test else "train" for d in raw.docs])
     corpus = apply_recipe(raw, recipe, splits, resources)
+    train = corpus.select_split("train")
+    recipe_words = set(train.vocab[np.unique(train.tokens)].tolist())
     corpus = _study_vocabulary(plan, corpus, models, trained_on, log)
+    corpus.meta["study"].update(dropped_tokens(first, test, recipe_words, corpus, models, log))
     corpus.meta["study"].update(drawn)
     return corpus
 
@@ -751,7 +759,6 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
         keep &= np.array([w in known for w in corpus.vocab.tolist()])
     before = corpus
     corpus = corpus.align(corpus.vocab[keep], oov="drop")
-    held_before = int(before.lengths[before.split == "test"].sum())
     corpus = corpus.subset(np.flatnonzero(corpus.lengths > 0))
     held = corpus.select_split("test") if "test" in corpus.split else None
     if held is None or held.n_docs < 2:
@@ -759,10 +766,8 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
                          "study's vocabulary")
     if not np.any(corpus.split == "train"):
         raise ValueError("study.corpus: no training document is left")
-    dropped = held_before - held.n_tokens
     log(f"study vocabulary: {int(keep.sum()):,} words (of {before.n_types:,}); "
-        f"{held.n_docs:,} held-out documents, {held.n_tokens:,} tokens ({dropped:,} held-out "
-        "tokens of other words dropped)")
+        f"{held.n_docs:,} held-out documents, {held.n_tokens:,} tokens")
     corpus.meta["study"] = {
         "name": plan.name,
         "vocabulary": int(keep.sum()),
@@ -770,10 +775,45 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
         "restricted_by": sorted(models),
         "heldout_documents": held.n_docs,
         "heldout_tokens": held.n_tokens,
-        "heldout_tokens_dropped": dropped,
         "model_training_documents": {k: len(v) for k, v in trained_on.items()},
     }
     return corpus
+
+
+DROPPED_WORDS_NAMED = 20  # the words most dropped from the held-out documents, named
+
+
+def dropped_tokens(first: Corpus, test: set, recipe: set, corpus: Corpus,
+                   models: Mapping[str, ModelFile], log) -> dict:
+    """What the held-out documents lost between the recipe's tokens (``first``, no vocabulary
+    filter) and the scored ones (``corpus``): tokens per reason (the first that applies: not in
+    the recipe's vocabulary of the training documents, ``recipe``, then unknown to a model
+    file) and the
+    :data:`DROPPED_WORDS_NAMED` words most dropped, with their tokens."""
+    held = np.flatnonzero([n in test for n in first.names.tolist()])
+    counts = Counter(first.vocab[first.subset(held).tokens].tolist())
+    scored = set(corpus.vocab.tolist())
+    known = {name: set(mf.model.vocab.tolist()) for name, mf in models.items()}
+    reasons: Counter = Counter()
+    words: Counter = Counter()
+    for word, n in counts.items():
+        if word in scored:
+            continue
+        reason = ("not in the recipe's vocabulary of the training documents"
+                  if word not in recipe else
+                  "unknown to " + next(k for k, v in known.items() if word not in v))
+        reasons[reason] += n
+        words[word] += n
+    total = sum(counts.values())
+    named = words.most_common(DROPPED_WORDS_NAMED)
+    if reasons:
+        log(f"held-out tokens dropped: {sum(reasons.values()):,} of {total:,} ("
+            + "; ".join(f"{r}: {n:,}" for r, n in reasons.most_common()) + "); most dropped: "
+            + ", ".join(f"{w} ({n})" for w, n in named))
+    return {"heldout_tokens_before": total,
+            "heldout_tokens_dropped": int(sum(reasons.values())),
+            "heldout_tokens_dropped_by_reason": dict(reasons.most_common()),
+            "heldout_words_dropped": dict(named)}
 
 
 def corpus_job(params: Mapping, dataset_files: Sequence[str], nltk_data, out) -> Corpus:
@@ -1098,6 +1138,12 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     cands["verdict"] = np.where(cands["candidate"] == best, "best",
                                 np.where(paired["tie"], "tie", "worse"))
     cands["z"] = paired["z"].to_numpy()
+    study = corpus.meta.get("study", {})
+    cands["tokens_dropped"] = study.get("heldout_tokens_dropped", 0)
+    cands["tokens_dropped_by_reason"] = "; ".join(
+        f"{r}: {n}" for r, n in study.get("heldout_tokens_dropped_by_reason", {}).items())
+    cands["words_dropped"] = ", ".join(
+        f"{w} ({n})" for w, n in study.get("heldout_words_dropped", {}).items())
     cands = check_assumptions(cands, by, candidates)
     columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
     return cands[columns + [c for c in cands.columns if c not in columns]], paired

@@ -147,6 +147,12 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
         f"{_with_z(ties, 'z = {:.1f}')}. Worse: {_with_z(worse, 'by {:.1f} s.e.')}.",
     ]
     lines += assumption_lines(candidates, best)
+    if int(best.get("tokens_dropped", 0) or 0):
+        n = int(best["tokens_dropped"])
+        lines += ["", f"Every candidate scores the same {int(best['tokens']):,} tokens; "
+                      f"{n:,} held-out tokens of the recipe ({n / (n + int(best['tokens'])):.1%})"
+                      f" were dropped before scoring ({best['tokens_dropped_by_reason']}); the "
+                      f"words most dropped: {best['words_dropped']}."]
     if len(ratio):
         parts = []
         for r in ratio.itertuples():
