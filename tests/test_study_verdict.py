@@ -112,3 +112,34 @@ def test_the_study_command_prints_the_verdict_when_the_run_ends(tmp_path, monkey
                         lambda cmd, cwd: subprocess.CompletedProcess(cmd, 0))
     assert main(["study", str(config), "--results", str(tmp_path / "results")]) == 0
     assert "Study mine: A is the best" in capsys.readouterr().out
+
+
+def candidate_table() -> pd.DataFrame:
+    """A made-up candidates.csv of three candidates (the columns the figure and caption read)."""
+    ppl = np.array([1000.0, 1010.0, 1100.0])
+    return pd.DataFrame({
+        "candidate": ["gibbs-T10-seed0", "gibbs-T20-seed0", "gibbs-T50-seed0"],
+        "library": "topiceval", "trainer": "gibbs", "topics": [10, 20, 50], "seed": 0,
+        "vocabulary": 500, "documents": 40, "heldout_documents": 40, "tokens": 4000,
+        "log_likelihood": -4000 * np.log(ppl), "nats_per_token": -np.log(ppl),
+        "perplexity": ppl, "perplexity_low": ppl - 1, "perplexity_high": ppl + 1,
+        "perplexity_docs_low": ppl - 80, "perplexity_docs_high": ppl + 90,
+        "dominant_error": "Monte Carlo", "method": "is_z", "runs": 4,
+        "verdict": ["best", "tie", "worse"], "difference_to_best": [0.0, 40.0, 381.0],
+        "difference_se": [0.0, 25.0, 30.0], "z": [0.0, 1.6, 12.7], "grid_edge": "smallest T",
+        "untrusted_documents": 0, "untrusted_by_any": 0, "settled": True,
+        "verdict_trusted_only": ["best", "tie", "worse"], "tokens_dropped": 0,
+        "own_perplexity": np.nan, "own_kind": "", "own_split": "", "own_nats_per_token": np.nan})
+
+
+def test_the_caption_gives_both_intervals_and_the_words_follow_the_rule(tmp_path):
+    from topiceval.plots.study import plot_study, study_caption
+
+    cands = candidate_table()
+    text = study_caption(cands, pd.DataFrame(), pd.DataFrame(), "made-up")
+    assert ("held-out perplexity 1,000.0, +/- 2 s.e. allowing for which documents were held "
+            "out [920.0, 1,090.0], Monte Carlo error alone [999.0, 1,001.0]") in text
+    assert ("a tie when z <= 2, worse when z > 2. Ties: gibbs-T20-seed0 (z = 1.6). Worse: "
+            "gibbs-T50-seed0 (by 12.7 s.e.).") in text
+    plot_study(cands, tmp_path / "figure.png")
+    assert (tmp_path / "figure.png").stat().st_size > 10_000

@@ -120,8 +120,14 @@ CANDIDATE_COLUMNS = {
     "dominant_error": "which part is larger",
     "nats_per_token": "log_likelihood / tokens",
     "perplexity": "exp(-nats_per_token)",
-    "perplexity_low": "perplexity at log_likelihood + 2 se",
-    "perplexity_high": "perplexity at log_likelihood - 2 se",
+    "perplexity_low": "perplexity at log_likelihood + 2 se (Monte Carlo: these documents)",
+    "perplexity_high": "perplexity at log_likelihood - 2 se (Monte Carlo: these documents)",
+    "nats_per_token_se": "the standard error of nats_per_token allowing for which documents "
+                         "were held out (the delta method over documents, with the Monte "
+                         "Carlo error: :func:`per_token_se`)",
+    "perplexity_docs_low": "perplexity at nats_per_token + 2 nats_per_token_se: the interval "
+                           "for documents like these, not only these",
+    "perplexity_docs_high": "perplexity at nats_per_token - 2 nats_per_token_se",
     "log_likelihood_upper": "with estimate method bdmc: the total of the documents' stochastic "
                             "upper bounds (reverse annealing from the forward runs' final "
                             "states: approximate); empty for the other methods",
@@ -1190,6 +1196,19 @@ def verdicts(by: Mapping[str, pd.DataFrame], keep: np.ndarray) -> dict[str, str]
     return out
 
 
+def per_token_se(logp: np.ndarray, stderr: np.ndarray, tokens: np.ndarray) -> float:
+    """The standard error of R-hat = sum_d L-hat_d / sum_d t_d (nats per token) over documents
+    drawn from a population of documents like them: the delta method for a ratio,
+    se^2 = n var(e) / (sum_d t_d)^2 with the residuals e_d = L-hat_d - R-hat t_d (their sample
+    variance, ddof 1, holds the Monte Carlo noise too), and at least the Monte Carlo part
+    sum_d v_d / (sum_d t_d)^2."""
+    logp, t = np.asarray(logp, np.float64), np.asarray(tokens, np.float64)
+    v = np.asarray(stderr, np.float64) ** 2
+    rate = logp.sum() / t.sum()
+    spread = logp.size * float(np.var(logp - rate * t, ddof=1)) if logp.size > 1 else 0.0
+    return float(np.sqrt(max(spread, float(v.sum()))) / t.sum())
+
+
 def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAModel) -> dict:
     """One candidate's totals over all held-out documents (estimated from the scored ones)."""
     tokens = int(held.n_tokens)
@@ -1197,6 +1216,8 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
                           tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
     untrusted = ~rows["trusted"].astype(bool)
     reasons = reason_counts(rows.loc[untrusted, "reason"].fillna(""))
+    rate_se = per_token_se(rows["logp"].to_numpy(), rows["stderr"].to_numpy(),
+                           rows["tokens"].to_numpy())
     upper = rows["upper"].to_numpy()
     upper_total = float("nan")
     if np.isfinite(upper).all():  # the same estimator of the total, from the upper bounds
@@ -1213,6 +1234,9 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "perplexity": float(np.exp(-total.total / tokens)),
         "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
         "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
+        "nats_per_token_se": rate_se,
+        "perplexity_docs_low": float(np.exp(-(total.total / tokens + 2 * rate_se))),
+        "perplexity_docs_high": float(np.exp(-(total.total / tokens - 2 * rate_se))),
         "log_likelihood_upper": upper_total,
         "gap_per_token": (upper_total - total.total) / tokens,
         "untrusted_documents": int(untrusted.sum()),

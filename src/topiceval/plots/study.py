@@ -1,7 +1,9 @@
 """A study's figure and, beside it, its caption: the verdict in words.
 
 :func:`plot_study` draws the held-out perplexity of every candidate against its number of topics,
-one colour per library (trainer), with +/- 2 standard-error bars (topiceval's estimate), and each
+one colour per library (trainer), with +/- 2 standard-error bars allowing for which documents
+were held out (topiceval's estimate), the paired differences to the best with +/- 2 paired
+standard errors (the verdict's evidence), and each
 library's own number as a dashed line of the same colour (converted to a per-token perplexity,
 exp(-own nats per token)); models trained elsewhere are single marked points.  Log scale: the
 own numbers may lie far from the honest ones.  :func:`study_caption` says which candidate wins,
@@ -50,16 +52,16 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     s.e. bars and the best candidate ringed (linear scale), and the same beside each library's
     own number as a perplexity, dashed (log scale: own numbers may be orders of magnitude
     away)."""
-    fig = Figure(figsize=(11.5, 4.6))
+    fig = Figure(figsize=(16.5, 4.8))
     FigureCanvasAgg(fig)
-    honest, own_ax = fig.subplots(1, 2)
+    honest, paired_ax, own_ax = fig.subplots(1, 3, width_ratios=[1.0, 0.8, 1.0])
     for i, (label, part) in enumerate(_series(candidates)):
         color = COLORS[i % len(COLORS)]
         by_t = part.astype({"topics": int}).groupby("topics", sort=True)
         t = np.array(sorted(by_t.groups))
         ppl = by_t["perplexity"].mean().to_numpy(float)
-        low = by_t["perplexity_low"].min().to_numpy(float)
-        high = by_t["perplexity_high"].max().to_numpy(float)
+        low = by_t["perplexity_docs_low"].min().to_numpy(float)
+        high = by_t["perplexity_docs_high"].max().to_numpy(float)
         marker = "D" if part["trainer"].iloc[0] == "file" else "o"
         honest.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
                         capsize=3, label=label)
@@ -74,20 +76,40 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     honest.plot([best["topics"]], [best["perplexity"]], marker="o", markersize=16,
                 markerfacecolor="none", markeredgecolor="black", linestyle="none",
                 label="best")
+    paired_panel(paired_ax, candidates)
     ticks = sorted({int(t) for t in candidates["topics"]})
     for ax in (honest, own_ax):
         ax.set_xticks(ticks)
         ax.set_xlabel("number of topics T")
         ax.grid(True, which="major", alpha=0.3)
     honest.set_ylabel("held-out perplexity per token (lower is better)")
-    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. (Monte Carlo)", fontsize=9)
+    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. over documents", fontsize=9)
     honest.legend(fontsize=7, loc="best")
     own_ax.set_yscale("log")
     own_ax.set_ylabel("perplexity, exp(-nats per token)")
     own_ax.set_title("solid: topiceval; dashed: each library's own number", fontsize=9)
-    own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if own_ax.get_legend_handles_labels()[0]:
+        own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def paired_panel(ax, candidates: pd.DataFrame) -> None:
+    """Each candidate's paired difference to the best (nats, summed over the scored
+    documents) with +/- 2 paired standard errors: a bar reaching 0 is a tie."""
+    rows = candidates[candidates["verdict"] != "best"].sort_values("difference_to_best")
+    y = np.arange(len(rows))
+    colors = ["tab:gray" if v == "tie" else "tab:red" for v in rows["verdict"]]
+    for i, (diff, se, color) in enumerate(zip(rows["difference_to_best"], rows["difference_se"],
+                                              colors, strict=True)):
+        ax.errorbar([diff], [i], xerr=[2 * se], fmt="o", color=color, markersize=4, capsize=3)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y, rows["candidate"].tolist(), fontsize=6.5)
+    ax.invert_yaxis()
+    ax.set_xlabel("log P(best) - log P(candidate), nats (> 0: the best is better)")
+    ax.set_title("paired differences to the best, +/- 2 paired s.e.\n(grey: tie, z <= "
+                 f"{TIE_SES:g}; red: worse)", fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
 
 
 def _with_z(frame: pd.DataFrame, how: str) -> str:
@@ -137,7 +159,9 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     lines = [
         f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates"
         f"{settled}** "
-        f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. "
+        f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. allowing for which "
+        f"documents were held out [{best['perplexity_docs_low']:,.1f}, "
+        f"{best['perplexity_docs_high']:,.1f}], Monte Carlo error alone "
         f"[{best['perplexity_low']:,.1f}, {best['perplexity_high']:,.1f}]; "
         f"{best['nats_per_token']:.4f} nats per token on {int(best['tokens']):,} tokens of "
         f"{scored}; {best['method']}, {int(best['runs'])} runs per document).",
@@ -201,5 +225,5 @@ def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
     paired = pd.read_csv(paired_path)
     ratio = pd.read_csv(ratio_path)
     plot_study(candidates, figure_path,
-               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. (Monte Carlo)")
+               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. over documents")
     write_text_atomic(caption_path, study_caption(candidates, paired, ratio, name) + "\n")
