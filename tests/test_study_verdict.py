@@ -143,3 +143,20 @@ def test_the_caption_gives_both_intervals_and_the_words_follow_the_rule(tmp_path
             "gibbs-T50-seed0 (by 12.7 s.e.).") in text
     plot_study(cands, tmp_path / "figure.png")
     assert (tmp_path / "figure.png").stat().st_size > 10_000
+
+
+def test_the_report_front_page_states_the_study_without_a_docutils_error():
+    from docutils.core import publish_parts
+
+    from topiceval.plots.study import front_page, study_caption
+
+    cands = candidate_table().assign(rank=[1, 2, 3])
+    caption = study_caption(cands, pd.DataFrame(), pd.DataFrame(), "made-up")
+    rst = front_page(cands, caption, "made-up", {"texts": "my/folder"},
+                     {"fraction": 0.1, "seed": 0})
+    html = publish_parts(rst, writer="html",
+                         settings_overrides={"report_level": 1})["html_body"]
+    assert "System Message" not in html and "papers" not in html
+    assert "which of 3 topic models is best on held-out documents" in html
+    assert "<strong>Corpus:</strong> texts my/folder; held out: fraction 0.1, seed 0" in html
+    assert html.count("<tr") == 4  # the table of candidates: its header and three rows

@@ -216,9 +216,60 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     return "\n".join(lines)
 
 
+FRONT_COLUMNS = {"rank": "rank", "candidate": "candidate", "library": "library",
+                 "topics": "T", "perplexity": "perplexity",
+                 "perplexity_docs_low": "low (docs)", "perplexity_docs_high": "high (docs)",
+                 "verdict": "verdict", "z": "z", "untrusted_documents": "untrusted"}
+
+
+def _source(spec: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in spec.items())
+
+
+def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
+               heldout: dict) -> str:
+    """The study report's front page (reStructuredText, included by
+    workflow/report/study.rst): the study, its corpus, its candidates, the verdict in words
+    (``caption``, the figure's caption in Markdown) and the table of candidates."""
+    from topiceval.captions import markdown_to_rst
+
+    best = candidates[candidates["verdict"] == "best"].iloc[0]
+    trained = candidates[candidates["trainer"] != "file"]
+    files = candidates[candidates["trainer"] == "file"]
+    said = []
+    if len(trained):
+        said.append(f"{len(trained)} trained by the workflow ("
+                    f"{', '.join(dict.fromkeys(trained['library']))}; T = "
+                    f"{', '.join(str(t) for t in sorted(set(trained['topics'].astype(int))))})")
+    if len(files):
+        said.append(f"{len(files)} trained elsewhere ("
+                    + ", ".join(f"{r.candidate}, {r.library}" for r in files.itertuples()) + ")")
+    table = candidates.sort_values("rank")[list(FRONT_COLUMNS)]
+    rows = ["   * - " + "\n     - ".join(FRONT_COLUMNS.values())]
+    for r in table.itertuples(index=False):
+        cells = [f"{v:,.1f}" if isinstance(v, float) else str(v) for v in r]
+        rows.append("   * - " + "\n     - ".join(cells))
+    return "\n".join([
+        f"**Study {name}:** which of {len(candidates)} topic models is best on held-out "
+        "documents, and by how much.", "",
+        f"**Corpus:** {_source(corpus)}; held out: {_source(heldout)} "
+        f"({int(best['heldout_documents']):,} documents, {int(best['tokens']):,} tokens "
+        "scored by every candidate).", "",
+        f"**Candidates:** {'; '.join(said)}.", "",
+        "**Verdict:**", "",
+        markdown_to_rst(caption), "",
+        ".. list-table:: The candidates, best first (perplexity with its interval over "
+        "documents; z: the paired difference to the best over its standard error)",
+        "   :header-rows: 1", "",
+        *rows, "",
+        "**Results** in the menu holds the figure, candidates.csv, documents.csv, paired.csv "
+        "and ratio_ais.csv, each with what its columns mean.", ""])
+
+
 def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
-               caption_path) -> None:
-    """Rule ``study_figure``: the figure and its caption."""
+               caption_path, front_path=None, corpus: dict | None = None,
+               heldout: dict | None = None) -> None:
+    """Rule ``study_figure``: the figure, its caption and the report's front page."""
     candidates = pd.read_csv(candidates_path, keep_default_na=False,
                              na_values={"seed": [""], "own_perplexity": [""],
                                         "own_nats_per_token": [""]})
@@ -226,4 +277,8 @@ def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
     ratio = pd.read_csv(ratio_path)
     plot_study(candidates, figure_path,
                title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. over documents")
-    write_text_atomic(caption_path, study_caption(candidates, paired, ratio, name) + "\n")
+    caption = study_caption(candidates, paired, ratio, name)
+    write_text_atomic(caption_path, caption + "\n")
+    if front_path is not None:
+        write_text_atomic(front_path, front_page(candidates, caption, name, corpus or {},
+                                                 heldout or {}))
