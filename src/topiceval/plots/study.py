@@ -230,7 +230,9 @@ def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
                heldout: dict) -> str:
     """The study report's front page (reStructuredText, included by
     workflow/report/study.rst): the study, its corpus, its candidates, the verdict in words
-    (``caption``, the figure's caption in Markdown) and the table of candidates."""
+    (the headline, the rule and the checks of ``caption``, the figure's caption in Markdown,
+    whose rest is beside the figure: the report opens a page centred, and a long one loses its
+    top) and the table of candidates."""
     from topiceval.captions import markdown_to_rst
 
     best = candidates[candidates["verdict"] == "best"].iloc[0]
@@ -257,7 +259,8 @@ def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
         "scored by every candidate).", "",
         f"**Candidates:** {'; '.join(said)}.", "",
         "**Verdict:**", "",
-        markdown_to_rst(caption), "",
+        markdown_to_rst("\n\n".join(p for p in caption.split("\n\n")
+                                     if p.startswith(("**", "The rule")))), "",
         ".. list-table:: The candidates, best first (perplexity with its interval over "
         "documents; z: the paired difference to the best over its standard error)",
         "   :header-rows: 1", "",
