@@ -169,3 +169,18 @@ def test_dropped_tokens_are_counted_per_reason_and_named(tmp_path):
     assert study["heldout_tokens_dropped_by_reason"] == {"unknown to mallet-2": solarhh}
     assert study["heldout_words_dropped"] == {"solarhh": solarhh}
     assert study["heldout_tokens_before"] == held.n_tokens + solarhh
+
+
+def test_the_dropped_words_are_named_most_first_after_the_corpus_is_saved(tmp_path):
+    docs = letter_texts(3, 120)
+    write_texts(tmp_path / "texts", docs)
+    write_mallet_state(tmp_path / "state.gz",
+                       [[w for w in d if w not in ("oceanhh", "solaraa")] for d in docs[:40]])
+    corpus = corpus_of(study_config(tmp_path))
+    corpus.save(tmp_path / "corpus.npz")
+    saved = type(corpus).load(tmp_path / "corpus.npz").meta["study"]
+    words = corpus.meta["study"]["heldout_words_dropped"]
+    assert len(words) == 2 and len(set(words.values())) == 2
+    said = S.dropped_columns(saved)["words_dropped"]
+    assert said == ", ".join(f"{w} ({n})" for w, n in sorted(words.items(),
+                                                            key=lambda x: -x[1]))

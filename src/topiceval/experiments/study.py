@@ -1144,15 +1144,26 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     cands["verdict"] = np.where(cands["candidate"] == best, "best",
                                 np.where(paired["tie"], "tie", "worse"))
     cands["z"] = paired["z"].to_numpy()
-    study = corpus.meta.get("study", {})
-    cands["tokens_dropped"] = study.get("heldout_tokens_dropped", 0)
-    cands["tokens_dropped_by_reason"] = "; ".join(
-        f"{r}: {n}" for r, n in study.get("heldout_tokens_dropped_by_reason", {}).items())
-    cands["words_dropped"] = ", ".join(
-        f"{w} ({n})" for w, n in study.get("heldout_words_dropped", {}).items())
+    for column, value in dropped_columns(corpus.meta.get("study", {})).items():
+        cands[column] = value
     cands = check_assumptions(cands, by, candidates)
     columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
     return cands[columns + [c for c in cands.columns if c not in columns]], paired
+
+
+def dropped_columns(study: Mapping) -> dict:
+    """candidates.csv's ``tokens_dropped``, ``tokens_dropped_by_reason`` and ``words_dropped``
+    from the corpus's ``meta["study"]`` (:func:`dropped_tokens`), most first: the saved
+    metadata keeps its keys sorted by name."""
+    def most_first(counts: Mapping) -> list:
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    return {"tokens_dropped": study.get("heldout_tokens_dropped", 0),
+            "tokens_dropped_by_reason": "; ".join(
+                f"{r}: {n}" for r, n in most_first(
+                    study.get("heldout_tokens_dropped_by_reason", {}))),
+            "words_dropped": ", ".join(
+                f"{w} ({n})" for w, n in most_first(study.get("heldout_words_dropped", {})))}
 
 
 def check_assumptions(cands: pd.DataFrame, by: Mapping[str, pd.DataFrame],
