@@ -45,7 +45,8 @@ validate(config, "workflow/schemas/config.schema.yaml")
 
 
 # `snakemake --report report.html` with the run's options: every figure and table with its caption
-report: "workflow/report/workflow.rst"
+# (a study's own front page when the configuration has a study: block)
+report: "workflow/report/study.rst" if config.get("study") else "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"

@@ -64,10 +64,10 @@ def few_shared_words(tmp, study):
 
 
 def another_corpus(tmp, study):
-    words = [w for doc in letter_texts(3, 120)[:40] for w in doc]
-    shuffled = [words[i::40] for i in range(40)]  # the same words, other documents
+    words = sorted({w for doc in letter_texts(3, 120) for w in doc})
+    others = [[w] * 20 for w in words]  # the same words, documents unlike any of the corpus's
     study["models"] = {"other": {"library": "mallet",
-                                 "path": str(write_mallet_state(tmp / "other.gz", shuffled))}}
+                                 "path": str(write_mallet_state(tmp / "other.gz", others))}}
 
 
 def missing_model(tmp, study):
@@ -117,7 +117,7 @@ CASES = [
     ("model-file-missing", missing_model, "gone.gz is not a readable file"),
     ("mirror-model-without-mirror", mirror_model_without_mirror, "no data_mirror is set"),
     ("model-name-clash", clashing_name, "is also the name of a trained candidate"),
-    ("heldout-too-large", too_many_heldout, "100 held-out document(s) asked of 80 eligible"),
+    ("heldout-too-large", too_many_heldout, "100 held-out document(s) asked of 36 eligible"),
     ("unknown-estimator-setting", unknown_setting, "particles"),
     ("one-candidate", one_candidate, "a study compares at least two"),
     ("text-file-too-large", huge_text_file,

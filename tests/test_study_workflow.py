@@ -144,6 +144,24 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     caption = (out / "perplexity.caption.md").read_text()
     assert f"{best} is the best of 7 candidates" in caption
     assert (out / "perplexity.caption.rst").is_file() and (out / "perplexity.png").is_file()
+    # issue 45: the interval over documents holds the Monte Carlo one, the verdict is checked
+    assert (cands["perplexity_docs_low"] <= cands["perplexity_low"]).all()
+    assert (cands["perplexity_high"] <= cands["perplexity_docs_high"]).all()
+    assert cands["settled"].nunique() == 1 and cands["grid_edge"].fillna("").isin(
+        ["", "largest T", "smallest T"]).all()
+
+
+def test_the_report_is_about_the_study(study_run):
+    """``snakemake --report`` of a study opens on the study (corpus, candidates, verdict, the
+    table of candidates), says nothing of the papers, and has no docutils error."""
+    tmp, config = study_run
+    report = tmp / "report.html"
+    done = run_study(tmp, config, "--report", str(report))
+    assert done.returncode == 0, done.stderr[-3000:]
+    html = report.read_text(encoding="utf-8")
+    assert "System Message" not in html
+    assert "which of 7 topic models is best on held-out documents" in html
+    assert "four papers" not in html and "The candidates, best first" in html
 
 
 def test_the_estimates_do_not_depend_on_the_parts(study_run, tmp_path):

@@ -112,12 +112,12 @@ def run(config: str | os.PathLike | Mapping, *, cores: int = 1,
     if done.returncode != 0:
         raise RuntimeError(f"the study's workflow failed (Snakemake exit status "
                            f"{done.returncode}): its log above names the job")
-    directory = _directory(data, root, results)
+    directory = study_directory(data, root, results)
     return StudyResult(directory, pd.read_csv(directory / "candidates.csv",
                                               keep_default_na=False, na_values=[""]))
 
 
-def _directory(data: Mapping, root: Path, results: str | os.PathLike | None) -> Path:
+def study_directory(data: Mapping, root: Path, results: str | os.PathLike | None) -> Path:
     """``<results>/studies/<name>``: ``results`` (relative to the working directory, as
     ``--results``), else the configuration's ``results_dir`` or the workflow's default
     (``config/config.yaml``), relative to the clone ``root``."""

@@ -8,7 +8,8 @@
 #     K = estimate.parts jobs per candidate, cut at equal predicted work by the job itself
 #   every part + own number --study_summary--> candidates.csv, documents.csv, paired.csv
 #   summary + models --study_ratio_ais--> ratio_ais.csv (the best against its close runner-ups)
-#   tables --study_figure--> perplexity.{FIG} and .caption.{md,rst} (the verdict)
+#   tables --study_figure--> perplexity.{FIG} and .caption.{md,rst} (the verdict), and
+#     report-front.rst, the report's front page (workflow/report/study.rst includes it)
 #
 # Bad input is refused here, while the jobs are built: the configuration by the schema and
 # S.study_plan, the data (an empty corpus, held-out documents that are training documents,
@@ -207,8 +208,11 @@ if STUDY:
                              output="figure: the verdict", item="(your study)"),
             caption=f"{S_DIR}/perplexity.caption.md",
             caption_rst=f"{S_DIR}/perplexity.caption.rst",
+            front=f"{S_DIR}/report-front.rst",
         params:
             name=S_PLAN.name,
+            corpus=S_PLAN.data.corpus,
+            heldout=S_PLAN.data.heldout,
         log:
             f"{LOGS}/studies/{S_PLAN.name}/figure.log",
         conda:
@@ -219,4 +223,5 @@ if STUDY:
     register_study_targets(
         *S_TABLES.values(),
         *[f"{S_DIR}/perplexity.{ext}" for ext in (FIG, "caption.md", "caption.rst")],
+        f"{S_DIR}/report-front.rst",
     )

@@ -3,6 +3,7 @@
     topiceval study my-study.yaml --cores 4 --data-mirror MIRROR
     topiceval study my-study.yaml --dry-run                 # the jobs, without running them
     topiceval study my-study.yaml --report report.html      # the Snakemake report afterwards
+    topiceval study my-study.yaml --split DIR               # the training / held-out split
 
 MIRROR is a local copy of the raw data files, laid out as the download directory
 (``topiceval.data.sources`` gives each file's path); without it they are downloaded.
@@ -17,6 +18,7 @@ The configuration's keys: ``config/README.md`` ("study"), example ``config/study
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 from pathlib import Path
@@ -49,6 +51,10 @@ def register(subparsers) -> None:
     parser.add_argument("--dry-run", action="store_true", help="list the jobs, run nothing")
     parser.add_argument("--report", metavar="HTML",
                         help="write the Snakemake report of the study (after a run) instead")
+    parser.add_argument("--split", metavar="DIR",
+                        help="write the study's training and held-out documents to DIR (texts, "
+                             "tokens and counts with names) and run nothing else: train a model "
+                             "elsewhere on DIR/train and declare it with trained_on: split")
     parser.add_argument("--workflow", metavar="DIR", default=None,
                         help="the clone of the repository holding the Snakefile (default: the "
                              "clone this package was installed from, with pip install -e)")
@@ -101,7 +107,55 @@ def workflow_root(workflow: str | None) -> Path:
     return root
 
 
+def write_split(args: argparse.Namespace) -> int:
+    """``--split DIR``: the study's split written by ``experiments.study.write_split_files``,
+    its dataset's raw files read from ``--data-mirror`` or the workflow's download
+    directory."""
+    from topiceval.data.sources import source_files
+    from topiceval.experiments import study as S
+
+    data = load_yaml(args.config)
+    if not isinstance(data, dict) or not isinstance(data.get("study"), dict):
+        raise ValueError(f"{args.config}: no study: block (see config/study-example.yaml)")
+    root = workflow_root(args.workflow)
+    mirror = str(Path(args.data_mirror).resolve()) if args.data_mirror else None
+    with contextlib.chdir(root):
+        plan = S.study_plan(data["study"], mirror=mirror)
+    files, nltk = [], None
+    defaults = load_yaml(root / "config" / "config.yaml")
+    base = Path(mirror) if mirror else root / data.get("resources_dir",
+                                                       defaults["resources_dir"]) / "raw"
+    if dataset := plan.data.corpus.get("dataset"):
+        files = [str(base / f.path) for f in source_files(dataset)]
+        if missing := [f for f in files if not Path(f).is_file()]:
+            raise ValueError(f"study.corpus.dataset {dataset}: {missing[0]} is not there; pass "
+                             "--data-mirror DIR or download the data first")
+    if plan.data.needs_nltk():
+        nltk = str((Path(mirror) if mirror else base.parent) / "nltk_data")
+    outdir = Path(args.split).resolve()
+    with contextlib.chdir(root):  # paths inside CONFIG are relative to the repository
+        S.write_split_files(plan.data, files, nltk, outdir,
+                            log=lambda line: print(line, file=sys.stderr, flush=True))
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.split:
+        return write_split(args)
     cmd, root = snakemake_command(args)
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
-    return subprocess.run(cmd, cwd=root).returncode
+    code = subprocess.run(cmd, cwd=root).returncode
+    if code == 0 and not (args.dry_run or args.report):
+        print_verdict(args, root)
+    return code
+
+
+def print_verdict(args: argparse.Namespace, root: Path) -> None:
+    """The verdict in words (the figure's caption) once the study has run."""
+    from topiceval.study import study_directory
+
+    data = load_yaml(args.config)
+    caption = study_directory(data, root, args.results) / "perplexity.caption.md"
+    if caption.is_file():
+        print("\n" + caption.read_text(encoding="utf-8").replace("**", "").strip()
+              + f"\n\n(the figure and the tables: {caption.parent})", flush=True)

@@ -89,7 +89,17 @@ ESTIMATE_DEFAULTS = {"method": "auto", "runs": None, "seed": 0, "parts": 1, "set
 COMPARE_DEFAULTS = {"docs": 100, "samples": 1, "temperatures": 100, "seed": 0}
 MIN_OVERLAP = 0.5  # default: the share of the corpus's tokens a model file must know
 UNCONVERGED_SHARE = 0.1  # ratio-AIS says nothing when more of its documents are suspect
-MIN_FOUND = 0.5  # the share of a model file's training documents that must be in the corpus
+MIN_FOUND = 0.5  # below this share of its training documents placed: another corpus
+# libraries whose files record their training documents (their bags, MALLET also a source)
+RECORDING_LIBRARIES = ("mallet", "tomotopy")
+# a training document is placed at every corpus document whose bag of words, over the words
+# both know, has a cosine similarity to its own of at least SAME_DOCUMENT_COSINE and within
+# PLACEMENT_MARGIN of the best (:func:`locate_training`).  Measured by
+# benchmarks/study_placement.py on 2,500 Reuters-21578 articles tokenized as MALLET's import
+# does: a document's cosine to itself is at least 0.73 (median 0.97), and at most 0.14 below
+# its best match (149 of the 2,500 match a near-duplicate better than themselves)
+SAME_DOCUMENT_COSINE = 0.6
+PLACEMENT_MARGIN = 0.15
 _KEY_HELDOUT = "study-heldout"  # stream purpose: the drawn held-out documents
 
 CANDIDATE_COLUMNS = {
@@ -110,17 +120,38 @@ CANDIDATE_COLUMNS = {
     "dominant_error": "which part is larger",
     "nats_per_token": "log_likelihood / tokens",
     "perplexity": "exp(-nats_per_token)",
-    "perplexity_low": "perplexity at log_likelihood + 2 se",
-    "perplexity_high": "perplexity at log_likelihood - 2 se",
+    "perplexity_low": "perplexity at log_likelihood + 2 se (Monte Carlo: these documents)",
+    "perplexity_high": "perplexity at log_likelihood - 2 se (Monte Carlo: these documents)",
+    "nats_per_token_se": "the standard error of nats_per_token allowing for which documents "
+                         "were held out (the delta method over documents, with the Monte "
+                         "Carlo error: :func:`per_token_se`)",
+    "perplexity_docs_low": "perplexity at nats_per_token + 2 nats_per_token_se: the interval "
+                           "for documents like these, not only these",
+    "perplexity_docs_high": "perplexity at nats_per_token - 2 nats_per_token_se",
     "log_likelihood_upper": "with estimate method bdmc: the total of the documents' stochastic "
                             "upper bounds (reverse annealing from the forward runs' final "
                             "states: approximate); empty for the other methods",
     "gap_per_token": "(log_likelihood_upper - log_likelihood) / tokens: how far from converged "
                      "the estimates can be, per token; empty for the other methods",
     "rank": "1 = the best total log-likelihood",
-    "verdict": "best, tie (within 2 paired standard errors of the best) or worse",
+    "verdict": "best, tie (z <= 2: within 2 paired standard errors of the best) or worse "
+               "(z > 2)",
     "difference_to_best": "sum over the scored documents of log P(best) - log P(this) (nats)",
     "difference_se": "its paired standard error (paired.csv)",
+    "z": "difference_to_best / difference_se: the verdict's rule (tie when z <= 2)",
+    "grid_edge": "on the best: 'largest T' or 'smallest T' when its number of topics is at an "
+                 "edge of train.topics (the optimum may lie beyond: extend the grid); empty "
+                 "otherwise",
+    "verdict_trusted_only": "the verdict recomputed on the scored documents that no candidate's "
+                            "estimate is untrusted on",
+    "tokens_dropped": "held-out tokens of the recipe dropped before scoring (every candidate "
+                      "scores the same tokens)",
+    "tokens_dropped_by_reason": "those tokens per reason: not in the recipe's vocabulary of "
+                                "the training documents, or unknown to a model file",
+    "words_dropped": "the 20 words most dropped, with their tokens",
+    "untrusted_by_any": "scored documents that some candidate's estimate is untrusted on",
+    "settled": "whether every candidate's verdict is the same without those documents (False: "
+               "the verdict is not settled)",
     "untrusted_documents": "scored documents whose estimate the diagnostics do not trust "
                            "(topiceval.diagnostics, " + page("trust.md") + ")",
     "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
@@ -157,6 +188,7 @@ class Candidate:
     seed: int | None = None
     path: str | None = None
     file_library: str | None = None
+    trained_on: object = None  # a file's declared training documents (:func:`_declaration`)
 
 
 @dataclass(frozen=True)
@@ -175,7 +207,9 @@ class CorpusPlan:
         """The user's files the corpus job reads (corpus, held-out documents, model files)."""
         paths = [spec[key] for spec in (self.corpus, self.heldout)
                  for key in ("texts", "csv", "jsonl", "uci", "vocab") if key in spec]
-        return paths + [c.path for c in self.files]
+        declared = [c.trained_on["texts"] for c in self.files
+                    if isinstance(c.trained_on, Mapping)]
+        return paths + [c.path for c in self.files] + declared
 
     def as_params(self) -> dict:
         """Plain data for a rule's ``params`` (:meth:`from_params` reads it back)."""
@@ -240,7 +274,8 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
     corpus = _source(cfg["corpus"], "study.corpus", dataset_ok=True)
     heldout = _heldout(dict(cfg.get("heldout") or {"fraction": 0.1, "seed": 0}), corpus)
     candidates, settings = _train_grid(dict(cfg.get("train") or {}))
-    candidates += [_file_candidate(str(key), dict(spec), mirror)
+    explicit = not ({"fraction", "size"} & set(heldout))
+    candidates += [_file_candidate(str(key), dict(spec), mirror, explicit)
                    for key, spec in (cfg.get("models") or {}).items()]
     names = [c.name for c in candidates]
     if dup := sorted({n for n in names if names.count(n) > 1}):
@@ -339,7 +374,7 @@ def _installed(what: str, where: str) -> None:
                          f"pip install {package} {INSTALL_HINT}")
 
 
-def _file_candidate(key: str, spec: dict, mirror: str | None) -> Candidate:
+def _file_candidate(key: str, spec: dict, mirror: str | None, explicit: bool) -> Candidate:
     where = f"study.models.{key}"
     library = spec.get("library")
     if library not in FILE_LIBRARIES:
@@ -356,7 +391,32 @@ def _file_candidate(key: str, spec: dict, mirror: str | None) -> Candidate:
         path = Path(spec["path"])
     if not path.is_file():
         raise ValueError(f"{where}: {path} is not a readable file")
-    return Candidate(key, LIBRARY_NAME[library], "file", path=str(path), file_library=library)
+    trained_on = _declaration(spec.get("trained_on"), where)
+    if library not in RECORDING_LIBRARIES and trained_on is None and not explicit:
+        raise ValueError(
+            f"{where}: a {library} file records no training documents, so the study cannot keep "
+            "them out of the held-out draw; declare them (trained_on: split, after training on "
+            "the split that `topiceval study CONFIG --split DIR` writes; a list of document "
+            "names; or {texts: FOLDER}), or give held-out files of their own (heldout: {texts: "
+            "FOLDER})")
+    return Candidate(key, LIBRARY_NAME[library], "file", path=str(path), file_library=library,
+                     trained_on=trained_on)
+
+
+def _declaration(value, where: str):
+    """A model file's declared training documents: ``"split"`` (the study's training split),
+    a list of the corpus's document names, or ``{"texts": FOLDER}`` (their texts)."""
+    if value is None or value == "split":
+        return value
+    if isinstance(value, list | tuple) and value and all(isinstance(v, str) for v in value):
+        return list(value)
+    if isinstance(value, Mapping) and set(value) == {"texts"}:
+        if not Path(value["texts"]).is_dir():
+            raise ValueError(f"{where}.trained_on.texts: {value['texts']} is not a readable "
+                             "folder")
+        return {"texts": str(value["texts"])}
+    raise ValueError(f"{where}.trained_on: {value!r}; give split, a list of document names or "
+                     "{texts: FOLDER}")
 
 
 def estimate_method(estimate: Mapping) -> tuple[str, dict, int]:
@@ -377,11 +437,13 @@ def estimate_method(estimate: Mapping) -> tuple[str, dict, int]:
 @dataclass
 class ModelFile:
     """A model trained elsewhere: the imported model, its library's own object (for its own
-    number), and its training documents as bags of words when the file holds them."""
+    number), and its training documents as bags of words when the file holds them, with the
+    source (file name) each was read from where it records one."""
 
     model: LDAModel
     native: object
     training: list[Counter] | None
+    sources: list[str] | None = None
 
 
 def read_candidate_model(candidate: Candidate) -> ModelFile:
@@ -390,7 +452,8 @@ def read_candidate_model(candidate: Candidate) -> ModelFile:
     if library == "mallet":
         from topiceval.adapters import from_mallet
 
-        return ModelFile(from_mallet(path), path, _mallet_documents(path))
+        bags, sources = _mallet_documents(path)
+        return ModelFile(from_mallet(path), path, bags, sources)
     if library == "tomotopy":
         from topiceval.adapters import from_tomotopy
         from topiceval.adapters.tomotopy_lda import load_tomotopy
@@ -399,7 +462,7 @@ def read_candidate_model(candidate: Candidate) -> ModelFile:
         used = int(native.num_vocabs)
         words = list(native.vocabs)
         training = [Counter(words[i] for i in d.words if i < used) for d in native.docs]
-        return ModelFile(from_tomotopy(native), native, training or None)
+        return ModelFile(from_tomotopy(native), native, training)
     if library == "gensim":
         from gensim.models import LdaModel
 
@@ -413,19 +476,22 @@ def read_candidate_model(candidate: Candidate) -> ModelFile:
     return ModelFile(model, None, None)
 
 
-def _mallet_documents(path: str) -> list[Counter]:
-    """The training documents of a MALLET state file as bags of words: each token line is
-    ``doc source pos typeindex type topic``, the source possibly holding spaces, so ``doc`` is
-    the first field and ``type`` the last but one."""
+def _mallet_documents(path: str) -> tuple[list[Counter], list[str]]:
+    """(the training documents of a MALLET state file as bags of words, their sources): each
+    token line is ``doc source pos typeindex type topic``, the source possibly holding spaces,
+    so ``doc`` is the first field, ``type`` the last but one and the source between them."""
     with open(path, "rb") as handle:
         gz = handle.read(2) == b"\x1f\x8b"
     with (gzip.open(path, "rt", encoding="utf-8") if gz else
           open(path, encoding="utf-8")) as handle:
         lines = pd.read_csv(handle, sep="\x01", header=None, names=["line"], skiprows=3,
                             dtype=str, keep_default_na=False, quoting=3)["line"]
-    frame = pd.DataFrame({"doc": lines.str.split(" ", n=1).str[0],
-                          "type": lines.str.rsplit(" ", n=2).str[-2]})
-    return [Counter(group.tolist()) for _, group in frame.groupby("doc", sort=False)["type"]]
+    head, tail = lines.str.split(" ", n=1), lines.str.rsplit(" ", n=4)
+    frame = pd.DataFrame({"doc": head.str[0], "type": lines.str.rsplit(" ", n=2).str[-2],
+                          "source": tail.str[0].str.split(" ", n=1).str[1]})
+    groups = frame.groupby("doc", sort=False)
+    return ([Counter(g.tolist()) for _, g in groups["type"]],
+            [str(g.iloc[0]) for _, g in groups["source"]])
 
 
 def read_source(spec: Mapping, dataset_files: Sequence[str] = ()):
@@ -497,15 +563,27 @@ def prepare_corpus(plan: CorpusPlan, dataset_files: Sequence[str] = (), nltk_dat
         raise ValueError(f"study.heldout: {_describe(plan.heldout)} has no word left after the "
                          f"{recipe.name!r} recipe")
     models = {c.name: read_candidate_model(c) for c in plan.files}
-    trained_on = _check_models(plan, first, models, log)
+
+    def tokenized(folder: str) -> Corpus:  # a declared folder of texts, as pass 1 reads
+        texts = read_source({"texts": folder})
+        return apply_recipe(texts, open_recipe, np.full(len(texts.docs), "train"), resources)
+
+    trained_on = _check_models(plan, first, models, tokenized, log)
+    drawn = {}
     if explicit:
         _check_disjoint(first, is_held, trained_on)
         test = set(np.array(names)[is_held].tolist())
     else:
-        test = _draw_heldout(plan, names, set().union(*trained_on.values()), log)
+        test, drawn = _draw_heldout(plan, names, _bags(first),
+                                    set().union(*trained_on.values()), log)
     splits = np.array(["test" if d.name in test else "train" for d in raw.docs])
     corpus = apply_recipe(raw, recipe, splits, resources)
-    return _study_vocabulary(plan, corpus, models, trained_on, log)
+    train = corpus.select_split("train")
+    recipe_words = set(train.vocab[np.unique(train.tokens)].tolist())
+    corpus = _study_vocabulary(plan, corpus, models, trained_on, log)
+    corpus.meta["study"].update(dropped_tokens(first, test, recipe_words, corpus, models, log))
+    corpus.meta["study"].update(drawn)
+    return corpus
 
 
 def _describe(spec: Mapping) -> str:
@@ -513,10 +591,13 @@ def _describe(spec: Mapping) -> str:
 
 
 def _check_models(plan: CorpusPlan, first: Corpus, models: Mapping[str, ModelFile],
-                  log) -> dict[str, set]:
-    """The corpus documents each model file was trained on (by name); refuse a model whose
-    vocabulary covers too little of the corpus or whose training documents are not in it."""
+                  tokenized, log) -> dict[str, set]:
+    """The corpus documents each model file was trained on (by name): those its file records
+    (:func:`locate_training`) and those declared (``trained_on``; ``tokenized(folder)`` reads
+    a declared folder of texts).  Refuse a model whose vocabulary covers too little of the
+    corpus or one with a training document that cannot be placed in the corpus."""
     counts = np.bincount(first.tokens, minlength=first.n_types)
+    declared = {c.name: c.trained_on for c in plan.files}
     found = {}
     for name, mf in models.items():
         known = set(mf.model.vocab.tolist())
@@ -531,24 +612,98 @@ def _check_models(plan: CorpusPlan, first: Corpus, models: Mapping[str, ModelFil
         log(f"{name}: vocabulary shares {int(shared.sum()):,} of {first.n_types:,} words "
             f"({share:.1%} of the tokens)")
         found[name] = set()
-        if mf.training is None:
-            continue
-        words = known & set(first.vocab.tolist())
-        index: dict[tuple, list[str]] = {}
-        for doc_name, bag in zip(first.names.tolist(), _bags(first, words), strict=True):
-            index.setdefault(bag, []).append(doc_name)
-        bags = [tuple(sorted(Counter({w: c for w, c in b.items() if w in words}).items()))
-                for b in mf.training]
-        bags = [b for b in bags if b]
-        hits = [index[b] for b in bags if b in index]
-        if len(hits) < MIN_FOUND * len(bags):
-            raise ValueError(
-                f"study.models.{name}: only {len(hits):,} of its {len(bags):,} training "
-                f"documents are documents of the corpus: it was trained on another corpus "
-                f"(a study compares models trained on one corpus)")
-        found[name] = {n for names in hits for n in names}
-        log(f"{name}: {len(hits):,} of its {len(bags):,} training documents found in the corpus")
+        if mf.training is not None:
+            found[name] |= _placed(f"study.models.{name}", first, mf.training, mf.sources,
+                                   known, log)
+        what = declared.get(name)
+        if isinstance(what, list):
+            if unknown := [n for n in what if n not in set(first.names.tolist())]:
+                raise ValueError(f"study.models.{name}.trained_on: {len(unknown):,} of the "
+                                 f"{len(what):,} names are not documents of the corpus "
+                                 f"({', '.join(unknown[:3])})")
+            found[name] |= set(what)
+        elif isinstance(what, Mapping):
+            texts = tokenized(what["texts"])
+            bags = [Counter(texts.vocab[d].tolist()) for d in texts]
+            found[name] |= _placed(f"study.models.{name}.trained_on", first, bags,
+                                   texts.names.tolist(), known, log)
     return found
+
+
+def _placed(where: str, first: Corpus, bags: list[Counter], sources: list[str] | None,
+            known: set, log) -> set:
+    """The corpus documents of a model's training documents, refusing in one line when any
+    cannot be placed (:func:`locate_training`)."""
+    located, unplaced, empty = locate_training(first, bags, sources, known)
+    n = len(bags)
+    if n - len(unplaced) < MIN_FOUND * n:
+        raise ValueError(
+            f"{where}: only {n - len(unplaced):,} of its {n:,} training documents are documents "
+            "of the corpus: it was trained on another corpus (a study compares models trained "
+            "on one corpus)")
+    if unplaced:
+        raise ValueError(
+            f"{where}: {len(unplaced):,} of its {n:,} training documents could not be placed in "
+            f"the corpus (by file name, or by a bag of words of cosine at least "
+            f"{SAME_DOCUMENT_COSINE} over the words both know), so they could be drawn as "
+            "held-out documents; add them to the corpus, or declare the model's training "
+            "documents (trained_on: a list of names or {texts: FOLDER})")
+    log(f"{where}: all {n:,} training documents placed in the corpus ({empty:,} with no word "
+        f"the corpus knows); {len(located):,} corpus documents kept out of the held-out draw")
+    return {first.names[i] for i in located}
+
+
+def _base(name: str) -> str:
+    """A document's file name, from a corpus name or a MALLET source (``file:/a/b.txt``)."""
+    return Path(name.removeprefix("file:")).name
+
+
+def locate_training(first: Corpus, bags: Sequence[Counter], sources: Sequence[str] | None,
+                    known: set) -> tuple[set[int], list[int], int]:
+    """(the corpus documents a model's training documents are, the training documents placed
+    nowhere, how many have no word of the corpus).
+
+    A training document is placed at the corpus document of its file name where the file
+    records one (a MALLET source, a declared folder's file), otherwise at every corpus
+    document whose bag of words, counted
+    over the words both the model and the corpus know, has cosine similarity
+    ``sum_w a_w b_w / (|a| |b|)`` with its own of at least :data:`SAME_DOCUMENT_COSINE` and
+    within :data:`PLACEMENT_MARGIN` of its best match: two tokenizers of one document disagree
+    on a few words (hyphens, apostrophes, digits), and a near-duplicate that matches better
+    than the document itself is kept out of the held-out draw with it.  A
+    training document with no word the corpus knows taught the model nothing a held-out score
+    reads, so it needs no place."""
+    import scipy.sparse as sp
+
+    words = known & set(first.vocab.tolist())
+    keep = np.flatnonzero([w in words for w in first.vocab.tolist()])
+    column = {w: j for j, w in enumerate(first.vocab[keep].tolist())}
+    corpus = first.counts()[:, keep].astype(float)
+    corpus = sp.diags(1 / np.maximum(np.sqrt(corpus.multiply(corpus).sum(1).A1), 1e-300)) @ corpus
+    rows, cols, vals = [], [], []
+    for i, bag in enumerate(bags):
+        for w, c in bag.items():
+            if w in column:
+                rows.append(i), cols.append(column[w]), vals.append(float(c))
+    train = sp.csr_matrix((vals, (rows, cols)), shape=(len(bags), keep.size))
+    norms = np.sqrt(train.multiply(train).sum(1).A1)
+    by_name: dict[str, list[int]] = {}
+    for i, n in enumerate(first.names.tolist()):
+        by_name.setdefault(_base(n), []).append(i)
+    located, unplaced = set(), []
+    for lo in range(0, len(bags), 512):  # bounded memory: 512 x corpus similarities at a time
+        sims = (train[lo:lo + 512] @ corpus.T).toarray() / np.maximum(norms[lo:lo + 512, None],
+                                                                     1e-300)
+        for i, row in enumerate(sims, start=lo):
+            named = by_name.get(_base(sources[i])) if sources and sources[i] not in ("NA", "") \
+                else None
+            hits = named if named and len(named) == 1 else np.flatnonzero(
+                row >= max(SAME_DOCUMENT_COSINE, row.max() - PLACEMENT_MARGIN)).tolist()
+            if hits:
+                located.update(hits)
+            elif norms[i] > 0:
+                unplaced.append(i)
+    return located, unplaced, int(np.sum(norms == 0))
 
 
 def _check_disjoint(first: Corpus, is_held: np.ndarray, trained_on: Mapping[str, set]) -> None:
@@ -568,22 +723,33 @@ def _check_disjoint(first: Corpus, is_held: np.ndarray, trained_on: Mapping[str,
                              "overlap the training set")
 
 
-def _draw_heldout(plan: CorpusPlan, names: list[str], excluded: set, log) -> set:
-    """The held-out documents drawn (seeded) among those no model file was trained on."""
-    eligible = [n for n in names if n not in excluded]
+def _draw_heldout(plan: CorpusPlan, names: list[str], bags: list[tuple], excluded: set,
+                  log) -> tuple[set, dict]:
+    """(the held-out documents drawn, what the draw left out): the first ``wanted`` documents
+    of a seeded random order of all documents that no model file was trained on and whose bag
+    of words no other document has (a duplicate of a training document would be scored as
+    held-out).  Taking them in one fixed order keeps the draw of ``--split`` when a model file
+    trained on its training split is added."""
+    seen = Counter(bags)
+    duplicated = np.array([seen[b] > 1 for b in bags])
+    trained = np.array([n in excluded for n in names])
+    eligible = ~duplicated & ~trained
     wanted = (int(plan.heldout["size"]) if "size" in plan.heldout
               else int(round(float(plan.heldout["fraction"]) * len(names))))
-    if wanted < 2 or wanted > len(eligible) - 1:
+    if wanted < 2 or wanted > eligible.sum() or wanted > len(names) - 1:
         raise ValueError(
-            f"study.heldout: {wanted} held-out document(s) asked of {len(eligible):,} eligible "
-            f"({len(names):,} documents, {len(names) - len(eligible):,} of them a model file's "
-            "training documents); at least 2 held out and 1 left to train on")
-    pick = generator(int(plan.heldout.get("seed", 0)), _KEY_HELDOUT).choice(
-        len(eligible), size=wanted, replace=False)
-    if excluded:
-        log(f"held-out documents drawn among the {len(eligible):,} that no model file was "
-            f"trained on ({len(excluded):,} left out)")
-    return {eligible[i] for i in pick}
+            f"study.heldout: {wanted} held-out document(s) asked of {int(eligible.sum()):,} "
+            f"eligible ({len(names):,} documents, {int(trained.sum()):,} of them a model file's "
+            f"training documents, {int((duplicated & ~trained).sum()):,} others with the bag of "
+            "words of another document); at least 2 held out and 1 left to train on")
+    order = generator(int(plan.heldout.get("seed", 0)), _KEY_HELDOUT).permutation(len(names))
+    test = {names[i] for i in order[eligible[order]][:wanted]}
+    log(f"held-out documents drawn among the {int(eligible.sum()):,} eligible: "
+        f"{int(trained.sum()):,} left out as a model file's training documents, "
+        f"{int((duplicated & ~trained).sum()):,} as duplicates of another document's bag of "
+        "words")
+    return test, {"heldout_left_out_trained": int(trained.sum()),
+                  "heldout_left_out_duplicates": int((duplicated & ~trained).sum())}
 
 
 def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, ModelFile],
@@ -599,7 +765,6 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
         keep &= np.array([w in known for w in corpus.vocab.tolist()])
     before = corpus
     corpus = corpus.align(corpus.vocab[keep], oov="drop")
-    held_before = int(before.lengths[before.split == "test"].sum())
     corpus = corpus.subset(np.flatnonzero(corpus.lengths > 0))
     held = corpus.select_split("test") if "test" in corpus.split else None
     if held is None or held.n_docs < 2:
@@ -607,10 +772,8 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
                          "study's vocabulary")
     if not np.any(corpus.split == "train"):
         raise ValueError("study.corpus: no training document is left")
-    dropped = held_before - held.n_tokens
     log(f"study vocabulary: {int(keep.sum()):,} words (of {before.n_types:,}); "
-        f"{held.n_docs:,} held-out documents, {held.n_tokens:,} tokens ({dropped:,} held-out "
-        "tokens of other words dropped)")
+        f"{held.n_docs:,} held-out documents, {held.n_tokens:,} tokens")
     corpus.meta["study"] = {
         "name": plan.name,
         "vocabulary": int(keep.sum()),
@@ -618,10 +781,45 @@ def _study_vocabulary(plan: CorpusPlan, corpus: Corpus, models: Mapping[str, Mod
         "restricted_by": sorted(models),
         "heldout_documents": held.n_docs,
         "heldout_tokens": held.n_tokens,
-        "heldout_tokens_dropped": dropped,
         "model_training_documents": {k: len(v) for k, v in trained_on.items()},
     }
     return corpus
+
+
+DROPPED_WORDS_NAMED = 20  # the words most dropped from the held-out documents, named
+
+
+def dropped_tokens(first: Corpus, test: set, recipe: set, corpus: Corpus,
+                   models: Mapping[str, ModelFile], log) -> dict:
+    """What the held-out documents lost between the recipe's tokens (``first``, no vocabulary
+    filter) and the scored ones (``corpus``): tokens per reason (the first that applies: not in
+    the recipe's vocabulary of the training documents, ``recipe``, then unknown to a model
+    file) and the
+    :data:`DROPPED_WORDS_NAMED` words most dropped, with their tokens."""
+    held = np.flatnonzero([n in test for n in first.names.tolist()])
+    counts = Counter(first.vocab[first.subset(held).tokens].tolist())
+    scored = set(corpus.vocab.tolist())
+    known = {name: set(mf.model.vocab.tolist()) for name, mf in models.items()}
+    reasons: Counter = Counter()
+    words: Counter = Counter()
+    for word, n in counts.items():
+        if word in scored:
+            continue
+        reason = ("not in the recipe's vocabulary of the training documents"
+                  if word not in recipe else
+                  "unknown to " + next(k for k, v in known.items() if word not in v))
+        reasons[reason] += n
+        words[word] += n
+    total = sum(counts.values())
+    named = words.most_common(DROPPED_WORDS_NAMED)
+    if reasons:
+        log(f"held-out tokens dropped: {sum(reasons.values()):,} of {total:,} ("
+            + "; ".join(f"{r}: {n:,}" for r, n in reasons.most_common()) + "); most dropped: "
+            + ", ".join(f"{w} ({n})" for w, n in named))
+    return {"heldout_tokens_before": total,
+            "heldout_tokens_dropped": int(sum(reasons.values())),
+            "heldout_tokens_dropped_by_reason": dict(reasons.most_common()),
+            "heldout_words_dropped": dict(named)}
 
 
 def corpus_job(params: Mapping, dataset_files: Sequence[str], nltk_data, out) -> Corpus:
@@ -630,6 +828,47 @@ def corpus_job(params: Mapping, dataset_files: Sequence[str], nltk_data, out) ->
     corpus = prepare_corpus(CorpusPlan.from_params(params), dataset_files, nltk_data)
     corpus.save(out)
     return corpus
+
+
+SPLIT_NAMES = {"train": "train", "test": "heldout"}  # corpus split -> the written split's name
+
+
+def write_split_files(plan: CorpusPlan, dataset_files: Sequence[str], nltk_data, outdir,
+                      log=print) -> dict[str, int]:
+    """``topiceval study CONFIG --split DIR``: the study's training and held-out documents,
+    before any model is trained, so that a model trained elsewhere on ``train`` is declared
+    ``trained_on: split``.  For each of ``train`` and ``heldout``: ``<split>.jsonl`` (one
+    document a line: ``name`` and its ``tokens`` after the study's recipe, over the study's
+    vocabulary), ``<split>-counts.csv`` (``name, word, count``) and, when the source has texts,
+    the folder ``<split>/`` of one text file per document, named by the document's name.
+    Returns the documents written per split."""
+    corpus = prepare_corpus(plan, dataset_files, nltk_data, log=log)
+    texts = {d.name: d.text for d in read_source(plan.corpus, dataset_files).docs}
+    if not ({"fraction", "size"} & set(plan.heldout)):
+        texts.update({f"heldout/{d.name}": d.text for d in read_source(plan.heldout).docs})
+    out = Path(outdir)
+    written = {}
+    for label, split in SPLIT_NAMES.items():
+        part = corpus.select_split(label)
+        tokens = [part.vocab[d].tolist() for d in part]
+        names = part.names.tolist()
+        lines = [json.dumps({"name": n, "tokens": t}) for n, t in zip(names, tokens, strict=True)]
+        out.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(out / f"{split}.jsonl", "".join(line + "\n" for line in lines))
+        rows = [(n, w, c) for n, t in zip(names, tokens, strict=True)
+                for w, c in sorted(Counter(t).items())]
+        write_csv_atomic(out / f"{split}-counts.csv",
+                         pd.DataFrame(rows, columns=["name", "word", "count"]))
+        for n in names:
+            if texts.get(n):
+                path = out / split / n.removeprefix("heldout/")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_text_atomic(path, texts[n])
+        written[split] = len(names)
+    log(f"wrote {written['train']:,} training and {written['heldout']:,} held-out documents "
+        f"to {out}/ (train.jsonl, train-counts.csv, train/; the same for heldout): train a "
+        "model on train and declare it in the study with trained_on: split")
+    return written
 
 
 def check_data(plan: CorpusPlan, dataset_files: Sequence[str], nltk_data, stamp: str | os.PathLike,
@@ -904,8 +1143,81 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     cands["difference_se"] = paired["difference_se"].to_numpy()
     cands["verdict"] = np.where(cands["candidate"] == best, "best",
                                 np.where(paired["tie"], "tie", "worse"))
+    cands["z"] = paired["z"].to_numpy()
+    for column, value in dropped_columns(corpus.meta.get("study", {})).items():
+        cands[column] = value
+    cands = check_assumptions(cands, by, candidates)
     columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
     return cands[columns + [c for c in cands.columns if c not in columns]], paired
+
+
+def dropped_columns(study: Mapping) -> dict:
+    """candidates.csv's ``tokens_dropped``, ``tokens_dropped_by_reason`` and ``words_dropped``
+    from the corpus's ``meta["study"]`` (:func:`dropped_tokens`), most first: the saved
+    metadata keeps its keys sorted by name."""
+    def most_first(counts: Mapping) -> list:
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    return {"tokens_dropped": study.get("heldout_tokens_dropped", 0),
+            "tokens_dropped_by_reason": "; ".join(
+                f"{r}: {n}" for r, n in most_first(
+                    study.get("heldout_tokens_dropped_by_reason", {}))),
+            "words_dropped": ", ".join(
+                f"{w} ({n})" for w, n in most_first(study.get("heldout_words_dropped", {})))}
+
+
+def check_assumptions(cands: pd.DataFrame, by: Mapping[str, pd.DataFrame],
+                      candidates: Sequence[Candidate]) -> pd.DataFrame:
+    """``cands`` with what its verdict assumes checked (``CANDIDATE_COLUMNS``): ``grid_edge``
+    (the best at the smallest or largest number of topics trained, of at least two), and
+    ``verdict_trusted_only`` and ``settled`` (the verdict again without the documents any
+    candidate's estimate is untrusted on, :func:`verdicts`)."""
+    cands = cands.copy()
+    grid = sorted({int(c.topics) for c in candidates if c.trainer != "file"})
+    best = cands.loc[cands["verdict"] == "best"].iloc[0]
+    edge = ""
+    if len(grid) > 1 and best["trainer"] != "file":
+        edge = {grid[-1]: "largest T", grid[0]: "smallest T"}.get(int(best["topics"]), "")
+    cands["grid_edge"] = np.where(cands["verdict"] == "best", edge, "")
+    rows = list(by.values())
+    untrusted = np.zeros(len(rows[0]), bool)
+    for r in rows:
+        untrusted |= ~r["trusted"].astype(bool).to_numpy()
+    again = verdicts(by, ~untrusted) if untrusted.any() else dict(
+        zip(cands["candidate"], cands["verdict"], strict=True))
+    cands["verdict_trusted_only"] = cands["candidate"].map(again)
+    cands["untrusted_by_any"] = int(untrusted.sum())
+    cands["settled"] = bool((cands["verdict_trusted_only"] == cands["verdict"]).all())
+    return cands
+
+
+def verdicts(by: Mapping[str, pd.DataFrame], keep: np.ndarray) -> dict[str, str]:
+    """Each candidate's verdict on the scored documents ``keep`` (a mask): ``best`` (the
+    largest sum of log-likelihoods), ``tie`` (within ``TIE_SES`` paired standard errors of it)
+    or ``worse``; ``"-"`` for all when fewer than 2 documents are kept."""
+    if keep.sum() < 2:
+        return dict.fromkeys(by, "-")
+    rows = {n: r[keep] for n, r in by.items()}
+    best = max(rows, key=lambda n: float(rows[n]["logp"].sum()))
+    out = {}
+    for n, r in rows.items():
+        diff = paired_difference(rows[best]["logp"].to_numpy(), r["logp"].to_numpy(),
+                                 rows[best]["stderr"].to_numpy(), r["stderr"].to_numpy())
+        out[n] = "best" if n == best else ("tie" if diff.tie else "worse")
+    return out
+
+
+def per_token_se(logp: np.ndarray, stderr: np.ndarray, tokens: np.ndarray) -> float:
+    """The standard error of R-hat = sum_d L-hat_d / sum_d t_d (nats per token) over documents
+    drawn from a population of documents like them: the delta method for a ratio,
+    se^2 = n var(e) / (sum_d t_d)^2 with the residuals e_d = L-hat_d - R-hat t_d (their sample
+    variance, ddof 1, holds the Monte Carlo noise too), and at least the Monte Carlo part
+    sum_d v_d / (sum_d t_d)^2."""
+    logp, t = np.asarray(logp, np.float64), np.asarray(tokens, np.float64)
+    v = np.asarray(stderr, np.float64) ** 2
+    rate = logp.sum() / t.sum()
+    spread = logp.size * float(np.var(logp - rate * t, ddof=1)) if logp.size > 1 else 0.0
+    return float(np.sqrt(max(spread, float(v.sum()))) / t.sum())
 
 
 def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAModel) -> dict:
@@ -915,6 +1227,8 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
                           tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
     untrusted = ~rows["trusted"].astype(bool)
     reasons = reason_counts(rows.loc[untrusted, "reason"].fillna(""))
+    rate_se = per_token_se(rows["logp"].to_numpy(), rows["stderr"].to_numpy(),
+                           rows["tokens"].to_numpy())
     upper = rows["upper"].to_numpy()
     upper_total = float("nan")
     if np.isfinite(upper).all():  # the same estimator of the total, from the upper bounds
@@ -931,6 +1245,9 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "perplexity": float(np.exp(-total.total / tokens)),
         "perplexity_low": float(np.exp(-(total.total + 2 * total.se) / tokens)),
         "perplexity_high": float(np.exp(-(total.total - 2 * total.se) / tokens)),
+        "nats_per_token_se": rate_se,
+        "perplexity_docs_low": float(np.exp(-(total.total / tokens + 2 * rate_se))),
+        "perplexity_docs_high": float(np.exp(-(total.total / tokens - 2 * rate_se))),
         "log_likelihood_upper": upper_total,
         "gap_per_token": (upper_total - total.total) / tokens,
         "untrusted_documents": int(untrusted.sum()),

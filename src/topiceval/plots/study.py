@@ -1,7 +1,9 @@
 """A study's figure and, beside it, its caption: the verdict in words.
 
 :func:`plot_study` draws the held-out perplexity of every candidate against its number of topics,
-one colour per library (trainer), with +/- 2 standard-error bars (topiceval's estimate), and each
+one colour per library (trainer), with +/- 2 standard-error bars allowing for which documents
+were held out (topiceval's estimate), the paired differences to the best with +/- 2 paired
+standard errors (the verdict's evidence), and each
 library's own number as a dashed line of the same colour (converted to a per-token perplexity,
 exp(-own nats per token)); models trained elsewhere are single marked points.  Log scale: the
 own numbers may lie far from the honest ones.  :func:`study_caption` says which candidate wins,
@@ -19,6 +21,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from topiceval._docs import page
+from topiceval.experiments.paired import TIE_SES
 from topiceval.experiments.study import own_picks
 from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
@@ -49,16 +52,16 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     s.e. bars and the best candidate ringed (linear scale), and the same beside each library's
     own number as a perplexity, dashed (log scale: own numbers may be orders of magnitude
     away)."""
-    fig = Figure(figsize=(11.5, 4.6))
+    fig = Figure(figsize=(16.5, 4.8))
     FigureCanvasAgg(fig)
-    honest, own_ax = fig.subplots(1, 2)
+    honest, paired_ax, own_ax = fig.subplots(1, 3, width_ratios=[1.0, 0.8, 1.0])
     for i, (label, part) in enumerate(_series(candidates)):
         color = COLORS[i % len(COLORS)]
         by_t = part.astype({"topics": int}).groupby("topics", sort=True)
         t = np.array(sorted(by_t.groups))
         ppl = by_t["perplexity"].mean().to_numpy(float)
-        low = by_t["perplexity_low"].min().to_numpy(float)
-        high = by_t["perplexity_high"].max().to_numpy(float)
+        low = by_t["perplexity_docs_low"].min().to_numpy(float)
+        high = by_t["perplexity_docs_high"].max().to_numpy(float)
         marker = "D" if part["trainer"].iloc[0] == "file" else "o"
         honest.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
                         capsize=3, label=label)
@@ -73,25 +76,72 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     honest.plot([best["topics"]], [best["perplexity"]], marker="o", markersize=16,
                 markerfacecolor="none", markeredgecolor="black", linestyle="none",
                 label="best")
+    paired_panel(paired_ax, candidates)
     ticks = sorted({int(t) for t in candidates["topics"]})
     for ax in (honest, own_ax):
         ax.set_xticks(ticks)
         ax.set_xlabel("number of topics T")
         ax.grid(True, which="major", alpha=0.3)
     honest.set_ylabel("held-out perplexity per token (lower is better)")
-    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. (Monte Carlo)", fontsize=9)
+    honest.set_title(title or "topiceval's estimate, +/- 2 s.e. over documents", fontsize=9)
     honest.legend(fontsize=7, loc="best")
     own_ax.set_yscale("log")
     own_ax.set_ylabel("perplexity, exp(-nats per token)")
     own_ax.set_title("solid: topiceval; dashed: each library's own number", fontsize=9)
-    own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    if own_ax.get_legend_handles_labels()[0]:
+        own_ax.legend(fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     save_figure(fig, path)
 
 
-def _names(frame: pd.DataFrame) -> str:
-    names = frame["candidate"].tolist()
-    return ", ".join(names) if names else "none"
+def paired_panel(ax, candidates: pd.DataFrame) -> None:
+    """Each candidate's paired difference to the best (nats, summed over the scored
+    documents) with +/- 2 paired standard errors: a bar reaching 0 is a tie."""
+    rows = candidates[candidates["verdict"] != "best"].sort_values("difference_to_best")
+    y = np.arange(len(rows))
+    colors = ["tab:gray" if v == "tie" else "tab:red" for v in rows["verdict"]]
+    for i, (diff, se, color) in enumerate(zip(rows["difference_to_best"], rows["difference_se"],
+                                              colors, strict=True)):
+        ax.errorbar([diff], [i], xerr=[2 * se], fmt="o", color=color, markersize=4, capsize=3)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(y, rows["candidate"].tolist(), fontsize=6.5)
+    ax.invert_yaxis()
+    ax.set_xlabel("log P(best) - log P(candidate), nats (> 0: the best is better)")
+    ax.set_title("paired differences to the best, +/- 2 paired s.e.\n(grey: tie, z <= "
+                 f"{TIE_SES:g}; red: worse)", fontsize=9)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def _with_z(frame: pd.DataFrame, how: str) -> str:
+    """The candidates of ``frame``, best first, each with its z (``how``: its format)."""
+    if not len(frame):
+        return "none"
+    return ", ".join(f"{r.candidate} ({how.format(r.z)})"
+                     for r in frame.sort_values("z").itertuples())
+
+
+def assumption_lines(candidates: pd.DataFrame, best: pd.Series) -> list[str]:
+    """What the verdict assumes, checked: the best inside the grid, the verdict the same
+    without the untrusted documents (``experiments.study.check_assumptions``)."""
+    lines = []
+    if best.get("grid_edge"):
+        lines += ["", f"**The best is at the edge of the grid:** {best['candidate']} has the "
+                      f"{best['grid_edge'].replace(' T', '')} number of topics trained (T = "
+                      f"{int(best['topics'])}); the optimum may lie beyond it: extend "
+                      "train.topics before reading it as the best number of topics."]
+    n = int(best.get("untrusted_by_any", 0) or 0)
+    if not n:
+        return lines
+    if bool(best["settled"]):
+        return lines + ["", f"Without the {n} scored documents that some candidate's estimate "
+                            "is untrusted on, every verdict is the same (settled)."]
+    changed = candidates[candidates["verdict_trusted_only"] != candidates["verdict"]]
+    said = ", ".join(f"{r.candidate} {r.verdict} -> {r.verdict_trusted_only}"
+                     for r in changed.itertuples())
+    return lines + ["", f"**Not settled:** without the {n} scored documents that some "
+                        f"candidate's estimate is untrusted on, the verdict changes ({said}); "
+                        "re-run with a larger estimate budget (estimate.runs or the method's "
+                        "settings) before relying on it."]
 
 
 def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.DataFrame,
@@ -105,16 +155,28 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
               f"a seeded sample of {docs:,} of the {int(best['heldout_documents']):,} held-out "
               f"documents (the total estimated with a standard error that is mostly "
               f"{best['dominant_error']} error)")
+    settled = "" if bool(best.get("settled", True)) else " (not settled: see below)"
     lines = [
-        f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates** "
-        f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. "
+        f"**Study {name}: {best['candidate']} is the best of {len(candidates)} candidates"
+        f"{settled}** "
+        f"(held-out perplexity {best['perplexity']:,.1f}, +/- 2 s.e. allowing for which "
+        f"documents were held out [{best['perplexity_docs_low']:,.1f}, "
+        f"{best['perplexity_docs_high']:,.1f}], Monte Carlo error alone "
         f"[{best['perplexity_low']:,.1f}, {best['perplexity_high']:,.1f}]; "
         f"{best['nats_per_token']:.4f} nats per token on {int(best['tokens']):,} tokens of "
         f"{scored}; {best['method']}, {int(best['runs'])} runs per document).",
         "",
-        f"Indistinguishable from it (within 2 paired standard errors): {_names(ties)}. "
-        f"Clearly worse: {_names(worse)}.",
+        f"The rule: z = a candidate's paired difference to the best over its paired standard "
+        f"error; a tie when z <= {TIE_SES:g}, worse when z > {TIE_SES:g}. Ties: "
+        f"{_with_z(ties, 'z = {:.1f}')}. Worse: {_with_z(worse, 'by {:.1f} s.e.')}.",
     ]
+    lines += assumption_lines(candidates, best)
+    if int(best.get("tokens_dropped", 0) or 0):
+        n = int(best["tokens_dropped"])
+        lines += ["", f"Every candidate scores the same {int(best['tokens']):,} tokens; "
+                      f"{n:,} held-out tokens of the recipe ({n / (n + int(best['tokens'])):.1%})"
+                      f" were dropped before scoring ({best['tokens_dropped_by_reason']}); the "
+                      f"words most dropped: {best['words_dropped']}."]
     if len(ratio):
         parts = []
         for r in ratio.itertuples():
@@ -154,14 +216,72 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     return "\n".join(lines)
 
 
+FRONT_COLUMNS = {"rank": "rank", "candidate": "candidate", "library": "library",
+                 "topics": "T", "perplexity": "perplexity",
+                 "perplexity_docs_low": "low (docs)", "perplexity_docs_high": "high (docs)",
+                 "verdict": "verdict", "z": "z", "untrusted_documents": "untrusted"}
+
+
+def _source(spec: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in spec.items())
+
+
+def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
+               heldout: dict) -> str:
+    """The study report's front page (reStructuredText, included by
+    workflow/report/study.rst): the study, its corpus, its candidates, the verdict in words
+    (the headline, the rule and the checks of ``caption``, the figure's caption in Markdown,
+    whose rest is beside the figure: the report opens a page centred, and a long one loses its
+    top) and the table of candidates."""
+    from topiceval.captions import markdown_to_rst
+
+    best = candidates[candidates["verdict"] == "best"].iloc[0]
+    trained = candidates[candidates["trainer"] != "file"]
+    files = candidates[candidates["trainer"] == "file"]
+    said = []
+    if len(trained):
+        said.append(f"{len(trained)} trained by the workflow ("
+                    f"{', '.join(dict.fromkeys(trained['library']))}; T = "
+                    f"{', '.join(str(t) for t in sorted(set(trained['topics'].astype(int))))})")
+    if len(files):
+        said.append(f"{len(files)} trained elsewhere ("
+                    + ", ".join(f"{r.candidate}, {r.library}" for r in files.itertuples()) + ")")
+    table = candidates.sort_values("rank")[list(FRONT_COLUMNS)]
+    rows = ["   * - " + "\n     - ".join(FRONT_COLUMNS.values())]
+    for r in table.itertuples(index=False):
+        cells = [f"{v:,.1f}" if isinstance(v, float) else str(v) for v in r]
+        rows.append("   * - " + "\n     - ".join(cells))
+    return "\n".join([
+        f"**Study {name}:** which of {len(candidates)} topic models is best on held-out "
+        "documents, and by how much.", "",
+        f"**Corpus:** {_source(corpus)}; held out: {_source(heldout)} "
+        f"({int(best['heldout_documents']):,} documents, {int(best['tokens']):,} tokens "
+        "scored by every candidate).", "",
+        f"**Candidates:** {'; '.join(said)}.", "",
+        "**Verdict:**", "",
+        markdown_to_rst("\n\n".join(p for p in caption.split("\n\n")
+                                     if p.startswith(("**", "The rule")))), "",
+        ".. list-table:: The candidates, best first (perplexity with its interval over "
+        "documents; z: the paired difference to the best over its standard error)",
+        "   :header-rows: 1", "",
+        *rows, "",
+        "**Results** in the menu holds the figure, candidates.csv, documents.csv, paired.csv "
+        "and ratio_ais.csv, each with what its columns mean.", ""])
+
+
 def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
-               caption_path) -> None:
-    """Rule ``study_figure``: the figure and its caption."""
+               caption_path, front_path=None, corpus: dict | None = None,
+               heldout: dict | None = None) -> None:
+    """Rule ``study_figure``: the figure, its caption and the report's front page."""
     candidates = pd.read_csv(candidates_path, keep_default_na=False,
                              na_values={"seed": [""], "own_perplexity": [""],
                                         "own_nats_per_token": [""]})
     paired = pd.read_csv(paired_path)
     ratio = pd.read_csv(ratio_path)
     plot_study(candidates, figure_path,
-               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. (Monte Carlo)")
-    write_text_atomic(caption_path, study_caption(candidates, paired, ratio, name) + "\n")
+               title=f"study {name}: topiceval's held-out estimate, +/- 2 s.e. over documents")
+    caption = study_caption(candidates, paired, ratio, name)
+    write_text_atomic(caption_path, caption + "\n")
+    if front_path is not None:
+        write_text_atomic(front_path, front_page(candidates, caption, name, corpus or {},
+                                                 heldout or {}))
