@@ -38,7 +38,16 @@ DISTANCES = ("jensen_shannon", "cosine")
 
 def topic_distances(phi_a: np.ndarray, phi_b: np.ndarray,
                     distance: str = "jensen_shannon") -> np.ndarray:
-    """(T_a, T_b) distances between the rows of two topic-word matrices (module docstring)."""
+    """(T_a, T_b) distances between the rows of two topic-word matrices (module docstring).
+
+    Parameters
+    ----------
+    phi_a, phi_b : (T_a, V) and (T_b, V) arrays of float
+        Topic-word matrices over the same vocabulary, rows summing to 1.
+    distance : {"jensen_shannon", "cosine"}
+        The Jensen-Shannon distance in bits (the square root of the divergence, in [0, 1]) or
+        the cosine distance.
+    """
     if distance == "jensen_shannon":
         nats = cdist(phi_a, phi_b, "jensenshannon")  # sqrt of the divergence in nats
         return np.clip(nats / np.sqrt(np.log(2.0)), 0.0, 1.0)
@@ -48,7 +57,13 @@ def topic_distances(phi_a: np.ndarray, phi_b: np.ndarray,
 
 
 def match_topics(distances: np.ndarray) -> np.ndarray:
-    """``match[t]``: the column matched to row t by minimum-total-distance assignment."""
+    """``match[t]``: the column matched to row t by minimum-total-distance assignment.
+
+    Parameters
+    ----------
+    distances : (T_a, T_b) array of float
+        ``topic_distances`` of two models with the same number of topics.
+    """
     rows, cols = linear_sum_assignment(distances)
     match = np.empty(distances.shape[0], dtype=np.int64)
     match[rows] = cols

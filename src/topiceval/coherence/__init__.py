@@ -40,6 +40,13 @@ def top_word_columns(model: LDAModel | GaPModel, n: int) -> np.ndarray:
 
     The same as ``np.argsort(-phi, axis=1, kind="stable")[:, :n]`` without sorting whole rows:
     the words at least as probable as the n-th largest probability, sorted stably.
+
+    Parameters
+    ----------
+    model : LDAModel or GaPModel
+        The model whose topic-word matrix ``phi`` is read.
+    n : int
+        How many top words per topic, at most the vocabulary's size.
     """
     phi = model.phi
     nth = -np.partition(-phi, n - 1, axis=1)[:, n - 1]

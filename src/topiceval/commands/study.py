@@ -107,7 +107,7 @@ def workflow_root(workflow: str | None) -> Path:
     return root
 
 
-def write_split(args: argparse.Namespace) -> int:
+def write_study_split(args: argparse.Namespace) -> int:
     """``--split DIR``: the study's split written by ``experiments.study.write_split_files``,
     its dataset's raw files read from ``--data-mirror`` or the workflow's download
     directory."""
@@ -141,7 +141,7 @@ def write_split(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if args.split:
-        return write_split(args)
+        return write_study_split(args)
     cmd, root = snakemake_command(args)
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     code = subprocess.run(cmd, cwd=root).returncode
