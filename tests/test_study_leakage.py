@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,8 @@ import pytest
 
 from test_study_workflow import letter_texts, study_config, write_mallet_state, write_texts
 from topiceval.experiments import study as S
+
+ROOT = Path(__file__).resolve().parents[1]  # the clone: its workflow, also when testing a wheel
 
 
 def gensim_file(path, docs: list[list[str]]) -> str:
@@ -119,7 +122,8 @@ def test_the_written_split_round_trips(tmp_path, capsys):
     config = study_config(tmp_path)
     path = tmp_path / "study.yaml"
     path.write_text(yaml.safe_dump(config))
-    assert main(["study", str(path), "--split", str(tmp_path / "split")]) == 0
+    assert main(["study", str(path), "--split", str(tmp_path / "split"),
+                 "--workflow", str(ROOT)]) == 0
     split = tmp_path / "split"
     train = [json.loads(line) for line in (split / "train.jsonl").read_text().splitlines()]
     held = [json.loads(line) for line in (split / "heldout.jsonl").read_text().splitlines()]

@@ -8,10 +8,14 @@ standard errors are known in advance.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
 from topiceval.experiments.study import Candidate, check_assumptions
+
+ROOT = Path(__file__).resolve().parents[1]  # the clone: its workflow, also when testing a wheel
 
 DOCS = 40
 
@@ -110,7 +114,8 @@ def test_the_study_command_prints_the_verdict_when_the_run_ends(tmp_path, monkey
     (folder / "perplexity.caption.md").write_text("**Study mine: A is the best**\n")
     monkeypatch.setattr(subprocess, "run",
                         lambda cmd, cwd: subprocess.CompletedProcess(cmd, 0))
-    assert main(["study", str(config), "--results", str(tmp_path / "results")]) == 0
+    assert main(["study", str(config), "--results", str(tmp_path / "results"),
+                 "--workflow", str(ROOT)]) == 0
     assert "Study mine: A is the best" in capsys.readouterr().out
 
 
