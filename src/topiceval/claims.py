@@ -124,22 +124,16 @@ CLAIMS: tuple[Claim, ...] = (
           "min over T != 12 of perplexity(T) - perplexity(12)",
           "none", "a bound or plug-in value on all test documents (no s.e. is published; "
           "the seed-to-seed spread is in experiments/bechard2018-sklearn-seeds)"),
-    Claim("001-T1-themes", "bechard2018", "Table 1",
-          "a T = 12 VEM model has topics SPACE, COMPUTER, RELIGION, NUMBERS, MID-EAST, SPORT",
-          "the words the paper lists for a theme in either of its tables (Tables 1 and 2 name "
-          "the same six themes) among the top 5 of the topic matched to it",
-          "each of the six themes",
-          "theme words - 1.5 (at least 2 of our topic's top 5 words are the paper's words for "
-          "the theme)",
-          "none", "a word count"),
-    Claim("001-T2-themes", "bechard2018", "Table 2",
-          "a T = 12 Gibbs model has topics SPACE, COMPUTER, RELIGION, NUMBERS, MID-EAST, SPORT",
-          "the words the paper lists for a theme in either of its tables (Tables 1 and 2 name "
-          "the same six themes) among the top 5 of the topic matched to it",
-          "each of the six themes",
-          "theme words - 1.5 (at least 2 of our topic's top 5 words are the paper's words for "
-          "the theme)",
-          "none", "a word count"),
+    *(Claim(f"001-{table}-themes", "bechard2018", f"Table {table[1]}",
+            f"a T = 12 {trainer} model has topics SPACE, COMPUTER, RELIGION, NUMBERS, MID-EAST, "
+            "SPORT",
+            "the words the paper lists for a theme in either of its tables (Tables 1 and 2 name "
+            "the same six themes) among the top 5 of the topic matched to it",
+            "each of the six themes",
+            "theme words - 1.5 (at least 2 of our topic's top 5 words are the paper's words for "
+            "the theme)",
+            "none", "a word count")
+      for table, trainer in (("T1", "VEM"), ("T2", "Gibbs"))),
     # ---- Wallach et al. 2009 (002): held-out likelihood estimators
     Claim("002-F1-HM-over", "wallach2009", "Fig. 1",
           "the harmonic mean method wildly overestimates",
