@@ -47,7 +47,8 @@ def test_corpus_table_from_corpus_and_matrix():
     assert (ws["vocabulary"], ws["documents"], ws["mean_length"]) == (3, 3, 8 / 3)
     assert ws["paper_documents"] == 12_309 and "SearchSnippets" in ws["source"]
     assert table.set_index("collection").loc["NIPS", "sd_length"] == pytest.approx(math.sqrt(50))
-    assert "NIPS > WS (same order as the paper)" in ex.caption_t1(table)
+    assert "NIPS > WS;" in ex.caption_t1(table)
+    assert "- 004-T1-order, " in ex.caption_t1(table)  # the ledger's verdict, not the caption's
 
 
 def test_accuracy_pipeline_tables_captions_and_figures(tmp_path):

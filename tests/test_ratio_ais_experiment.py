@@ -134,19 +134,25 @@ def test_summary_shares_intervals_and_captions(tmp_path):
     assert "ratio-AIS, cheap: prefers the unperturbed topics on 95% (19/20" in text
     assert "(paper 95%)" in text and "(paper 52%)" in text
     assert ("ratio-AIS prefers the unperturbed topics on 95%, the standard method on 50% "
-            "(agrees" in text)
-    assert "on 95% of the documents, the cheap standard one on 50% (agrees" in text
+            "(the paper: 95% against 52%)" in text)
+    assert "on 95% of the documents, the cheap standard one on 50% (the paper:" in text
+    # the verdicts are the ledger's (topiceval.ledger.caption_verdicts), never the caption's own
+    assert "- 003-F1-ratio-majority, " in text and "DISAGREES" not in text
+    assert '(95% against 52%)": agrees: panels agreeing 1 of 1' in text
+    assert "judged on the `prior` perturbation" in plots.caption_f1(summary,
+                                                                    perturbation="uniform")
     assert ("budgets (importance samples x annealing temperatures): cheap = 1 x 100; "
             "expensive = 1 x 1000") in text
     worse = fs.f1_summary(fake_rows({("standard", "cheap"): good,
                                      ("ratio_ais", "cheap"): -good}))
-    assert "DISAGREES" in plots.caption_f1(worse)
+    assert '(95% against 52%)": disagrees: panels agreeing 0 of 1' in plots.caption_f1(worse)
 
     rec = fs.reciprocal_summary(rows)
     assert rec["budget"].tolist() == ["cheap", "expensive"]
     assert rec["q50"].iloc[0] == pytest.approx(np.median(0.1 * np.arange(1, n + 1)))
     assert rec["suspect"].tolist() == [10, 10] and rec["negative_share"].tolist() == [0.0, 0.0]
     assert "flagged 10 of 20" in plots.caption_reciprocal(rec)
+    assert "- 003-X1-gap-shrinks, " in plots.caption_reciprocal(rec)
     with pytest.raises(ValueError, match="no ratio-AIS rows"):
         fs.reciprocal_summary(rows[rows["method"] == "standard"])
     with pytest.raises(ValueError, match="repeat document 0"):

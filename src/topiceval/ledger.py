@@ -41,7 +41,6 @@ from topiceval.claims import (
     conjunction,
     tie_rule,
 )
-from topiceval.experiments import bechard2018 as b18
 
 __all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "RunTables", "caption_verdicts", "Judgement", "NotTestable", "Panel", "judge_claim", "judgements",
            "publication", "published_numbers", "render_blocks", "render_page",
@@ -154,11 +153,26 @@ _OWN_DEFINITION = {"vem": "P2", "gibbs": "P2", "sklearn": "P4"}
 _TRAINERS = {"vem": "VEM", "gibbs": "Gibbs", "sklearn": "sklearn"}
 
 
-def _perplexities(t: Publication, split: str) -> dict[str, pd.DataFrame]:
+def _f4(t: Publication) -> pd.DataFrame:
+    """The 001-F4 table; NotTestable for a run of several seeds per T (the claims compare one
+    trained model per T; the seeds' spread is described in their caption)."""
     f4 = t("bechard2018-F4.csv")
-    return {trainer: f4[(f4["trainer"] == trainer) & (f4["split"] == split)
-                        & (f4["definition"] == d)].sort_values("T")
-            for trainer, d in _OWN_DEFINITION.items()}
+    if f4.groupby(["trainer", "T", "split", "definition"]).size().max() > 1:
+        raise NotTestable("several seeds per T: the criterion compares one trained model per T "
+                          "(the caption describes the seeds' mean and range)")
+    return f4
+
+
+def _perplexities(t: Publication, split: str) -> dict[str, pd.DataFrame]:
+    f4 = _f4(t)
+    curves = {trainer: f4[(f4["trainer"] == trainer) & (f4["split"] == split)
+                          & (f4["definition"] == d)].sort_values("T")
+              for trainer, d in _OWN_DEFINITION.items()}
+    curves = {trainer: rows for trainer, rows in curves.items() if len(rows) > 1}
+    if not curves:
+        raise NotTestable(f"the table has no {split} perplexity curve in a trainer's own "
+                          "definition")
+    return curves
 
 
 def _train_falls(t: Publication) -> list[Panel]:
@@ -175,10 +189,12 @@ def _train_falls(t: Publication) -> list[Panel]:
 
 
 def _t12_honest(t: Publication) -> list[Panel]:
-    f4 = t("bechard2018-F4.csv")
+    f4 = _f4(t)
     panels = []
     for trainer in _OWN_DEFINITION:
         rows = f4[(f4["trainer"] == trainer) & (f4["definition"] == "P1-CS")].set_index("T")
+        if 12 not in rows.index or len(rows) < 2:
+            continue
         at12 = rows.loc[12]
         other = rows.drop(index=12)
         best = other.loc[other["log_likelihood"].idxmax()]
@@ -188,6 +204,8 @@ def _t12_honest(t: Publication) -> list[Panel]:
                               best["log_likelihood_se"])),
                             ((float(at12["log_likelihood"] - best["log_likelihood"]),
                               _quad(at12["log_likelihood_se"], best["log_likelihood_se"])),)))
+    if not panels:
+        raise NotTestable("the table has no honest (P1-CS) estimates at T = 12 and another T")
     return panels
 
 
@@ -195,6 +213,8 @@ def _t12_plugin(t: Publication) -> list[Panel]:
     panels = []
     for trainer, rows in _perplexities(t, "test").items():
         rows = rows.set_index("T")
+        if 12 not in rows.index:
+            raise NotTestable("the grid of T has no T = 12")
         other = rows.drop(index=12)
         best = other.loc[other["perplexity"].idxmin()]
         panels.append(Panel(f"{_TRAINERS[trainer]} ({_OWN_DEFINITION[trainer]})",
@@ -206,7 +226,11 @@ def _t12_plugin(t: Publication) -> list[Panel]:
 
 def _themes(table: str) -> Callable[[Publication], list[Panel]]:
     def evaluate_themes(t: Publication) -> list[Panel]:
-        themes = b18.theme_recovery(t(table))
+        # deferred: the topic tables' caption (topiceval.experiments.bechard2018) states the
+        # ledger's verdicts, so that module imports this one
+        from topiceval.experiments.bechard2018 import theme_recovery
+
+        themes = theme_recovery(t(table))
         return [Panel(r.label, (("theme words", r.theme_words, None),),
                       ((float(r.theme_words - 1.5), 0.0),)) for r in themes.itertuples()]
     return evaluate_themes
@@ -368,14 +392,25 @@ def _binomial_se(p: float, n: int) -> float:
     return math.sqrt(p * (1 - p) / n)
 
 
+_HEADLINE_F1 = "foulds_smyth-F1-prior.csv"
+
+
+def _headline_f1(t: Publication | RunTables) -> pd.DataFrame:
+    """003-F1's table of the `prior` perturbation, the one the claims are judged on (a
+    caption of another perturbation says where its verdict is)."""
+    if isinstance(t, RunTables) and not t.has(_HEADLINE_F1):
+        raise JudgedElsewhere(f"on the `prior` perturbation's table ({_HEADLINE_F1})")
+    return t(_HEADLINE_F1)
+
+
 def _ratio_majority(t: Publication) -> list[Panel]:
-    p, n = _share(t("foulds_smyth-F1-prior.csv"), "ratio_ais")
+    p, n = _share(_headline_f1(t), "ratio_ais")
     return [Panel("prior", (("share", p, None), ("documents", n, None)),
                   ((p - 0.5, _binomial_se(p, n)),))]
 
 
 def _ratio_over_standard(t: Publication) -> list[Panel]:
-    f1 = t("foulds_smyth-F1-prior.csv")
+    f1 = _headline_f1(t)
     (pr, n), (ps, _) = _share(f1, "ratio_ais"), _share(f1, "standard")
     return [Panel("prior", (("ratio-AIS share", pr, None), ("standard share", ps, None),
                             ("documents", n, None)),
@@ -388,7 +423,10 @@ def _median_se(row) -> float:
 
 def _gap_shrinks(t: Publication) -> list[Panel]:
     panels = []
-    for kind in ("prior", "uniform"):
+    kinds = [k for k in ("prior", "uniform") if t.has(f"foulds_smyth-X1-{k}.csv")]
+    if not kinds:
+        raise NotTestable("the table of neither kind of random topics (prior, uniform) is here")
+    for kind in kinds:
         x1 = t(f"foulds_smyth-X1-{kind}.csv").set_index("budget")
         cheap, dear = x1.loc["cheap"], x1.loc["expensive"]
         operands = tuple((f"{budget} {q}", float(x1.loc[budget, q]), None)

@@ -7,5 +7,6 @@ with rule_context(snakemake) as job:  # noqa: F821
     perturbation = job.params.perturbation
     write_figures(job.input.rows, job.input.f1, job.input.x1, job.output.f1,
                   job.output.f1_caption, job.output.x1, job.output.x1_caption,
+                  perturbation=job.wildcards.perturbation,
                   concentration=perturbation["concentration"], weight=perturbation["weight"],
                   note=job.params.note, threshold=job.params.threshold)

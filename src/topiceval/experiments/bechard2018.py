@@ -29,7 +29,8 @@ curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard20
 001-T1 / 001-T2: :func:`match_paper_topics` pairs the paper's six labelled topics with ours
 (assignment maximising the probability mass our topic gives to the paper's five words) and lists
 our top words next to the paper's; :func:`theme_recovery` says per theme whether it is recovered;
-:func:`tables_caption` summarises the match.
+:func:`tables_caption` summarises the match and states the ledger's verdict on it
+(``topiceval.ledger.caption_verdicts``: one tie rule).
 
 Workflow (``workflow/rules/bechard2018.smk``): :func:`workflow_plan` turns the config block
 ``bechard2018`` into the training jobs at DAG-build time; :func:`train_job` (one job per
@@ -57,6 +58,7 @@ from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.evaluation import combine_runs
 from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.ledger import caption_verdicts
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.seeds import derive_seed, generator
 from topiceval.threads import numba_threads
@@ -453,6 +455,7 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 | "
               f"{t.theme_words}/5 | {'yes' if t.recovered else 'no'} |"
               for r, t in zip(matches.itertuples(), themes.itertuples(), strict=True)]
+    lines += ["", *caption_verdicts(f"001-{table}-", {f"bechard2018-{table}.csv": matches})]
     return "\n".join(lines)
 
 

@@ -15,8 +15,8 @@ the plot functions of ``topiceval.plots.capdevila2018`` draw them
 * 004-F3 ``loglik_curves``: sum of log p-hat over the first documents against S (DS, HM, L2R);
   ``loglik_convergence``: per document, each method's distance from its own final value and the
   paired differences between methods, the statistics of 004-F3's verdicts.
-* ``caption_t1``: what the paper found for Table 1 and what ours shows; the figures' captions
-  (§9.4 headlines) are drawn up beside the figures, in ``topiceval.plots.capdevila2018``.
+* ``caption_t1``: what the paper found for Table 1, what ours shows and the ledger's verdict;
+  the figures' captions (§9.4 headlines) are drawn up beside the figures, in ``topiceval.plots.capdevila2018``.
 
 Every function takes the size of its run as parameters (documents, checkpoints, repeats), so the
 quick and default configurations are small and the paper's is a matter of settings.
@@ -62,6 +62,7 @@ from topiceval.experiments.rows import in_order, read_shards
 from topiceval.experiments.tasks import work_blocks
 from topiceval.experiments.trained import load_matched
 from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.ledger import caption_verdicts
 from topiceval.models import GaPModel, save_model
 from topiceval.seeds import derive_seed
 from topiceval.training.gapfa import fit_gapfa
@@ -208,15 +209,17 @@ def corpus_table(collections: Mapping[str, object],
 
 
 def caption_t1(table: pd.DataFrame) -> str:
+    """Table 004-T1's caption: what the paper found, our collections and their order by mean
+    length, and the ledger's verdict on the paper's order (``topiceval.ledger``)."""
     ordered = table.sort_values("mean_length", ascending=False)["collection"].tolist()
-    same = ordered == [c for c in COLLECTIONS if c in ordered]
     sources = "; ".join(f"{c}: {s}" for c, s in zip(table["collection"], table["source"],
                                                      strict=True))
-    return (f"{DESCRIBE_T1}\nPaper: {PAPER_T1} Ours: order by mean length {' > '.join(ordered)}"
-            f"{' (same order as the paper)' if same else ' (differs from the paper)'}; "
-            f"staged stand-ins: {sources}. The documents counted are those the paper's "
-            "preprocessing leaves non-empty (documents left empty are dropped), so a count can be "
-            "below the collection size its stand-in names.")
+    verdicts = caption_verdicts("004-T1-", {"capdevila2018-T1.csv": table})
+    return "\n".join([
+        f"{DESCRIBE_T1}\nPaper: {PAPER_T1} Ours: order by mean length {' > '.join(ordered)}; "
+        f"staged stand-ins: {sources}. The documents counted are those the paper's "
+        "preprocessing leaves non-empty (documents left empty are dropped), so a count can be "
+        "below the collection size its stand-in names.", *verdicts])
 
 
 # --------------------------------------------------------------------------- 004-F2

@@ -3,7 +3,8 @@
 Tidy table in (the output of :func:`topiceval.experiments.bechard2018.perplexity_vs_topics`, or
 the workflow's 001-F4 table with several seeds), figure out; a bare ``matplotlib.figure.Figure``
 (Agg canvas, no pyplot state); written atomically.  Several seeds are drawn as their mean with
-the range as a band.  :func:`f4_caption` says what the paper found and what the table shows;
+the range as a band.  :func:`f4_caption` says what the paper found, what the table shows and
+the ledger's verdicts on it (``topiceval.ledger.caption_verdicts``: one tie rule);
 :func:`f4_figure_job` (rule ``bechard2018_f4_figure``) reads the table and writes the figure and
 its caption.  Restyling a figure never re-runs a sampler.
 """
@@ -27,6 +28,7 @@ from topiceval.experiments.bechard2018 import (
     minimum_table,
 )
 from topiceval.io import write_text_atomic
+from topiceval.ledger import caption_verdicts
 from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
@@ -200,7 +202,8 @@ def f4_caption(df: pd.DataFrame) -> str:
     honest = df[df["definition"].isin(list(HONEST))]
     if "untrusted" in honest:
         parts.append(untrusted_note(honest))
-    return "\n".join([*head, " ".join(filter(None, parts))])
+    verdicts = caption_verdicts("001-F4-", {"bechard2018-F4.csv": df})
+    return "\n".join([*head, " ".join(filter(None, parts)), *verdicts])
 
 
 def _honest_verdicts(df: pd.DataFrame, minima: pd.DataFrame) -> list[str]:
