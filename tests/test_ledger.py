@@ -105,3 +105,115 @@ def test_the_distance_statistic_carries_the_shared_reference_error():
 
     assert panel(-501.0) == pytest.approx((19.0, math.sqrt(9 + 1)))
     assert panel(-498.0) == pytest.approx((18.0, math.sqrt(9 + 1 + 4 * 16)))
+
+
+# ---- every caption's verdict lines are the ledger's, judged on the tables beside them
+
+import json  # noqa: E402
+import re  # noqa: E402
+
+import pandas as pd  # noqa: E402
+
+from topiceval.ledger import caption_verdicts  # noqa: E402
+from topiceval.plots.recaption import published_captions  # noqa: E402
+
+# a caption file -> the prefix of the ledger's claims it states and the tables they are judged on
+_VERDICT_CAPTIONS = (
+    (re.compile(r"figures/bechard2018-F4\.caption\.md"), "001-F4-", ("bechard2018-F4.csv",)),
+    (re.compile(r"tables/bechard2018-(T\d)\.caption\.md"), "001-{0}-", ("bechard2018-{0}.csv",)),
+    (re.compile(r"figures/wallach2009-f(\d)\.caption\.md"), "002-F{0}-",
+     ("wallach2009-f{0}.csv",)),
+    (re.compile(r"figures/foulds_smyth-(F1|X1)-([\w-]+)\.caption\.md"), "003-{0}-",
+     ("foulds_smyth-{0}-{1}.csv",)),
+    (re.compile(r"figures/capdevila2018-F([12])\.caption\.md"), "004-F{0}-",
+     ("capdevila2018-F{0}.csv",)),
+    (re.compile(r"figures/capdevila2018-F3\.caption\.md"), "004-F3-",
+     ("capdevila2018-F3-convergence.csv",)),
+    (re.compile(r"tables/capdevila2018-T1\.caption\.md"), "004-T1-", ("capdevila2018-T1.csv",)),
+)
+_HEADER = "Verdicts (the ledger, topiceval.claims:"
+# words that state a verdict; outside the ledger's lines a caption may explain, never judge
+_VERDICT_WORDS = re.compile(r"\b(agrees?|agreeing|disagrees?|disagreeing|DISAGREES|reproduces?"
+                            r"|differs from the paper|same order as the paper|consistent with)\b")
+_PUBLICATIONS = sorted(p.parent for p in PUBLISHED.rglob("provenance.json")
+                       if "studies" not in p.relative_to(PUBLISHED).parts)
+_CAPTIONS = [(d, name, prefix.format(*m.groups()), tuple(t.format(*m.groups()) for t in tables))
+             for d in _PUBLICATIONS for name in published_captions(d)
+             for pattern, prefix, tables in _VERDICT_CAPTIONS if (m := pattern.fullmatch(name))]
+
+
+def _ledger_lines(directory, prefix, tables):
+    """The verdict lines the ledger writes from the publication's own CSVs (those it has)."""
+    present = {t: pd.read_csv(directory / "tables" / t) for t in tables
+               if (directory / "tables" / t).is_file()}
+    config = json.loads((directory / "provenance.json").read_text("utf-8"))["config"]
+    return caption_verdicts(prefix, present, config)
+
+
+def _verdict_block(text):
+    """(the caption's verdict lines: its ledger header and the bullets after it, the rest)."""
+    lines = text.rstrip("\n").split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(_HEADER)]
+    if len(starts) != 1:
+        return None, lines
+    i = j = starts[0]
+    while j + 1 < len(lines) and lines[j + 1].startswith("- 00"):
+        j += 1
+    return lines[i:j + 1], lines[:i] + lines[j + 1:]
+
+
+def _verdict_defects(directory, prefix, tables, text):
+    """What is wrong with a caption's verdicts: missing or not the ledger's lines, or a verdict
+    word in its prose."""
+    block, prose = _verdict_block(text)
+    if block is None:
+        return ["no ledger verdict block (or more than one)"]
+    defects = [] if block == _ledger_lines(directory, prefix, tables) else [
+        "its verdict lines are not what the ledger writes from the published tables"]
+    defects += [f"a verdict in its prose: {m[0]!r}" for line in prose
+                for m in _VERDICT_WORDS.finditer(line)]
+    return defects
+
+
+def test_the_verdict_captions_are_found():
+    """Every paper's verdict-bearing captions, at both sizes."""
+    names = {n for _, n, _, _ in _CAPTIONS}
+    assert {"figures/bechard2018-F4.caption.md", "tables/bechard2018-T2.caption.md",
+            "figures/foulds_smyth-F1-prior.caption.md", "figures/foulds_smyth-X1-uniform.caption.md",
+            "tables/capdevila2018-T1.caption.md", "figures/wallach2009-f2.caption.md",
+            "figures/capdevila2018-F3.caption.md"} <= names
+    assert {d for d, *_ in _CAPTIONS} >= {PUBLISHED / "default", PUBLISHED / "paper" / "bechard2018",
+                                           PUBLISHED / "paper" / "foulds_smyth",
+                                           PUBLISHED / "paper" / "capdevila2018"}
+
+
+@pytest.mark.parametrize("directory, name, prefix, tables", _CAPTIONS,
+                         ids=[f"{d.relative_to(PUBLISHED)}/{n}" for d, n, _, _ in _CAPTIONS])
+def test_a_caption_states_the_ledger_verdicts_and_judges_nothing_else(directory, name, prefix,
+                                                                      tables):
+    text = (directory / name).read_text("utf-8")
+    assert _verdict_defects(directory, prefix, tables, text) == [], (
+        f"{directory / name}: run python workflow/scripts/recaption.py "
+        f"{directory.relative_to(ROOT)} (a verdict is never edited by hand)")
+
+
+@pytest.mark.parametrize("name, prefix, tables", [
+    ("tables/capdevila2018-T1.caption.md", "004-T1-", ("capdevila2018-T1.csv",)),
+    ("figures/bechard2018-F4.caption.md", "001-F4-", ("bechard2018-F4.csv",)),
+    ("figures/foulds_smyth-X1-prior.caption.md", "003-X1-", ("foulds_smyth-X1-prior.csv",))])
+def test_a_caption_verdict_edited_by_hand_is_caught(name, prefix, tables):
+    directory = PUBLISHED / "default"
+    text = (directory / name).read_text("utf-8")
+    for old, new in ((": disagrees: ", ": agrees: "), (": agrees: ", ": tie: ")):
+        if old in text:
+            edited = text.replace(old, new, 1)
+            break
+    assert edited != text
+    assert _verdict_defects(directory, prefix, tables, edited) == [
+        "its verdict lines are not what the ledger writes from the published tables"]
+    judged = text.replace("Ours: order by mean length", "Ours (agrees): order by mean length")
+    judged = judged.replace("Honest estimates on", "Honest estimates (DISAGREES) on")
+    judged = judged.replace("- cheap: median gap", "- cheap (reproduces): median gap")
+    assert judged != text
+    assert any("a verdict in its prose" in d
+               for d in _verdict_defects(directory, prefix, tables, judged))

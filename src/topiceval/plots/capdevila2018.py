@@ -427,7 +427,7 @@ def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
                 f"{page('methods/experiments.md#capdevila2018')} "
                 "(each method's distance from its own final value per document, ties within 2 "
                 f"standard errors) cannot be applied to it; the sums alone show no Monte Carlo "
-                f"error. {sums}")
+                f"error. {sums}\n" + "\n".join(caption_verdicts("004-F3-", {})))
     verdicts = [_f3_verdicts(coll, part, settings)
                 for coll, part in convergence.groupby("collection", sort=False)]
     n = len(verdicts)
