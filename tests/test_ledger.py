@@ -2,7 +2,7 @@
 
 import pytest
 
-from topiceval.claims import AGREES, CLAIMS, DISAGREES, TIE, tie_rule, conjunction
+from topiceval.claims import AGREES, CLAIMS, DISAGREES, TIE, conjunction, tie_rule
 
 
 @pytest.mark.parametrize("statistic, se, verdict", [
@@ -33,13 +33,13 @@ def test_claim_keys_are_unique():
 
 # ---- the ledger evaluated on the publications, and the results page it writes
 
+from topiceval.claims import claim  # noqa: E402
 from topiceval.ledger import (  # noqa: E402
     EVALUATORS,
     judge_claim,
     render_page,
     unpublished_numbers,
 )
-from topiceval.claims import claim  # noqa: E402
 from workflow_config import ROOT  # noqa: E402
 
 PAGE = ROOT / "docs" / "results.md"
@@ -112,6 +112,7 @@ def test_the_distance_statistic_carries_the_shared_reference_error():
 import json  # noqa: E402
 import re  # noqa: E402
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from topiceval.ledger import caption_verdicts  # noqa: E402
@@ -179,12 +180,12 @@ def test_the_verdict_captions_are_found():
     """Every paper's verdict-bearing captions, at both sizes."""
     names = {n for _, n, _, _ in _CAPTIONS}
     assert {"figures/bechard2018-F4.caption.md", "tables/bechard2018-T2.caption.md",
-            "figures/foulds_smyth-F1-prior.caption.md", "figures/foulds_smyth-X1-uniform.caption.md",
-            "tables/capdevila2018-T1.caption.md", "figures/wallach2009-f2.caption.md",
-            "figures/capdevila2018-F3.caption.md"} <= names
-    assert {d for d, *_ in _CAPTIONS} >= {PUBLISHED / "default", PUBLISHED / "paper" / "bechard2018",
-                                           PUBLISHED / "paper" / "foulds_smyth",
-                                           PUBLISHED / "paper" / "capdevila2018"}
+            "figures/foulds_smyth-F1-prior.caption.md",
+            "figures/foulds_smyth-X1-uniform.caption.md", "tables/capdevila2018-T1.caption.md",
+            "figures/wallach2009-f2.caption.md", "figures/capdevila2018-F3.caption.md"} <= names
+    assert {d for d, *_ in _CAPTIONS} >= {
+        PUBLISHED / "default", PUBLISHED / "paper" / "bechard2018",
+        PUBLISHED / "paper" / "foulds_smyth", PUBLISHED / "paper" / "capdevila2018"}
 
 
 @pytest.mark.parametrize("directory, name, prefix, tables", _CAPTIONS,
@@ -217,3 +218,145 @@ def test_a_caption_verdict_edited_by_hand_is_caught(name, prefix, tables):
     assert judged != text
     assert any("a verdict in its prose" in d
                for d in _verdict_defects(directory, prefix, tables, judged))
+
+
+# ---- every number the notes of the results page quote is in, or computed from, what they cite
+
+from topiceval.ledger import (  # noqa: E402
+    notes_rows,
+    quoted_numbers,
+    unsupported_numbers,
+)
+
+# section of the results page -> (its paper's publication, {a notes row's item: the file stem of
+# the tables and captions its numbers come from}); the rows of the captions whose verdict lines
+# the ledger writes and whose notes were written by hand (issue 48)
+_NOTES = {
+    "Béchard & Gervet": ("bechard2018", {"Fig. 4": "bechard2018-F4",
+                                         "Tables 1-2": "bechard2018-T"}),
+    "Foulds & Smyth": ("foulds_smyth", {"F1,": "foulds_smyth-F1",
+                                        "same, `uniform`": "foulds_smyth-F1-uniform",
+                                        "X1,": "foulds_smyth-X1"}),
+    "Capdevila": ("capdevila2018", {"T1,": "capdevila2018-T1"}),
+}
+_SEEDS = PUBLISHED / "experiments" / "bechard2018-sklearn-seeds"
+
+
+def _f4(directory):
+    return pd.read_csv(directory / "tables" / "bechard2018-F4.csv")
+
+
+def _p4_test(directory):
+    f4 = _f4(directory)
+    return f4[(f4["split"] == "test") & (f4["definition"] == "P4")].pivot(
+        index="T", columns="seed", values="perplexity")
+
+
+def _relative_change(definitions):
+    """paper size / default - 1 of the perplexities of ``definitions`` (the same models)."""
+    both = _f4(PUBLISHED / "default").merge(_f4(PUBLISHED / "paper" / "bechard2018"),
+                                            on=["trainer", "T", "split", "definition"])
+    both = both[both["definition"].isin(definitions)]
+    return both, both["perplexity_y"] / both["perplexity_x"] - 1
+
+
+def _honest_count():
+    f4 = _f4(PUBLISHED / "default")
+    honest = f4[f4["definition"].isin(["P1-CS", "P1-LR"])]
+    return float(len(honest) * honest["documents"].iloc[0])
+
+
+def _vem_change():
+    both, change = _relative_change(["P2", "P1-bound"])
+    return 100 * float(change[both["trainer"] == "vem"].abs().max())
+
+
+# numbers a note computes from the published tables (not a cell or a caption's number): (item,
+# column, quote) -> (how, its value, "round" (the rounding rule) or "up" (a bound, "within x":
+# the value rounded up to the decimals shown))
+_COMPUTED = {
+    ("bechard2018-F4", "ours, default", "3.0%"): (
+        "P4 at T = 20 below T = 12, 1 - p(20) / p(12)",
+        lambda: 100 * (1 - _p4_test(PUBLISHED / "default").loc[20, 0]
+                       / _p4_test(PUBLISHED / "default").loc[12, 0]), "round"),
+    ("bechard2018-F4", "ours, paper size", "3.0%"): (
+        "P4 at T = 20 below T = 12, 1 - p(20) / p(12)",
+        lambda: 100 * (1 - _p4_test(PUBLISHED / "paper" / "bechard2018").loc[20, 0]
+                       / _p4_test(PUBLISHED / "paper" / "bechard2018").loc[12, 0]), "round"),
+    ("bechard2018-F4", "ours, paper size", "0.35%"): (
+        "VEM's plug-in and bound perplexities, largest |paper size / default - 1|",
+        _vem_change, "up"),
+    ("bechard2018-F4", "ours, paper size", "29%"): (
+        "honest perplexities, largest paper size / default - 1",
+        lambda: 100 * float(_relative_change(["P1-CS", "P1-LR"])[1].max()), "round"),
+    ("bechard2018-F4", "notes", "2.9%"): (
+        "five sklearn seeds, largest max / min - 1 of P4 at one T",
+        lambda: 100 * float((_p4_test(_SEEDS).max(axis=1) / _p4_test(_SEEDS).min(axis=1)
+                             - 1).max()), "round"),
+    ("bechard2018-F4", "notes", "21,600"): (
+        "honest estimates of the default run: documents x rows P1-CS and P1-LR",
+        _honest_count, "round"),
+}
+
+
+def _notes_cells():
+    """(item stem, column, cell text, the publications it cites) of every checked notes cell."""
+    text = PAGE.read_text("utf-8")
+    cells = []
+    for heading, (paper, items) in _NOTES.items():
+        for row in notes_rows(text, heading):
+            stem = next((s for k, s in items.items() if row["item"].startswith(k)), None)
+            if stem is None:
+                continue
+            linked = [PUBLISHED / "experiments" / name for name in
+                      re.findall(r"results/experiments/([\w-]+)/", " ".join(row.values()))]
+            default, paper_size = PUBLISHED / "default", PUBLISHED / "paper" / paper
+            for column, publications in (("ours, default", [default, *linked]),
+                                         ("ours, paper size", [paper_size, *linked]),
+                                         ("notes", [default, paper_size, *linked])):
+                cells.append((stem, column, row[column], publications))
+    return cells
+
+
+def test_the_notes_checked_are_those_of_the_ledger_captions():
+    stems = {stem for stem, *_ in _notes_cells()}
+    assert stems == {s for _, items in _NOTES.values() for s in items.values()}
+    assert sum(len(quoted_numbers(text)) for _, _, text, _ in _notes_cells()) >= 60
+
+
+def test_every_number_a_note_quotes_is_in_or_computed_from_the_tables_it_cites():
+    """The rounding rule (topiceval.ledger.Quoted.matches): a quoted number is a table cell, a
+    caption's number or a setting rounded to the decimals it shows; a percent is 100 x a cell or
+    a caption's percent.  A computed number (_COMPUTED) is recomputed here."""
+    unsupported = []
+    for stem, column, text, publications in _notes_cells():
+        for quote in unsupported_numbers(text, publications, stem):
+            if (stem, column, quote) not in _COMPUTED:
+                unsupported.append((stem, column, quote))
+    assert unsupported == []
+
+
+@pytest.mark.parametrize("key", list(_COMPUTED), ids=["/".join(k) for k in _COMPUTED])
+def test_a_computed_number_is_what_the_tables_give(key):
+    _, compute, rule = _COMPUTED[key]
+    (quote,) = [q for q in quoted_numbers(key[2])]
+    value = compute()
+    if rule == "up":
+        assert quote.value - 10.0 ** -quote.decimals < value <= quote.value
+    else:
+        assert quote.matches({quote.percent: np.array([abs(value)]),
+                              not quote.percent: np.array([])})
+
+
+def test_a_changed_number_in_a_note_is_caught():
+    for stem, old, new, number in (
+            ("bechard2018-F4", "1,011 (CS)", "1,013 (CS)", "1,013"),
+            ("foulds_smyth-F1", "reaches 91%", "reaches 93%", "93%"),
+            ("foulds_smyth-X1", "(98 and 109 of 130", "(98 and 107 of 130", "107"),
+            ("bechard2018-F4", "3.0% below T = 12", "3.3% below T = 12", "3.3%")):
+        cells = [(t, p) for s, _, t, p in _notes_cells() if s == stem and old in t]
+        assert cells, f"{old!r} is no longer in a note on {stem}"
+        for text, publications in cells:
+            before = unsupported_numbers(text, publications, stem)
+            after = unsupported_numbers(text.replace(old, new), publications, stem)
+            assert [n for n in after if n not in before] == [number]

@@ -42,9 +42,10 @@ from topiceval.claims import (
     tie_rule,
 )
 
-__all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "RunTables", "caption_verdicts", "Judgement", "NotTestable", "Panel", "judge_claim", "judgements",
-           "publication", "published_numbers", "render_blocks", "render_page",
-           "unpublished_numbers"]
+__all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "Judgement", "NotTestable", "Panel",
+           "Quoted", "RunTables", "caption_verdicts", "judge_claim", "judgements", "notes_rows",
+           "publication", "published_numbers", "quoted_numbers", "render_blocks", "render_page",
+           "source_numbers", "unpublished_numbers", "unsupported_numbers"]
 
 SIZES = {"default": "default configuration", "paper": "paper size"}
 FEW_HUNDRED = 300
@@ -262,7 +263,8 @@ def _difference(name: str, table: pd.DataFrame, a: tuple[str, str],
                 b: tuple[str, str], title: str = "") -> Panel:
     """Panel ``title`` (default ``name``): a - b (each (method, setting)) on data set ``name``."""
     (va, sa), (vb, sb) = _row(table, name, *a), _row(table, name, *b)
-    return Panel(title or name, ((_label(*a), va, sa), (_label(*b), vb, sb)), ((va - vb, _quad(sa, sb)),))
+    return Panel(title or name, ((_label(*a), va, sa), (_label(*b), vb, sb)),
+                 ((va - vb, _quad(sa, sb)),))
 
 
 def _highest(table: pd.DataFrame, name: str, keys) -> tuple[str, str]:
@@ -751,8 +753,8 @@ def render_blocks(root: Path) -> dict[str, str]:
     return blocks
 
 
-_BLOCK = re.compile(r"(<!-- ledger:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /ledger:(?P=name) -->)",
-                    re.DOTALL)
+_BLOCK = re.compile(
+    r"(<!-- ledger:(?P<name>[\w-]+) -->\n)(?P<body>.*?)(<!-- /ledger:(?P=name) -->)", re.DOTALL)
 
 
 def render_page(text: str, root: Path) -> str:
@@ -783,6 +785,116 @@ def unpublished_numbers(text: str, root: Path) -> list[str]:
     quoted = [n for m in _BLOCK.finditer(text) if m["name"] == "panels"
               for n in re.findall(r"`([^`]+)`", m["body"])]
     return [n for n in quoted if n not in known]
+
+
+# ---------------------------------------------------------------- numbers the notes quote
+
+_QUOTED = re.compile(r"(?<![\w.,/'^])(?P<whole>\d{1,3}(?:,\d{3})+|\d+)(?P<frac>\.\d+)?"
+                     r"(?P<pct>%?)(?![\w/]|[.,]\d)")
+_NOT_NUMBERS = re.compile(r"`[^`]*`|\]\([^)]*\)|\d{4}-\d{2}-\d{2}|\d\.?\d*e[+-]?\d+")
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A number a note quotes: its text, value, decimals shown and whether it is a percent."""
+
+    text: str
+    value: float
+    decimals: int
+    percent: bool
+
+    def matches(self, sources: Mapping[bool, np.ndarray]) -> bool:
+        """The rounding rule: the quote is one of the ``sources`` of its kind (percent or not;
+        :func:`source_numbers`) rounded to the decimals it shows, |v - x| <= 0.5 x 10^-d
+        (either way at the half)."""
+        values = sources[self.percent]
+        half = 0.5 * 10.0 ** -self.decimals * (1 + 1e-9) + 1e-12
+        lo = np.searchsorted(values, self.value - half, side="left")
+        return bool(np.searchsorted(values, self.value + half, side="right") > lo)
+
+
+def _numbers(text: str) -> list[Quoted]:
+    text = _NOT_NUMBERS.sub(" ", text)
+    quoted = []
+    for m in _QUOTED.finditer(text):
+        frac = m["frac"] or ""
+        value = float(m["whole"].replace(",", "") + frac)
+        quoted.append(Quoted(m[0], value, max(len(frac) - 1, 0), bool(m["pct"])))
+    return quoted
+
+
+def quoted_numbers(text: str) -> list[Quoted]:
+    """The numbers of a note that the rounding rule checks: every number with a decimal point
+    or a percent sign, or of 100 or more (thousands separated by commas).  Small whole numbers
+    (counts such as "5 of 6", the T and S of a grid, item numbers) are not checked; nor are
+    dates, numbers in exponent form, code spans and link targets."""
+    return [q for q in _numbers(text) if q.decimals or q.percent or q.value >= 100
+            or "." in q.text]
+
+
+def _leaves(value) -> list[float]:
+    """The numbers of a configuration (nested mappings and lists)."""
+    if isinstance(value, Mapping):
+        return [x for v in value.values() for x in _leaves(v)]
+    if isinstance(value, list | tuple):
+        return [x for v in value for x in _leaves(v)]
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    return [float(value)] if is_number else []
+
+
+def source_numbers(publications: list[Path], item: str) -> dict[bool, np.ndarray]:
+    """The numbers a note on figure or table ``item`` (a file stem: ``"bechard2018-F4"``) may
+    quote from ``publications``, by kind (percent or not), as sorted absolute values: every
+    numeric cell of its published tables (``tables/<item>*.csv``; a percent is 100 x a cell),
+    every number of its captions, which the current code writes from those tables
+    (tests/test_published_captions.py), of the same kind, and the run's settings (not
+    percents; ``provenance.json``)."""
+    plain: list[float] = []
+    percent: list[float] = []
+    for directory in publications:
+        for path in sorted((directory / "tables").glob(f"{item}*.csv")):
+            numeric = pd.read_csv(path).select_dtypes("number").to_numpy(dtype=float).ravel()
+            numeric = numeric[np.isfinite(numeric)]
+            plain += numeric.tolist()
+            percent += (100 * numeric).tolist()
+        for path in sorted(directory.glob(f"*/{item}*.caption.md")):
+            for q in _numbers(path.read_text("utf-8")):
+                (percent if q.percent else plain).append(q.value)
+        provenance = directory / "provenance.json"
+        if provenance.is_file():
+            plain += _leaves(json.loads(provenance.read_text("utf-8")).get("config", {}))
+    return {False: np.sort(np.abs(plain)), True: np.sort(np.abs(percent))}
+
+
+def unsupported_numbers(text: str, publications: list[Path], item: str) -> list[str]:
+    """The numbers ``text`` quotes (:func:`quoted_numbers`) that no published table, caption or
+    setting of ``item`` in ``publications`` holds under the rounding rule
+    (:meth:`Quoted.matches`)."""
+    sources = source_numbers(publications, item)
+    return [q.text for q in quoted_numbers(text) if not q.matches(sources)]
+
+
+def notes_rows(text: str, heading: str) -> list[dict[str, str]]:
+    """The rows of the notes table ("What the runs show") in the section of the results page
+    whose heading starts with ``heading``, as {column: cell}."""
+    start = text.index(f"\n## {heading}")
+    end = text.find("\n## ", start + 1)
+    section = text[start:end if end >= 0 else None]
+    lines = [line for line in section.split("\n") if line.startswith("| item | paper |")]
+    if len(lines) != 1:
+        raise ValueError(f"section {heading!r} has {len(lines)} notes tables, expected 1")
+    rows = section[section.index(lines[0]):].split("\n")
+    header = [c.strip() for c in rows[0].strip("|").split("|")]
+    out = []
+    for line in rows[2:]:
+        if not line.startswith("|"):
+            break
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        if len(cells) != len(header):
+            raise ValueError(f"a row of {heading!r}'s notes has {len(cells)} cells, expected "
+                             f"{len(header)}: {line[:80]}")
+        out.append(dict(zip(header, cells, strict=True)))
+    return out
 
 
 def _main(argv: list[str]) -> int:

@@ -16,7 +16,8 @@ the plot functions of ``topiceval.plots.capdevila2018`` draw them
   ``loglik_convergence``: per document, each method's distance from its own final value and the
   paired differences between methods, the statistics of 004-F3's verdicts.
 * ``caption_t1``: what the paper found for Table 1, what ours shows and the ledger's verdict;
-  the figures' captions (§9.4 headlines) are drawn up beside the figures, in ``topiceval.plots.capdevila2018``.
+  the figures' captions (§9.4 headlines) are drawn up beside the figures, in
+  ``topiceval.plots.capdevila2018``.
 
 Every function takes the size of its run as parameters (documents, checkpoints, repeats), so the
 quick and default configurations are small and the paper's is a matter of settings.

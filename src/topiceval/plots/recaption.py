@@ -65,7 +65,8 @@ def _foulds_smyth(directory: Path, match: re.Match, config: Mapping) -> str:
     if match["figure"] == "X1":
         return fs_plots.caption_reciprocal(table, perturbation=name, threshold=cfg["threshold"])
     perturbation = cfg["perturbations"][name]
-    return fs_plots.caption_f1(table, perturbation=name, concentration=perturbation["concentration"],
+    return fs_plots.caption_f1(table, perturbation=name,
+                               concentration=perturbation["concentration"],
                                weight=perturbation["weight"],
                                note=fs_plots.perturbation_note(name, cfg["headline"]))
 
