@@ -360,3 +360,84 @@ def test_a_changed_number_in_a_note_is_caught():
             before = unsupported_numbers(text, publications, stem)
             after = unsupported_numbers(text.replace(old, new), publications, stem)
             assert [n for n in after if n not in before] == [number]
+
+
+# ---- the summary counts of the results page are the ledger's
+
+from topiceval.claims import NOT_TESTABLE, PAPERS  # noqa: E402
+from topiceval.ledger import judgements  # noqa: E402
+
+
+def _summary_rows(text):
+    body = text.split("<!-- ledger:summary -->\n", 1)[1].split("<!-- /ledger:summary -->", 1)[0]
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in body.strip().split("\n")]
+    return rows[0], {row[0]: [int(c) for c in row[1:]] for row in rows[2:]}
+
+
+def test_the_summary_counts_every_claim_once_per_size_by_its_verdict():
+    """Per paper: the number of claims, and at each size the claims agreeing, tied, disagreeing
+    and not testable, as the ledger judges them; each size's four counts add up to the claims."""
+    header, rows = _summary_rows(PAGE.read_text("utf-8"))
+    judged = judgements(PUBLISHED)
+    kinds = (AGREES, TIE, DISAGREES, NOT_TESTABLE)
+    assert header[2:] == [f"{size}: {k}" for size in ("default", "paper size") for k in kinds]
+    assert list(rows) == list(PAPERS.values())
+    for paper, name in PAPERS.items():
+        keys = [c.key for c in CLAIMS if c.paper == paper]
+        expected = [len(keys)] + [sum(judged[k, size].verdict == v for k in keys)
+                                  for size in ("default", "paper") for v in kinds]
+        assert rows[name] == expected
+        assert sum(rows[name][1:5]) == sum(rows[name][5:9]) == len(keys)
+    assert sum(r[0] for r in rows.values()) == len(CLAIMS)
+
+
+def test_a_summary_count_edited_by_hand_is_caught():
+    text = PAGE.read_text("utf-8")
+    row = next(line for line in text.split("\n") if line.startswith("| Foulds & Smyth |"))
+    cells = row.split("|")
+    cells[3] = f" {int(cells[3]) - 1} "  # one agreement fewer, as if a claim were a tie
+    cells[4] = f" {int(cells[4]) + 1} "
+    edited = text.replace(row, "|".join(cells))
+    assert edited != text and render_page(edited, PUBLISHED) == text
+
+
+# ---- where the notes name a claim's verdict at a size, it is the ledger's
+
+_KEY = re.compile("|".join(re.escape(k) for k in sorted((c.key for c in CLAIMS), key=len,
+                                                        reverse=True)) + r"(?![\w-])")
+_SAID = re.compile(r"\b(?P<verdict>agrees?|disagrees?|is a tie|are ties|is not testable)"
+                   r"\s+(?P<size>at both sizes|at the default size|at paper size)")
+_WORDS = {"agree": AGREES, "agrees": AGREES, "disagree": DISAGREES, "disagrees": DISAGREES,
+          "is a tie": TIE, "are ties": TIE, "is not testable": NOT_TESTABLE}
+_SIZES = {"at both sizes": ("default", "paper"), "at the default size": ("default",),
+          "at paper size": ("paper",)}
+
+
+def _said_verdicts(text):
+    """(claim key, size, verdict, clause) for each verdict the notes give a named claim at a
+    named size: a clause (up to . ; or :) naming claims and "<verdict> at <size>"."""
+    said = []
+    for heading in ("Béchard & Gervet", "Wallach", "Foulds & Smyth", "Capdevila"):
+        for row in notes_rows(text, heading):
+            for cell in row.values():
+                for clause in re.split(r"(?<=[.;:])\s+", cell):
+                    for m in _SAID.finditer(clause):
+                        said += [(key, size, _WORDS[m["verdict"]], clause)
+                                 for key in _KEY.findall(clause) for size in _SIZES[m["size"]]]
+    return said
+
+
+def test_the_notes_name_only_the_ledgers_verdicts():
+    judged = judgements(PUBLISHED)
+    said = _said_verdicts(PAGE.read_text("utf-8"))
+    assert len({(k, s) for k, s, _, _ in said}) >= 30
+    wrong = [(k, s, v, judged[k, s].verdict) for k, s, v, _ in said if judged[k, s].verdict != v]
+    assert wrong == []
+
+
+def test_a_verdict_the_notes_misstate_is_caught():
+    judged = judgements(PUBLISHED)
+    text = PAGE.read_text("utf-8").replace("004-T1-order disagrees at both sizes",
+                                           "004-T1-order agrees at both sizes")
+    wrong = [(k, s) for k, s, v, _ in _said_verdicts(text) if judged[k, s].verdict != v]
+    assert wrong == [("004-T1-order", "default"), ("004-T1-order", "paper")]
