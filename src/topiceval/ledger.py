@@ -22,7 +22,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -842,16 +842,16 @@ def _leaves(value) -> list[float]:
     return [float(value)] if is_number else []
 
 
-def source_numbers(publications: list[Path], item: str) -> dict[bool, np.ndarray]:
-    """The numbers a note on figure or table ``item`` (a file stem: ``"bechard2018-F4"``) may
-    quote from ``publications``, by kind (percent or not), as sorted absolute values: every
-    numeric cell of its published tables (``tables/<item>*.csv``; a percent is 100 x a cell),
+def source_numbers(publications: list[Path], items: Sequence[str]) -> dict[bool, np.ndarray]:
+    """The numbers a note on the figures or tables ``items`` (file stems: ``"bechard2018-F4"``)
+    may quote from ``publications``, by kind (percent or not), as sorted absolute values: every
+    numeric cell of their published tables (``tables/<item>*.csv``; a percent is 100 x a cell),
     every number of its captions, which the current code writes from those tables
     (tests/test_published_captions.py), of the same kind, and the run's settings (not
     percents; ``provenance.json``)."""
     plain: list[float] = []
     percent: list[float] = []
-    for directory in publications:
+    for directory, item in ((d, i) for d in publications for i in items):
         for path in sorted((directory / "tables").glob(f"{item}*.csv")):
             numeric = pd.read_csv(path).select_dtypes("number").to_numpy(dtype=float).ravel()
             numeric = numeric[np.isfinite(numeric)]
@@ -860,17 +860,18 @@ def source_numbers(publications: list[Path], item: str) -> dict[bool, np.ndarray
         for path in sorted(directory.glob(f"*/{item}*.caption.md")):
             for q in _numbers(path.read_text("utf-8")):
                 (percent if q.percent else plain).append(q.value)
+    for directory in publications:
         provenance = directory / "provenance.json"
         if provenance.is_file():
             plain += _leaves(json.loads(provenance.read_text("utf-8")).get("config", {}))
     return {False: np.sort(np.abs(plain)), True: np.sort(np.abs(percent))}
 
 
-def unsupported_numbers(text: str, publications: list[Path], item: str) -> list[str]:
+def unsupported_numbers(text: str, publications: list[Path], items: Sequence[str]) -> list[str]:
     """The numbers ``text`` quotes (:func:`quoted_numbers`) that no published table, caption or
-    setting of ``item`` in ``publications`` holds under the rounding rule
+    setting of ``items`` in ``publications`` holds under the rounding rule
     (:meth:`Quoted.matches`)."""
-    sources = source_numbers(publications, item)
+    sources = source_numbers(publications, items)
     return [q.text for q in quoted_numbers(text) if not q.matches(sources)]
 
 
