@@ -13,7 +13,13 @@ why (:class:`NotTestable`).
 ``<!-- /ledger:NAME -->``: the summary (claims agreeing, tied, disagreeing and not testable per
 paper and size) and each paper's verdict table with the panels behind it.  ``python -m
 topiceval.ledger docs/results.md`` writes the page; ``tests/test_ledger.py`` fails when the page
-differs from what this module writes.
+differs from what this module writes.  :func:`caption_verdicts` writes a caption's verdict lines
+from the tables beside it.
+
+The page's hand-written notes are checked, not written: :func:`notes_rows` reads a section's
+notes table and :func:`unsupported_numbers` lists the numbers a note quotes
+(:func:`quoted_numbers`) that are in none of the tables, captions and settings of the figure it
+describes (:func:`source_numbers`) under the rounding rule of :meth:`Quoted.matches`.
 """
 
 from __future__ import annotations
