@@ -40,7 +40,9 @@ Documents of 100 to 2,000 tokens whose log P(w) is known, and how often each est
 Each cell (model x length) has 4 documents per part.  The parts have their own seeds:
 ``calibration`` (seeds 1-2, the part methods may be tuned on), ``fresh`` (seeds 101-102, run
 once, by the protocol in docs/choosing-an-estimator.md#long-documents) and ``fresh-2`` (seeds
-201-202, run once after the changes the first fresh part left to make, by the same protocol).
+201-202, run once after the changes the first fresh part left to make, by the same protocol) and
+``fresh-3`` (seeds 301-302, its truth computed before the changes the second one left to make,
+and its estimates run once after them).
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
 ``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
@@ -85,7 +87,8 @@ from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample 
 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / "out" / "long_battery_cache"
-PARTS = {"calibration": (1, 2), "fresh": (101, 102), "fresh-2": (201, 202)}
+PARTS = {"calibration": (1, 2), "fresh": (101, 102), "fresh-2": (201, 202),
+         "fresh-3": (301, 302)}
 DOCS_PER_SEED = 2
 REAL = {  # name -> (dataset, recipe, options, T)
     "ap-T50": ("ap", "asis", {"split": "random", "test_fraction": 0.1}, 50),
