@@ -26,7 +26,8 @@ the exact method).  It measures the Monte Carlo spread only: the log of an unbia
 biased low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard
 error optimistic (in the benchmark, +/- 2 se_d covered the error 77-80% of the time on documents
 of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
-``total_stderr = sqrt(sum_d se_d^2)``.  What the standard error cannot see, the diagnostics
+``total_stderr = sqrt(sum_d se_d^2)`` (for a method whose runs share an error, bridge-theta's,
+the shared parts add: ``topiceval.error_bars``).  What the standard error cannot see, the diagnostics
 of ``topiceval.diagnostics`` look for, from what the estimator already has (the Pareto tail of
 its importance weights, its chains' effective sample size and R-hat, whether one run carries
 the average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts
@@ -59,7 +60,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from topiceval import crosscheck
+from topiceval import crosscheck, error_bars, regimes
 from topiceval._docs import page
 from topiceval.compiling import compile_note
 from topiceval.corpus import Corpus
@@ -141,7 +142,9 @@ class Evaluation:
         document did not need under a ``target`` (documents then have different numbers of
         runs, ``runs_done``).
     logp, stderr : (D,) float
-        Per-document estimate (runs averaged in probability) and its standard error.
+        Per-document estimate (runs averaged in probability) and its standard error (the
+        runs' spread; for a method whose runs share an error, widened by
+        ``topiceval.error_bars``).
     work : (D, R) int
         The work of every (document, run) in ``work_units`` (under a gap ``target``, summed
         over the rounds); ``predicted_work`` its total as predicted before each round.
@@ -174,6 +177,11 @@ class Evaluation:
     blind_methods : tuple of str
         LDA: the estimators in a named blind spot on some of the scored documents
         (``estimators.lda.blind_spots``), which the advice for untrusted estimates leaves out.
+    shared_error : float
+        The method's ``Method.shared_error`` (nats per square root of a token).
+    shared_stderr : (D,) float
+        The part of ``stderr`` that every run shares (``topiceval.error_bars``; 0 for methods
+        without one): ``stderr`` is sqrt((t-scaled runs' spread)^2 + shared_stderr^2).
     upper, upper_stderr : (D,) float or None
         Per-document upper bound (the runs' reverse weights averaged, the harmonic mean in
         probability) and its delta-method standard error.
@@ -197,15 +205,23 @@ class Evaluation:
     posterior_given: bool = False
     budget: BudgetSpent | None = None
     blind_methods: tuple = ()
+    shared_error: float = 0.0
     logp: np.ndarray = field(init=False)
     stderr: np.ndarray = field(init=False)
+    shared_stderr: np.ndarray = field(init=False)
     upper: np.ndarray | None = field(init=False)
     upper_stderr: np.ndarray | None = field(init=False)
 
     def __post_init__(self) -> None:
         logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
+        shared = np.zeros_like(stderr)
+        if self.shared_error:
+            stderr, shared = error_bars.widened(stderr, self.runs_done, self.tokens,
+                                                self.shared_error)
+            stderr = np.hypot(stderr, shared)
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
+        object.__setattr__(self, "shared_stderr", shared)
         upper = stderr_upper = None
         if self.upper_runs is not None:
             upper, stderr_upper = combine_upper(self.upper_runs)
@@ -259,8 +275,11 @@ class Evaluation:
 
     @property
     def total_stderr(self) -> float:
-        """Standard error of ``total``: sqrt(sum_d se_d^2) over independent documents (nats)."""
-        return float(np.sqrt(np.sum(self.stderr[self.scored] ** 2)))
+        """Standard error of ``total``: sqrt(sum_d se_d^2) over independent documents (nats),
+        with the parts the runs share (``shared_stderr``) added rather than in quadrature
+        (``topiceval.error_bars``)."""
+        own = self.stderr[self.scored] ** 2 - self.shared_stderr[self.scored] ** 2
+        return float(np.sqrt(np.sum(own)) + np.sum(self.shared_stderr[self.scored]))
 
     @property
     def nats_per_token(self) -> float:
@@ -624,7 +643,7 @@ def evaluate(model: LDAModel | GaPModel,
     if "biased upward" in declaration.nature:
         notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare models")
     long_docs = int(np.count_nonzero(lengths[todo] > LONG_DOCUMENT))
-    if long_docs and method != "exact":
+    if long_docs and family == "gapfa":
         notes.append(
             f"{long_docs} document(s) exceed {LONG_DOCUMENT} tokens: there, beyond a few "
             "topics per document, no estimator converged in our benchmarks, estimates may be "
@@ -662,7 +681,8 @@ def evaluate(model: LDAModel | GaPModel,
             predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
             diagnostics=diagnostics, upper_runs=upper_runs,
             posterior_given=posterior is not None,
-            blind_methods=backend.blind_methods(corpus, todo, model))
+            blind_methods=backend.blind_methods(corpus, todo, model),
+            shared_error=declaration.shared_error)
         if goal is not None:
             result = refine(result, goal, run_round=run_round,
                             price=lambda *a: float(price(*a).sum()),
@@ -673,6 +693,9 @@ def evaluate(model: LDAModel | GaPModel,
         if crosscheck.applies(family, method):
             result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
                                     progress)
+        if family == "lda":
+            result = dataclasses.replace(result, diagnostics=regimes.judge(
+                result.diagnostics, lengths, model.n_topics, method, resolved, int(runs)))
         return result
 
 

@@ -140,6 +140,11 @@ class Method:
         LDA: ``blind_spot(docs, alpha_m) -> (D,) str``, the documents in the method's named
         blind spot, each with the reason ("" outside it; ``estimators.lda.blind_spots``): its
         estimates there are not trusted unless certified.
+    shared_error : float
+        Nats per square root of a token: the error that every run of the method shares on a
+        document of N tokens, ``shared_error * sqrt(N)``, which no spread of runs shows and
+        ``topiceval.error_bars`` adds to the standard error, with the runs' part scaled to a
+        Student t interval (0: the standard error is the runs' spread alone).
     """
 
     name: str
@@ -159,6 +164,7 @@ class Method:
     diagnostics: str = ""
     consistent: bool = True
     blind_spot: Callable[..., np.ndarray] | None = None
+    shared_error: float = 0.0
 
     def formula_for(self, settings: Mapping[str, Any]) -> str:
         """``formula`` for these resolved settings."""

@@ -1,0 +1,82 @@
+"""The regime part of ``trusted`` (topiceval.regimes; docs/trust.md#regimes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import topiceval
+from topiceval import regimes
+from topiceval.corpus import Corpus
+from topiceval.models import LDAModel
+
+BRIDGE = {"samples": 100, "draws": 500, "burnin": 50}
+
+
+def _diagnostics(n: int, trusted=True) -> pd.DataFrame:
+    return pd.DataFrame({"trusted": np.full(n, trusted), "reason": [""] * n})
+
+
+def test_long_documents_outside_a_methods_regime_are_not_trusted():
+    lengths = np.array([50, 99, 100, 2000])
+    out = regimes.judge(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
+    assert out["trusted"].tolist() == [True, True, False, False]
+    assert "chib was not shown to cover on documents of 100+ tokens" in out["reason"][2]
+    assert "method='bridge_theta'" in out["reason"][2]
+
+
+def test_inside_the_regime_the_other_checks_verdict_stands():
+    lengths = np.array([100, 600, 2000, 2001])
+    diagnostics = _diagnostics(4)
+    diagnostics.loc[1, ["trusted", "reason"]] = [False, "k-hat 0.9"]
+    out = regimes.judge(diagnostics, lengths, 200, "bridge_theta", BRIDGE, 8)
+    assert out["trusted"].tolist() == [True, False, True, False]
+    assert out["reason"][1] == "k-hat 0.9"  # an untrusted estimate keeps its own reason
+    assert "outside the regime shown to cover" in out["reason"][3]
+    assert "no method was shown to cover it" in out["reason"][3]
+
+
+def test_more_topics_than_the_battery_measured_is_outside():
+    out = regimes.judge(_diagnostics(1), np.array([300]), 201, "bridge_theta", BRIDGE, 8)
+    assert not out["trusted"][0]
+
+
+@pytest.mark.parametrize("settings, runs", [({**BRIDGE, "draws": 499}, 8), (BRIDGE, 7),
+                                            ({**BRIDGE, "draws": 1000}, 16)])
+def test_a_budget_is_inside_only_when_no_smaller_than_the_one_measured(settings, runs):
+    out = regimes.judge(_diagnostics(1), np.array([300]), 20, "bridge_theta", settings, runs)
+    inside = settings["draws"] >= 500 and runs >= 8
+    assert out["trusted"][0] == inside
+    if not inside:
+        assert "below the budget shown to cover" in out["reason"][0]
+
+
+def test_the_advice_names_a_regime_that_covers_the_document():
+    out = regimes.judge(_diagnostics(2), np.array([500, 700]), 3, "is_theta", {**BRIDGE}, 8)
+    assert out["trusted"].tolist() == [True, False]
+    assert "method='bridge_theta'" in out["reason"][1]
+    small = {**BRIDGE, "draws": 100}
+    out = regimes.judge(_diagnostics(2), np.array([500, 700]), 3, "bridge_theta", small, 8)
+    assert "method='is_theta'" in out["reason"][0]
+    assert "no method was shown to cover it" in out["reason"][1]
+
+
+def test_exact_answers_are_exempt():
+    out = regimes.judge(_diagnostics(1), np.array([5000]), 500, "exact", {}, 1)
+    assert out["trusted"][0]
+
+
+def test_evaluate_applies_the_regime():
+    """Through the front door: the default (Chib-style) on a 120-token document is not trusted,
+    whatever its runs say, and the same document by bridge-theta is judged by its checks."""
+    rng = np.random.default_rng(4)
+    model = LDAModel(rng.dirichlet(np.full(40, 0.5), 4), np.full(4, 0.5))
+    doc = rng.integers(0, 40, 120)
+    docs = Corpus.from_documents([doc, doc[:30]], model)
+    default = topiceval.evaluate(model, docs, progress=False)
+    assert default.trusted[1] or "not shown to cover" not in default.diagnostics["reason"][1]
+    assert not default.trusted[0]
+    assert "not shown to cover" in default.diagnostics["reason"][0]
+    bridge = topiceval.evaluate(model, docs, "bridge_theta", progress=False)
+    assert "regime" not in bridge.diagnostics["reason"][0]
