@@ -28,7 +28,8 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import uniform
-from topiceval.estimators.schedule import schedule
+from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import check_temperatures, schedule, temperatures
 from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
@@ -40,6 +41,9 @@ from topiceval.logistic_normal.weights import (
 
 TWO_PI = 2.0 * math.pi
 BRACKET_FLOOR = 1e-13
+# likelihood evaluations per transition on average, for the price before a run (measured
+# 1.4-3.5 on benchmarks/ln_rate.py's documents; the work recorded is the evaluations made)
+AIS_EVALUATIONS = 4.0
 
 
 @njit(cache=True)
@@ -114,3 +118,11 @@ def ais(model: LogisticNormalModel, ids, *, temperatures=1000, runs: int = 8, se
         evaluations += used
     per_step = (evaluations - log_w.size) / max(1, log_w.size * (tau.size - 2))
     return estimate_from_weights(log_w), per_step
+
+
+AIS = Method(
+    "ais", (temperatures(1000),),
+    cost=lambda c, n_topics, settings: (check_temperatures(settings["temperatures"]) * c
+                                        * AIS_EVALUATIONS),
+    formula=f"{AIS_EVALUATIONS:g} S c", budget="temperatures", diagnostics="runs",
+    nature="unbiased for P(w) (annealed importance sampling, elliptical slice sampling)")
