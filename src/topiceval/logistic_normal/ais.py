@@ -41,9 +41,10 @@ from topiceval.logistic_normal.weights import (
 
 TWO_PI = 2.0 * math.pi
 BRACKET_FLOOR = 1e-13
-# likelihood evaluations per transition on average, for the price before a run (measured
-# 1.4-3.5 on benchmarks/ln_rate.py's documents; the work recorded is the evaluations made)
-AIS_EVALUATIONS = 4.0
+# likelihood evaluations per transition on average, for the price before a run (measured 1.7 to
+# 5.0 on benchmarks/ln_rate.py's documents, the most on 200-token mixture documents; the work
+# recorded is the evaluations made)
+AIS_EVALUATIONS = 5.0
 
 
 @njit(cache=True)
