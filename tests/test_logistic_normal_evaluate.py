@@ -82,6 +82,40 @@ def test_the_criterion_rejects_a_perturbed_model(method, settings):
     assert not within(result, exact_of("mixture-K3-full")).all()
 
 
+@pytest.mark.parametrize("name", PROBLEMS)
+def test_bdmc_bounds_meet_the_exact_answer(name):
+    """From the z that generated each document (exact posterior samples) the reverse runs'
+    1 / P-hat is unbiased for 1 / P(w): both bounds within 5 of their standard errors of the
+    exact value, and the gap within the slack, so every estimate is trusted."""
+    model = PROBLEMS[name]
+    docs, z = sample_documents(model, [8, 30], seed=2)
+    truth = np.array([exact(model, doc).log_p for doc in docs])
+    result = topiceval.evaluate(model, docs, "bdmc", posterior=z, temperatures=300, runs=RUNS,
+                                progress=False)
+    assert within(result, truth).all(), (result.logp - truth, result.stderr)
+    assert np.all(np.abs(np.expm1(truth - result.upper)) <= TOLERANCE * result.upper_stderr)
+    assert result.trusted.all(), result.diagnostics["reason"].tolist()
+    assert result.posterior_given and "true stochastic bound" in result.summary()
+
+
+def test_a_wide_bdmc_gap_is_not_trusted():
+    """Two temperatures on a 200-token document: the bounds are nats apart."""
+    model = PROBLEMS["mixture-K3-full"]
+    docs, z = sample_documents(model, [200], seed=3)
+    result = topiceval.evaluate(model, docs, "bdmc", posterior=z, temperatures=2,
+                                progress=False)
+    assert result.gap[0] > 1.0
+    assert not result.trusted[0] and "BDMC gap" in result.diagnostics["reason"][0]
+    assert "BDMC gap 1" in result.summary()
+
+
+def test_a_posterior_must_be_one_z_per_document():
+    with pytest.raises(ValueError, match=r"finite \(3, 3\) array of z") as err:
+        topiceval.evaluate(PROBLEMS["mixture-K3-full"], DOCS, "bdmc", posterior=np.zeros((2, 3)),
+                           progress=False)
+    assert "\n" not in str(err.value)
+
+
 def test_exact_through_evaluate_is_the_oracle():
     result = topiceval.evaluate(PROBLEMS["product-K2-full"], DOCS, "exact", runs=1,
                                 progress=False)

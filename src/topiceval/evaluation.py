@@ -564,7 +564,8 @@ def evaluate(model: LDAModel | GaPModel,
         ``method="bdmc"`` only: one posterior sample per document where its reverse runs
         start, LDA: its topic assignments z (one per token scored,
         ``topiceval.training.lda.synthetic_sample``), GaP-FA: a (D, T) array of topic totals
-        (``topiceval.training.gapfa.synthetic.sample_documents``).  Exact samples (the latent
+        (``topiceval.training.gapfa.synthetic.sample_documents``), logistic-normal: a (D, K)
+        array of z (``topiceval.logistic_normal.simulate.sample_documents``).  Exact samples (the latent
         variables that generated synthetic documents) make the upper bound a true stochastic
         bound; without them it starts from the forward runs' final states (approximate).
     **settings
@@ -1061,14 +1062,23 @@ class _LogisticNormal:
         from topiceval.logistic_normal.runs import estimate_runs
 
         docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
+        starts = None if warmup or posterior is None else posterior[block]
         res = estimate_runs(method, docs, model, runs=runs, seed=seed, first_run=first_run,
-                            doc_keys=block, work_limit=work_limit, **settings)
+                            doc_keys=block, work_limit=work_limit, posterior=starts,
+                            **settings)
         return res.logp, res.work, res.seconds, res.diagnostics, res.upper
 
     @staticmethod
     def blind_methods(corpus, todo, model) -> tuple[str, ...]:
         """None named for the logistic-normal family."""
         return ()
+
+    @staticmethod
+    def check_posterior(posterior, corpus, model):
+        """``posterior``: (D, K) samples of z, one per document."""
+        from topiceval.logistic_normal.bdmc import check_posterior
+
+        return check_posterior(posterior, len(corpus), model.n_topics)
 
 
 _BACKENDS = {"lda": _LDA, "gapfa": _GAPFA, "logistic_normal": _LogisticNormal}

@@ -82,9 +82,16 @@ def ess_step(code, beta, bias, words, counts, mu, chol, tau, z, ell, rng, eps, n
 @njit(cache=True)
 def ais_run(code, beta, bias, words, counts, mu, chol, tau, rng):
     """One AIS run (module docstring): (log w, likelihood evaluations)."""
+    return ais_run_into(code, beta, bias, words, counts, mu, chol, tau, rng,
+                        np.empty(mu.shape[0]))
+
+
+@njit(cache=True)
+def ais_run_into(code, beta, bias, words, counts, mu, chol, tau, rng, z):
+    """``ais_run``, leaving the chain's final state (after the transition at τ_{S-1}) in ``z``
+    (K,): the start of BDMC's reverse run when no exact posterior sample is given."""
     n_topics = mu.shape[0]
     eps = np.empty(n_topics)
-    z = np.empty(n_topics)
     nu = np.empty(n_topics)
     x = np.empty(n_topics)
     theta = np.empty(n_topics)

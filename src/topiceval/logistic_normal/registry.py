@@ -9,7 +9,7 @@ for the mixture decoder (J distinct words), c = K V for the product
 J, K, V and the settings, is each method's ``Method.formula``: ``is_prior`` S c;
 ``is_laplace`` S (c + K^2) plus the mode search priced at ``is_laplace.FIT_ITERATIONS`` Newton
 steps and charged to every run (an upper bound); ``ais`` ``ais.AIS_EVALUATIONS`` S c (the work
-recorded is the evaluations made); ``exact`` the nodes of every quadrature order up to the
+recorded is the evaluations made); ``bdmc`` twice that (recorded as predicted); ``exact`` the nodes of every quadrature order up to the
 largest, times c (an upper bound; the work recorded is that of the orders evaluated).
 """
 
@@ -19,11 +19,12 @@ import numpy as np
 
 from topiceval.estimators.method import Method, lookup, table
 from topiceval.logistic_normal.ais import AIS
+from topiceval.logistic_normal.bdmc import BDMC
 from topiceval.logistic_normal.exact import EXACT
 from topiceval.logistic_normal.is_laplace import IS_LAPLACE
 from topiceval.logistic_normal.is_prior import IS_PRIOR
 
-METHODS: dict[str, Method] = table(IS_LAPLACE, AIS, IS_PRIOR, EXACT)
+METHODS: dict[str, Method] = table(IS_LAPLACE, AIS, BDMC, IS_PRIOR, EXACT)
 
 
 def declaration(method) -> Method:
