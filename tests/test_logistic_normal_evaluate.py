@@ -14,10 +14,11 @@ import pytest
 
 import topiceval
 from reference.logistic_normal_ref import random_model
-from topiceval import limits
+from topiceval import cli, limits
 from topiceval.logistic_normal import LogisticNormalModel
 from topiceval.logistic_normal.exact import exact
 from topiceval.logistic_normal.simulate import sample_documents
+from topiceval.models import save_model
 
 TOLERANCE = 5.0
 # the standard error of R runs has R - 1 degrees of freedom: with 16, P(|t_15| > 5) = 1.6e-4 per
@@ -242,3 +243,26 @@ def test_an_empty_document_is_refused_or_skipped():
     result = topiceval.evaluate(PROBLEMS["mixture-K2-diagonal"], docs, empty="skip",
                                 progress=False)
     assert np.isnan(result.logp[1]) and np.isfinite(result.logp[0])
+
+
+# --------------------------------------------------------------------------- command line
+def test_the_command_scores_a_saved_model(tmp_path, capsys):
+    """``topiceval evaluate`` reads the family from the model file and gives evaluate's
+    numbers; its limit and bad settings are one-line refusals."""
+    model = with_words(PROBLEMS["product-K2-full"])
+    save_model(tmp_path / "ln.npz", model)
+    (tmp_path / "docs.txt").write_text("ant bee bee dog fox\ncat cat eel yak\n")
+    out = tmp_path / "est.csv"
+    base = ["evaluate", "--model", str(tmp_path / "ln.npz"), "--docs",
+            str(tmp_path / "docs.txt"), "--no-progress"]
+    assert cli.main(base + ["--df", "3", "--seed", "2", "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "LOGISTIC_NORMAL is_laplace on 2 of 2 documents" in err
+    expected = topiceval.evaluate(model, [["ant", "bee", "bee", "dog", "fox"],
+                                          ["cat", "cat", "eel", "yak"]], df=3.0, seed=2,
+                                  progress=False)
+    np.testing.assert_array_equal(pd.read_csv(out)["logp_nats"], expected.logp)
+    assert cli.main(base + ["--samples", str(10**9)]) == 1
+    assert "--samples 3" in capsys.readouterr().err  # the samples that would fit
+    assert cli.main(base + ["--method", "chib"]) == 1
+    assert "unknown logistic-normal method 'chib'" in capsys.readouterr().err
