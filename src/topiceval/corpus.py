@@ -43,6 +43,7 @@ import scipy.sparse as sp
 
 from topiceval.counts import as_count_matrix
 from topiceval.io import atomic_path
+from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.models import GaPModel, LDAModel
 from topiceval.npzfile import NpzMembers, read_npz
 from topiceval.seeds import generator
@@ -124,7 +125,7 @@ class Corpus(Sequence):
     def from_documents(
         cls,
         docs: Sequence[Sequence[int]],
-        vocab: Sequence[str] | LDAModel | GaPModel,
+        vocab: Sequence[str] | LDAModel | GaPModel | LogisticNormalModel,
         names: Sequence[str] | None = None,
         split: Sequence[str] | str = "train",
         meta: dict | None = None,
@@ -155,7 +156,7 @@ class Corpus(Sequence):
             For documents that are not integer token ids, or an id outside 0..V - 1.
         """
         meta = dict(meta or {})
-        if isinstance(vocab, (LDAModel, GaPModel)):
+        if isinstance(vocab, (LDAModel, GaPModel, LogisticNormalModel)):
             if vocab.vocab is None:
                 meta["vocab"] = MODEL_COLUMNS
             vocab = model_words(vocab)
@@ -279,7 +280,7 @@ class Corpus(Sequence):
                              "word list)")
         found = None
         if analyzer is None:
-            if isinstance(vocabulary, (LDAModel, GaPModel)):
+            if isinstance(vocabulary, (LDAModel, GaPModel, LogisticNormalModel)):
                 found, _ = recorded(vocabulary.meta)
             analyzer = found if found is not None else str.split
         elif not callable(analyzer):

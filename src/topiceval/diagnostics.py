@@ -745,7 +745,8 @@ def reason_counts(reasons) -> dict[str, int]:
 # the start of each reason ``trust`` gives, and its short name
 LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("below the floor", "below the floor"), ("above the ceiling", "above the ceiling"),
-          ("reciprocal gap", "reciprocal gap"), ("stuck chain", "stuck chain"),
+          ("reciprocal gap", "reciprocal gap"), ("BDMC gap", "BDMC gap"),
+          ("stuck chain", "stuck chain"),
           ("ESS", "ESS"), ("R-hat", "R-hat"), ("one run carries", "one run dominates"),
           ("the method is not consistent", "inconsistent method"),
           ("no spread", "no spread"), ("blind spot", "blind spot"),

@@ -62,8 +62,10 @@ def as_model_corpus(model, docs, *, oov: str = "drop", columns: str | None = Non
 
     Parameters
     ----------
-    model : LDAModel or GaPModel
-        The model the documents will be scored by; its family decides what a document is.
+    model : LDAModel, GaPModel or LogisticNormalModel
+        The model the documents will be scored by; its family decides what a document is (a
+        logistic-normal model reads them as LDA does, and a count matrix as GaP-FA does: its
+        likelihood depends on the counts only).
     docs : Corpus, documents of words or token ids, or a count matrix
         As ``topiceval.evaluate`` takes them (the list in this module's docstring).
     oov : {"drop", "error"}, default "drop"
@@ -180,7 +182,8 @@ def _column_words(labels, n_columns: int) -> list | None:
 
 def _from_matrix(model, counts, words: list | None, oov: str, columns: str | None,
                  container: str) -> Corpus:
-    """A count matrix: refused for LDA; for GaP-FA matched by word, or by size when stated."""
+    """A count matrix: refused for LDA; for GaP-FA and the logistic-normal family matched by
+    word, or by size when stated."""
     if model.family == "lda":
         raise ValueError(
             f"docs is a {container} of shape {counts.shape}, a (D, V) count matrix; for an LDA "

@@ -1,4 +1,5 @@
-"""The front door: ``topiceval.evaluate(model, docs)`` for LDA and GaP-FA models.
+"""The front door: ``topiceval.evaluate(model, docs)`` for LDA, GaP-FA and logistic-normal
+models.
 
     import topiceval
     result = topiceval.evaluate(model, docs)          # default method, runs and settings
@@ -6,7 +7,9 @@
     result.logp, result.stderr, result.total, result.perplexity, result.to_frame()
 
 ``model``: a ``topiceval.models.LDAModel`` or ``GaPModel`` (``topiceval.adapters`` imports
-models of scikit-learn, gensim, tomotopy, MALLET and ``lda``).  ``docs``: a ``Corpus``, lists of
+models of scikit-learn, gensim, tomotopy, MALLET and ``lda``), or a
+``topiceval.logistic_normal.LogisticNormalModel`` (ProdLDA, ETM, CTM; its documents are read as
+LDA's, and since its likelihood depends on the counts only, a count matrix with words too).  ``docs``: a ``Corpus``, lists of
 word strings, token-id sequences (LDA: ids of the model's columns) or, for GaP-FA only, a (D, V)
 count matrix.  What a document is, per family, is decided once in ``topiceval.documents``:
 documents that carry words are matched to the model's vocabulary *by word* (``Corpus.align``),
@@ -40,7 +43,11 @@ LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats 
 and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA AIS with 1,000
 temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
 estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0,
-was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted).  Several runs matter
+was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted); for the
+logistic-normal family IS-Laplace with a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007
+nats against quadrature at K <= 3, 0.02-0.10 against a BDMC sandwich at K = 20, where AIS with
+1,000 temperatures and 4 runs was 0.06-0.33 and 0.10-0.22 for about the same CPU time;
+benchmarks/ln_default_method.py, docs/methods/logistic-normal.md#default-method).  Several runs matter
 more than long chains: a single Chib run sometimes starts in a poor mode and lands tens of nats
 low, and the average in probability keeps the good runs.
 """
@@ -72,6 +79,7 @@ from topiceval.documents import (
     document_listing,
 )
 from topiceval.limits import DEFAULT_WORK_LIMIT, RATE, resolve_limit
+from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.models import GaPModel, LDAModel
 from topiceval.targets import BudgetSpent, parse_target, refine
 from topiceval.threads import numba_threads
@@ -90,13 +98,15 @@ if TYPE_CHECKING:
 DEFAULTS = {
     "lda": ("chib", {"samples": 1000, "burnin": 50, "iterations": 20}),
     "gapfa": ("ais", {"temperatures": 1000}),
+    "logistic_normal": ("is_laplace", {"samples": 500, "df": 5.0}),
 }
-DEFAULT_RUNS = {"lda": 8, "gapfa": 4}
+DEFAULT_RUNS = {"lda": 8, "gapfa": 4, "logistic_normal": 8}
 LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
 PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
-WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates"}
+WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates",
+              "logistic_normal": "decoder terms"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
                     "repeats": float, "heavy_factor_sd": float, "floor": float,
                     "ceiling": float, "trusted": bool, "reason": str}
@@ -109,6 +119,9 @@ ADVICE = {
              "another method (ais beyond a few dozen counts, l2r for a few counts, l2r_seq, or "
              "exact for small documents); "
              + page("trust.md"),
+    "logistic_normal": "rerun them with a larger budget (more samples or runs), or with ais "
+                       "(more temperatures), or exact for K <= 3; "
+                       + page("methods/logistic-normal.md"),
 }
 SHORT_DOCUMENT_METHODS = ("ais", "is_ip")
 # (D, R) arrays of 8 bytes that evaluate allocates besides the estimator's: the estimates and
@@ -484,7 +497,7 @@ def evaluate(model: LDAModel | GaPModel,
 
     Parameters
     ----------
-    model : LDAModel or GaPModel
+    model : LDAModel, GaPModel or LogisticNormalModel
         The model (``topiceval.models.load_model``, a trainer, or ``topiceval.adapters``).
         Its ``vocab`` (word list), when present, is what documents with words are matched to.
     docs : Corpus, list of lists of str, list of token-id arrays, or (D, V) count matrix
@@ -502,13 +515,17 @@ def evaluate(model: LDAModel | GaPModel,
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``is_theta``, ``bridge_theta``, ``hm``, ``bdmc``, ``exact``; GaP-FA:
         ``ais``, ``bdmc``, ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``;
+        logistic-normal: ``is_laplace``, ``ais``, ``is_prior``, ``exact`` (K <= 3);
         the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, AIS with 1,000 temperatures for GaP-FA (chosen by measurement: the
-        documentation page "Which estimator and budget should I use?").
+        passes for LDA, AIS with 1,000 temperatures for GaP-FA, IS-Laplace with a t_5
+        proposal and 500 samples for the logistic-normal family (chosen by measurement: the
+        documentation page "Which estimator and budget should I use?" and
+        docs/methods/logistic-normal.md).
     runs : int, optional
         Independent runs per document, averaged in probability (default
-        ``DEFAULT_RUNS[family]``: 8 for LDA, 4 for GaP-FA; at least 2 for a standard error).
+        ``DEFAULT_RUNS[family]``: 8 for LDA and the logistic-normal family, 4 for GaP-FA; at
+        least 2 for a standard error).
     seed : int, default 0
         Seed of every random stream; the same seed gives bit-identical results for any number
         of threads.
@@ -537,8 +554,9 @@ def evaluate(model: LDAModel | GaPModel,
         is a terminal or this runs in a notebook.
     work_limit : float, None or "default"
         The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
-        default 2.4e9) or topic-word site updates (GaP-FA, default 6e9): a minute of one core at
-        the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a 2-core
+        default 2.4e9), topic-word site updates (GaP-FA, default 6e9) or decoder terms
+        (logistic-normal, default 6e9; ``topiceval.logistic_normal.registry``): a minute of one
+        core at the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a 2-core
         test machine, two to four minutes for LDA's default method and up to one for GaP-FA's
         (the documentation's page "Implementation notes", "Work limits").  Checked before
         anything runs, with the predicted time and the fewer runs, smaller setting or fewer
@@ -565,7 +583,8 @@ def evaluate(model: LDAModel | GaPModel,
         ``method="bdmc"`` only: one posterior sample per document where its reverse runs
         start, LDA: its topic assignments z (one per token scored,
         ``topiceval.training.lda.synthetic_sample``), GaP-FA: a (D, T) array of topic totals
-        (``topiceval.training.gapfa.synthetic.sample_documents``).  Exact samples (the latent
+        (``topiceval.training.gapfa.synthetic.sample_documents``), logistic-normal: a (D, K)
+        array of z (``topiceval.logistic_normal.simulate.sample_documents``).  Exact samples (the latent
         variables that generated synthetic documents) make the upper bound a true stochastic
         bound; without them it starts from the forward runs' final states (approximate).
     **settings
@@ -763,8 +782,11 @@ def _family(model) -> str:
         return "lda"
     if isinstance(model, GaPModel):
         return "gapfa"
+    if isinstance(model, LogisticNormalModel):
+        return "logistic_normal"
     raise ValueError(
-        f"model must be a topiceval LDAModel or GaPModel, got {type(model).__name__}; import "
+        f"model must be a topiceval LDAModel, GaPModel or LogisticNormalModel, got "
+        f"{type(model).__name__}; import "
         "other libraries' models with topiceval.adapters (from_sklearn, from_gensim, "
         "from_tomotopy, from_mallet, from_lda)"
     )
@@ -1040,4 +1062,46 @@ class _GAPFA:
         return check_posterior(posterior, docs, model.n_topics)
 
 
-_BACKENDS = {"lda": _LDA, "gapfa": _GAPFA}
+class _LogisticNormal:
+    """``topiceval.logistic_normal.runs`` behind the front door."""
+
+    @staticmethod
+    def method(name):
+        """The declaration of estimator ``name`` (``estimators.method.Method``)."""
+        from topiceval.logistic_normal import registry
+
+        return registry.declaration(name)
+
+    @staticmethod
+    def predict(method, corpus, todo, settings, model, runs, work_limit, threads):
+        from topiceval.logistic_normal.runs import check_limits
+
+        return check_limits(method, [corpus[int(d)] for d in todo], model, runs=runs,
+                            work_limit=work_limit, extra_arrays=EVALUATE_ARRAYS, **settings)
+
+    @staticmethod
+    def run(method, corpus, block, model, settings, runs, seed, *, first_run=0, posterior=None,
+            warmup=False, work_limit="default"):
+        from topiceval.logistic_normal.runs import estimate_runs
+
+        docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
+        starts = None if warmup or posterior is None else posterior[block]
+        res = estimate_runs(method, docs, model, runs=runs, seed=seed, first_run=first_run,
+                            doc_keys=block, work_limit=work_limit, posterior=starts,
+                            **settings)
+        return res.logp, res.work, res.seconds, res.diagnostics, res.upper
+
+    @staticmethod
+    def blind_methods(corpus, todo, model) -> tuple[str, ...]:
+        """None named for the logistic-normal family."""
+        return ()
+
+    @staticmethod
+    def check_posterior(posterior, corpus, model):
+        """``posterior``: (D, K) samples of z, one per document."""
+        from topiceval.logistic_normal.bdmc import check_posterior
+
+        return check_posterior(posterior, len(corpus), model.n_topics)
+
+
+_BACKENDS = {"lda": _LDA, "gapfa": _GAPFA, "logistic_normal": _LogisticNormal}

@@ -1,7 +1,8 @@
 """Estimator settings as command-line options, shared by ``estimate`` and ``evaluate``.
 
 The options are read from the methods' declarations (``topiceval.estimators.method.Setting``, in
-``topiceval.estimators.lda.registry`` and ``topiceval.estimators.gapfa.registry``): one option
+``topiceval.estimators.lda.registry``, ``topiceval.estimators.gapfa.registry`` and
+``topiceval.logistic_normal.registry``): one option
 per setting name, parsed with the setting's type, with its choices and, in the help, its meaning
 in each method that takes it.  Only the options given on the command line are passed on; the
 others keep the estimator's defaults, and the estimator refuses a setting its method does not
@@ -18,12 +19,15 @@ from topiceval.estimators.method import Method, Setting
 
 
 def method_tables() -> dict[str, dict[str, Method]]:
-    """The declared methods by family label: LDA estimate, LDA completion, GaP-FA."""
+    """The declared methods by family label: LDA estimate, LDA completion, GaP-FA,
+    logistic-normal."""
     from topiceval.estimators.gapfa import registry as gapfa_registry
     from topiceval.estimators.lda import registry as lda_registry
+    from topiceval.logistic_normal import registry as logistic_normal_registry
 
     return {"LDA": lda_registry.ESTIMATE, "LDA --complete": lda_registry.COMPLETE,
-            "GaP-FA": gapfa_registry.METHODS}
+            "GaP-FA": gapfa_registry.METHODS,
+            "logistic-normal": logistic_normal_registry.METHODS}
 
 
 def declared_settings() -> dict[str, tuple[Setting, str]]:

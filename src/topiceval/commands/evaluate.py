@@ -76,13 +76,15 @@ def register(subparsers) -> None:
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
-                        help="estimator (default: chib for LDA, ais for GaP-FA, chosen by "
-                             "benchmark; 'topiceval estimate --help' lists every method)")
+                        help="estimator (default: chib for LDA, ais for GaP-FA, is_laplace for "
+                             "the logistic-normal family, chosen by benchmark; 'topiceval "
+                             "estimate --help' lists the LDA and GaP-FA methods; logistic-normal: "
+                             "is_laplace, ais, is_prior, exact)")
     add_setting_options(parser)
     add_limit_option(parser)
     parser.add_argument("--runs", type=int, default=None,
                         help="independent runs per document, for the standard error "
-                             "(default: 8 for LDA, 4 for GaP-FA)")
+                             "(default: 8 for LDA, 4 for GaP-FA and the logistic-normal family)")
     parser.add_argument("--target", default=None,
                         help="stop when the answer is good enough: e.g. '0.05 nats/token' or "
                              "'0.5 nats' (the most standard error per document), or 'gap 0.05 "

@@ -10,6 +10,10 @@ Described in docs/methods/logistic-normal.md.
 * ``elbo``: the evidence lower bound of a diagonal Gaussian q (the libraries' number);
 * ``exact``: Gauss-Hermite quadrature of P(w_d) for K <= 3, the oracle of the tests.
 * ``simulate``: documents drawn from a model, with the z that generated each.
+* ``registry``, ``runs``: the methods by name and their runs on many documents, priced first
+  (what ``topiceval.evaluate`` calls);
+* ``completion``: document completion log P(w2 | w1);
+* ``importers``, ``torchfile``: models saved by contextualized-topic-models, read without torch.
 """
 
 from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm

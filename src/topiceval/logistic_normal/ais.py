@@ -28,7 +28,8 @@ import numpy as np
 from numba import njit
 
 from topiceval._numba import uniform
-from topiceval.estimators.schedule import schedule
+from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import check_temperatures, schedule, temperatures
 from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
@@ -40,6 +41,10 @@ from topiceval.logistic_normal.weights import (
 
 TWO_PI = 2.0 * math.pi
 BRACKET_FLOOR = 1e-13
+# likelihood evaluations per transition on average, for the price before a run (measured 1.7 to
+# 5.0 on benchmarks/ln_rate.py's documents, the most on 200-token mixture documents; the work
+# recorded is the evaluations made)
+AIS_EVALUATIONS = 5.0
 
 
 @njit(cache=True)
@@ -77,9 +82,16 @@ def ess_step(code, beta, bias, words, counts, mu, chol, tau, z, ell, rng, eps, n
 @njit(cache=True)
 def ais_run(code, beta, bias, words, counts, mu, chol, tau, rng):
     """One AIS run (module docstring): (log w, likelihood evaluations)."""
+    return ais_run_into(code, beta, bias, words, counts, mu, chol, tau, rng,
+                        np.empty(mu.shape[0]))
+
+
+@njit(cache=True)
+def ais_run_into(code, beta, bias, words, counts, mu, chol, tau, rng, z):
+    """``ais_run``, leaving the chain's final state (after the transition at τ_{S-1}) in ``z``
+    (K,): the start of BDMC's reverse run when no exact posterior sample is given."""
     n_topics = mu.shape[0]
     eps = np.empty(n_topics)
-    z = np.empty(n_topics)
     nu = np.empty(n_topics)
     x = np.empty(n_topics)
     theta = np.empty(n_topics)
@@ -114,3 +126,11 @@ def ais(model: LogisticNormalModel, ids, *, temperatures=1000, runs: int = 8, se
         evaluations += used
     per_step = (evaluations - log_w.size) / max(1, log_w.size * (tau.size - 2))
     return estimate_from_weights(log_w), per_step
+
+
+AIS = Method(
+    "ais", (temperatures(1000),),
+    cost=lambda c, n_topics, settings: (check_temperatures(settings["temperatures"]) * c
+                                        * AIS_EVALUATIONS),
+    formula=f"{AIS_EVALUATIONS:g} S c", budget="temperatures", diagnostics="runs",
+    nature="unbiased for P(w) (annealed importance sampling, elliptical slice sampling)")

@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from topiceval.estimators.schedule import schedule
-from topiceval.logistic_normal.ais import ess_step
+from topiceval.estimators.method import Method
+from topiceval.estimators.schedule import check_temperatures, schedule, temperatures
+from topiceval.logistic_normal.ais import AIS_EVALUATIONS, ess_step
 from topiceval.logistic_normal.likelihood import document_decoder, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import Estimate, estimate_from_weights, stream, weights_array
@@ -67,3 +68,24 @@ def bdmc_upper(model: LogisticNormalModel, ids, posterior, *, temperatures=1000,
                                     dec.chol, tau, starts[r], stream("bdmc", seed, document, r))
     inverse = estimate_from_weights(log_w)
     return inverse._replace(log_p=-inverse.log_p)
+
+
+def check_posterior(posterior, n_docs: int, n_topics: int) -> np.ndarray:
+    """``posterior`` as a finite (D, K) float64 array: one sample of z per document (the z that
+    generated a synthetic document is an exact one, ``simulate.sample_documents``)."""
+    arr = np.asarray(posterior)
+    if (arr.shape != (n_docs, n_topics) or arr.dtype.kind not in "iuf"
+            or not np.all(np.isfinite(arr))):
+        raise ValueError(f"posterior must be a finite ({n_docs}, {n_topics}) array of z, one "
+                         f"row per document; got shape {arr.shape} of {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+BDMC = Method(
+    "bdmc", (temperatures(1000),),
+    cost=lambda c, n_topics, settings: (2.0 * check_temperatures(settings["temperatures"]) * c
+                                        * AIS_EVALUATIONS),
+    formula=f"2 x {AIS_EVALUATIONS:g} S c (the forward run and the reverse one)",
+    budget="temperatures", upper=True, diagnostics="runs",
+    nature="a stochastic lower bound (forward AIS, unbiased for P(w)) and upper bound (reverse "
+           "AIS from posterior samples; a true bound only from exact ones)")

@@ -24,6 +24,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.special import logsumexp, roots_hermite
 
+from topiceval.estimators.method import Method
+
 from topiceval.logistic_normal import laplace
 from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.logistic_normal.model import LogisticNormalModel
@@ -33,6 +35,13 @@ MAX_NODES = 2**21  # the largest rule tried: 128 points a dimension at K = 3
 CHUNK = 2**15  # nodes evaluated at once (the product decoder holds CHUNK x V logits)
 SCALE = 1.2  # the quadrature Gaussian is the Laplace one widened by this factor
 ORDERS = (8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
+
+
+def quadrature_nodes(n_topics: int, last_order: int | None = None) -> float:
+    """The nodes of every order ``exact`` tries for K topics, up to ``last_order`` (default:
+    the largest): its work, in likelihood evaluations."""
+    return float(sum(n ** n_topics for n in ORDERS if n ** n_topics <= MAX_NODES
+                     and (last_order is None or n <= last_order)))
 
 
 class Exact(NamedTuple):
@@ -93,3 +102,9 @@ def exact(model: LogisticNormalModel, ids, *, tol: float = 1e-9) -> Exact:
             return Exact(values[-1], error, order)
     raise ValueError(f"Gauss-Hermite quadrature did not converge to {tol:g} within "
                      f"{MAX_NODES} nodes (order {order}; last change {error:.3g} in log P)")
+
+
+EXACT = Method(
+    "exact", (), cost=lambda c, n_topics, settings: quadrature_nodes(n_topics) * c,
+    formula="nodes c (K <= 3; every order up to the largest: an upper bound)", sampled=False,
+    nature="exact (Gauss-Hermite quadrature to 1e-9, K <= 3)")

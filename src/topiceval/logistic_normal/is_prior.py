@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from topiceval.estimators.method import Method, Setting
+
 from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
@@ -46,3 +48,10 @@ def is_prior(model: LogisticNormalModel, ids, *, samples: int = 1000, seed: int 
     is_prior_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu, dec.chol,
                      stream("is_prior", seed, document), out)
     return estimate_from_weights(out)
+
+
+SAMPLES = Setting("samples", 1000, "importance samples S per run", minimum=1)
+IS_PRIOR = Method(
+    "is_prior", (SAMPLES,), cost=lambda c, n_topics, settings: settings["samples"] * c,
+    formula="S c", budget="samples", diagnostics="weights",
+    nature="unbiased for P(w) (importance sampling from the prior)")

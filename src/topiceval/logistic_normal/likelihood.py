@@ -40,6 +40,16 @@ class Decoder(NamedTuple):
     chol: np.ndarray  # (K, K) lower Cholesky factor of Sigma
 
 
+def evaluation_cost(decoder: str, distinct, n_topics: int, n_types: int) -> np.ndarray:
+    """c (D,): the decoder terms (multiply-adds) of one evaluation of log p(w_d | z) for each
+    document, from its J distinct words ``distinct``: J K for the mixture, K V for the product
+    (the work unit of the family's estimators, docs/methods/logistic-normal.md#cost)."""
+    distinct = np.asarray(distinct, dtype=np.float64)
+    if decoder == "mixture":
+        return distinct * n_topics
+    return np.full(distinct.shape, float(n_topics) * n_types)
+
+
 def document_counts(ids, n_types: int) -> tuple[np.ndarray, np.ndarray]:
     """The distinct word ids of a document of token ids (model columns) and their counts."""
     ids = np.asarray(ids)

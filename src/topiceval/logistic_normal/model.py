@@ -112,6 +112,24 @@ def fold_batch_norm(weight, bias, running_mean, running_var, scale=None, shift=N
     B = W * s, b = (c - running_mean) * s + shift, s = scale / sqrt(running_var + eps).
     ``scale``/``shift`` are the affine parameters (ones/zeros for a batch norm without them,
     as in ProdLDA, whose ``affine=False``).
+
+    Parameters
+    ----------
+    weight : (K, V) array of float
+        W, the decoder's weights from theta to the logits.
+    bias : (V,) array of float or None
+        c, the decoder's logit offsets (None: zeros).
+    running_mean, running_var : (V,) array of float
+        The batch norm's running statistics.
+    scale, shift : (V,) array of float, optional
+        The batch norm's affine parameters (default ones and zeros).
+    eps : float, default 1e-5
+        The batch norm's epsilon (torch's default).
+
+    Returns
+    -------
+    (B, b) : ((K, V) array, (V,) array)
+        The folded decoder: p(w | theta) = softmax(theta' B + b).
     """
     weight = _float_array(weight, "weight")
     n_types = weight.shape[-1]
