@@ -203,7 +203,8 @@ def test_the_estimates_do_not_depend_on_the_parts(study_run, tmp_path):
     pd.testing.assert_frame_equal(whole, parts)
 
 
-def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_run, tmp_path):
+def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_run, tmp_path,
+                                                                         capsys):
     """Issue 45: a document whose estimate is untrusted is estimated again with RERUN_FACTOR x
     the runs (fresh runs of its own streams), that estimate replaces the first, and the rows do
     not depend on the parts."""
@@ -221,6 +222,9 @@ def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_r
         for part in range(parts):
             S.estimate_job(*paths, name, part, parts, estimate, None,
                            tmp_path / f"{part}of{parts}.csv", tmp_path / "timings.csv")
+    said = capsys.readouterr().out  # the job says what it does, and the re-run
+    assert f"study {name} part 1 of 1: scoring 24 held-out documents, 2 runs each" in said
+    assert "untrusted: re-running them with 8 runs" in said
     rows = pd.read_csv(tmp_path / "0of1.csv")
     pd.testing.assert_frame_equal(rows, pd.concat(
         [pd.read_csv(tmp_path / f"{i}of2.csv") for i in range(2)], ignore_index=True))

@@ -59,7 +59,10 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     FigureCanvasAgg(fig)
     honest, paired_ax, coherence_ax, own_ax = fig.subplots(1, 4,
                                                            width_ratios=[1.0, 0.8, 0.8, 1.0])
-    for i, (label, part) in enumerate(_series(candidates)):
+    series = _series(candidates)
+    n_series = len(series)
+    spread = max(float(np.ptp(candidates["topics"].astype(float))), 1.0)
+    for i, (label, part) in enumerate(series):
         color = COLORS[i % len(COLORS)]
         by_t = part.astype({"topics": int}).groupby("topics", sort=True)
         t = np.array(sorted(by_t.groups))
@@ -72,10 +75,12 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
         own_ax.plot(t, ppl, color=color, marker=marker, linewidth=1)
         if "coherence_npmi" in part:
             npmi = by_t["coherence_npmi"].mean().to_numpy(float)
-            # a percentile interval need not hold the full-reference value: drawn as is
-            coherence_ax.vlines(t, by_t["coherence_npmi_low"].min().to_numpy(float),
+            # a percentile interval need not hold the full-reference value: drawn as is, each
+            # line shifted a little sideways so that intervals at one T stay apart
+            shifted = t + (i - (n_series - 1) / 2) * 0.012 * spread
+            coherence_ax.vlines(shifted, by_t["coherence_npmi_low"].min().to_numpy(float),
                                 by_t["coherence_npmi_high"].max().to_numpy(float), color=color)
-            coherence_ax.plot(t, npmi, color=color, marker=marker)
+            coherence_ax.plot(shifted, npmi, color=color, marker=marker)
         own = by_t["own_perplexity"].mean().to_numpy(float)
         if np.isfinite(own).any():
             kind = part["own_kind"].iloc[0]
@@ -95,7 +100,7 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
     honest.set_ylabel("held-out perplexity per token (lower is better)")
     honest.set_title(title or "topiceval's estimate, +/- 2 s.e. over documents", fontsize=9)
     honest.legend(fontsize=7, loc="best")
-    coherence_ax.set_ylabel("NPMI coherence, mean over topics (higher is more coherent)")
+    coherence_ax.set_ylabel("NPMI, mean over topics (higher: more coherent)")
     coherence_ax.set_title("coherence (NPMI) with its bootstrap interval\n(over seeds: the mean, "
                            "and the widest interval)", fontsize=9)
     own_ax.set_yscale("log")
