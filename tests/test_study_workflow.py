@@ -244,6 +244,20 @@ def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_r
     assert (rows["trusted"][again].to_numpy() == redo.diagnostics["trusted"].to_numpy()).all()
 
 
+def test_a_training_job_says_what_it_trains(study_run, tmp_path, capsys):
+    from topiceval.experiments import study as S
+
+    tmp, _ = study_run
+    corpus = tmp / "results" / "studies" / "tiny" / "corpus.npz"
+    candidate = S.dataclasses.asdict(S.Candidate("gibbs-T2-seed5", "topiceval", "gibbs", 2, 5))
+    S.train_job(corpus, candidate, {"sweeps": 5}, tmp_path / "model.npz", tmp_path / "own.csv")
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].endswith("study gibbs-T2-seed5: training on 96 documents (1,286 tokens), "
+                            "sweeps 5: about 0.0 CPU minutes predicted"), said
+    assert said[-1].endswith("study gibbs-T2-seed5: trained, and its library's own number "
+                             "computed")
+
+
 def test_a_changed_configuration_reruns_only_the_affected_candidates(study_run):
     tmp, config = study_run
     assert job_counts(run_study(tmp, config, "-n").stdout) == {}  # nothing to do

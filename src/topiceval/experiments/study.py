@@ -991,6 +991,12 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
     candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     train = corpus.select_split("train")
+    say = progress(candidate.name)
+    effort = TRAIN_EFFORT[candidate.trainer]
+    minutes = train_seconds(train.n_tokens, candidate.trainer, int(candidate.topics),
+                            settings) / 60
+    say(f"training on {train.n_docs:,} documents ({train.n_tokens:,} tokens), {effort} "
+        f"{settings[effort]}: about {minutes:.1f} CPU minutes predicted")
     model, native = train_candidate(train, candidate.trainer, int(candidate.topics),
                                     int(candidate.seed), settings)
     if set(model.vocab.tolist()) != set(corpus.vocab.tolist()):
@@ -1002,6 +1008,7 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
                      int(candidate.seed))
     save_model(model_path, model)
     write_csv_atomic(own_path, own)
+    say("trained, and its library's own number computed")
     return model
 
 
