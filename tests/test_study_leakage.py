@@ -143,6 +143,32 @@ def test_the_written_split_round_trips(tmp_path, capsys):
     assert heldout_names(corpus_of(config)) == {d["name"] for d in held}
 
 
+def test_the_split_is_written_without_a_clone_of_the_workflow(tmp_path, monkeypatch):
+    """From an installed package (no Snakefile beside it) and no --workflow, --split writes the
+    same split, CONFIG's relative paths read from the current directory."""
+    import yaml
+
+    import topiceval.commands.study as command
+    from topiceval.cli import main
+
+    config = study_config(tmp_path)
+    config["study"]["corpus"]["texts"] = "texts"  # relative: to the current directory
+    config["study"]["models"]["mallet-2"]["path"] = "state.gz"
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(config))
+    monkeypatch.setattr(command, "ROOT", tmp_path / "site-packages")  # no Snakefile there
+    monkeypatch.chdir(tmp_path)
+    assert main(["study", str(path), "--split", str(tmp_path / "split")]) == 0
+    held = [json.loads(line)["name"] for line in
+            (tmp_path / "split" / "heldout.jsonl").read_text().splitlines()]
+    absolute = study_config(tmp_path)
+    assert set(held) == heldout_names(corpus_of(absolute)) and len(held) == 24
+    with pytest.raises(ValueError, match="^a study runs the workflow of a clone"):
+        command.snakemake_command(command.argparse.Namespace(
+            config=str(path), workflow=None, cores=1, report=None, dry_run=True,
+            data_mirror=None, results=None))
+
+
 def test_documents_with_the_bag_of_another_are_left_out_of_the_draw(tmp_path):
     docs = letter_texts(3, 120)
     docs[100] = docs[50][::-1]  # the same bag of words, in another order

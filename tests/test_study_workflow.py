@@ -131,6 +131,8 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     flagged = (~docs["trusted"].astype(bool)).groupby(docs["candidate"]).sum()
     counted = cands.set_index("candidate")["untrusted_documents"]
     assert (counted == flagged.reindex(counted.index)).all(), (counted, flagged)
+    reran = docs["rerun"].astype(bool).groupby(docs["candidate"]).sum()
+    assert (cands.set_index("candidate")["rerun_documents"] == reran.reindex(counted.index)).all()
     paired = pd.read_csv(out / "paired.csv")
     assert list(paired.columns) == PAIRED_COLUMNS
     best = cands.loc[cands["verdict"] == "best", "candidate"].iloc[0]
@@ -149,6 +151,25 @@ def test_a_study_over_three_libraries_names_a_winner(study_run):
     assert (cands["perplexity_high"] <= cands["perplexity_docs_high"]).all()
     assert cands["settled"].nunique() == 1 and cands["grid_edge"].fillna("").isin(
         ["", "largest T", "smallest T"]).all()
+    # issue 50: coherence beside the likelihood, over the held-out documents; one seed, so no
+    # stability, and the caption says why
+    from topiceval.coherence import coherence_table
+    from topiceval.corpus import Corpus
+    from topiceval.models import load_model
+
+    held = Corpus.load(out / "corpus.npz").select_split("test")
+    for name in ("gibbs-T3-seed0", "mallet-2"):
+        mean = coherence_table(load_model(out / "candidates" / name / "model.npz"), held,
+                               measures=("npmi",)).iloc[-1]
+        row = cands.set_index("candidate").loc[name]
+        np.testing.assert_allclose(
+            row[["coherence_npmi", "coherence_npmi_low", "coherence_npmi_high"]].to_numpy(float),
+            mean[["npmi", "npmi_low", "npmi_high"]].to_numpy(float), rtol=1e-12)
+    assert cands["coherence_reference"].str.startswith(
+        "the study's held-out documents (24 documents); document co-occurrence").all()
+    assert cands["stability"].isna().all() and cands["stability_note"].str.len().gt(0).all()
+    assert "Stability across seeds: not measured, as each trainer was run with one seed" \
+        in caption and "Coherence (NPMI over the study's held-out documents)" in caption
 
 
 def test_the_report_is_about_the_study(study_run):
@@ -162,6 +183,8 @@ def test_the_report_is_about_the_study(study_run):
     assert "System Message" not in html
     assert "which of 7 topic models is best on held-out documents" in html
     assert "four papers" not in html and "The candidates, best first" in html
+    # the front page opens at its top: the report's centring box is overridden
+    assert "align-items: flex-start; justify-content: safe center;" in html
 
 
 def test_the_estimates_do_not_depend_on_the_parts(study_run, tmp_path):
@@ -178,6 +201,61 @@ def test_the_estimates_do_not_depend_on_the_parts(study_run, tmp_path):
     parts = pd.concat([pd.read_csv(out / "candidates" / name / f"part{i}of2.csv")
                        for i in range(2)], ignore_index=True)
     pd.testing.assert_frame_equal(whole, parts)
+
+
+def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_run, tmp_path,
+                                                                         capsys):
+    """Issue 45: a document whose estimate is untrusted is estimated again with RERUN_FACTOR x
+    the runs (fresh runs of its own streams), that estimate replaces the first, and the rows do
+    not depend on the parts."""
+    from topiceval.estimators import lda
+    from topiceval.evaluation import combine_runs
+    from topiceval.experiments import study as S
+    from topiceval.seeds import derive_seed
+
+    tmp, _ = study_run
+    out = tmp / "results" / "studies" / "tiny"
+    name = "tomotopy-T3-seed0"
+    paths = (out / "corpus.npz", out / "candidates" / name / "model.npz")
+    estimate = {**S.ESTIMATE_DEFAULTS, "runs": 2, "settings": {"samples": 2}}
+    for parts in (1, 2):
+        for part in range(parts):
+            S.estimate_job(*paths, name, part, parts, estimate, None,
+                           tmp_path / f"{part}of{parts}.csv", tmp_path / "timings.csv")
+    said = capsys.readouterr().out  # the job says what it does, and the re-run
+    assert f"study {name} part 1 of 1: scoring 24 held-out documents, 2 runs each" in said
+    assert "untrusted: re-running them with 8 runs" in said
+    rows = pd.read_csv(tmp_path / "0of1.csv")
+    pd.testing.assert_frame_equal(rows, pd.concat(
+        [pd.read_csv(tmp_path / f"{i}of2.csv") for i in range(2)], ignore_index=True))
+    docs, scored, model = S._scored(*paths, None)
+    method, settings, _ = S.estimate_method(estimate)
+    seed = derive_seed(0, "study", name)
+    first = lda.estimate_runs(method, list(docs), model.phi, model.alpha_m, runs=2, seed=seed,
+                              doc_keys=scored, work_limit=None, **settings)
+    again = ~first.diagnostics["trusted"].to_numpy(bool)
+    assert again.sum() >= 2 and (rows["rerun"].to_numpy() == again).all()
+    redo = lda.estimate_runs(method, [docs[int(d)] for d in np.flatnonzero(again)], model.phi,
+                             model.alpha_m, runs=2 * S.RERUN_FACTOR, first_run=2, seed=seed,
+                             doc_keys=scored[again], work_limit=None, **settings)
+    np.testing.assert_allclose(rows["logp"][again], combine_runs(redo.logp)[0], rtol=1e-12)
+    np.testing.assert_allclose(rows["logp"][~again], combine_runs(first.logp)[0][~again],
+                               rtol=1e-12)
+    assert (rows["trusted"][again].to_numpy() == redo.diagnostics["trusted"].to_numpy()).all()
+
+
+def test_a_training_job_says_what_it_trains(study_run, tmp_path, capsys):
+    from topiceval.experiments import study as S
+
+    tmp, _ = study_run
+    corpus = tmp / "results" / "studies" / "tiny" / "corpus.npz"
+    candidate = S.dataclasses.asdict(S.Candidate("gibbs-T2-seed5", "topiceval", "gibbs", 2, 5))
+    S.train_job(corpus, candidate, {"sweeps": 5}, tmp_path / "model.npz", tmp_path / "own.csv")
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].endswith("study gibbs-T2-seed5: training on 96 documents (1,286 tokens), "
+                            "sweeps 5: about 0.0 CPU minutes predicted"), said
+    assert said[-1].endswith("study gibbs-T2-seed5: trained, and its library's own number "
+                             "computed")
 
 
 def test_a_changed_configuration_reruns_only_the_affected_candidates(study_run):
@@ -296,7 +374,9 @@ def test_a_bdmc_study_reports_the_sandwich(study_run, tmp_path):
     runs = lda.estimate_runs("bdmc", [held[d] for d in range(len(held))], model.phi,
                              model.alpha_m, runs=3, seed=derive_seed(0, "study", name),
                              doc_keys=mine["doc"].to_numpy(), temperatures=20, burnin=5)
-    np.testing.assert_allclose(mine["upper"], combine_upper(runs.upper)[0], rtol=1e-12)
+    first = ~mine["rerun"].to_numpy(bool)  # the rest were re-run with RERUN_FACTOR x the runs
+    np.testing.assert_allclose(mine["upper"].to_numpy()[first],
+                               combine_upper(runs.upper)[0][first], rtol=1e-12)
     own = {c.name: pd.read_csv(out / "candidates" / c.name / "own.csv") for c in plan.candidates}
     models = {c.name: load_model(out / "candidates" / c.name / "model.npz")
               for c in plan.candidates}

@@ -167,6 +167,7 @@ if STUDY:
             sample=S_PLAN.sample,
             own=S_OWN,
             models=S_MODELS,
+            coherence=S_PLAN.coherence,
         log:
             f"{LOGS}/studies/{S_PLAN.name}/summary.log",
         conda:

@@ -13,6 +13,8 @@ repository that holds the workflow (the ``Snakefile`` beside ``src/``), so a stu
 way resumes the other's work.  Paths inside CONFIG are relative to that repository, like the
 workflow's own; outputs go to ``results/studies/<name>/`` there (``--results DIR`` elsewhere).
 The configuration's keys: ``config/README.md`` ("study"), example ``config/study-example.yaml``.
+``--split`` runs no workflow, so it needs no clone: from an installed package, CONFIG's
+relative paths are relative to the current directory.
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ def register(subparsers) -> None:
     parser.add_argument("--split", metavar="DIR",
                         help="write the study's training and held-out documents to DIR (texts, "
                              "tokens and counts with names) and run nothing else: train a model "
-                             "elsewhere on DIR/train and declare it with trained_on: split")
+                             "elsewhere on DIR/train and declare it with trained_on: split "
+                             "(needs no clone of the workflow)")
     parser.add_argument("--workflow", metavar="DIR", default=None,
                         help="the clone of the repository holding the Snakefile (default: the "
                              "clone this package was installed from, with pip install -e)")
@@ -107,24 +110,38 @@ def workflow_root(workflow: str | None) -> Path:
     return root
 
 
+DEFAULT_RESOURCES = "resources"  # the workflow's resources_dir when no clone says otherwise
+
+
+def split_root(workflow: str | None) -> Path:
+    """Where ``--split`` resolves CONFIG's relative paths: ``--workflow`` or the clone this
+    package was installed from, as the study itself does; from an installed package (no
+    clone), the current directory: writing a split runs no workflow."""
+    if workflow is not None or (ROOT / "Snakefile").is_file():
+        return workflow_root(workflow)
+    return Path.cwd()
+
+
 def write_study_split(args: argparse.Namespace) -> int:
     """``--split DIR``: the study's split written by ``experiments.study.write_split_files``,
-    its dataset's raw files read from ``--data-mirror`` or the workflow's download
-    directory."""
+    its dataset's raw files read from ``--data-mirror`` or the download directory
+    (``resources_dir`` of CONFIG, else of the clone's config/config.yaml, else
+    ``resources``, under :func:`split_root`)."""
     from topiceval.data.sources import source_files
     from topiceval.experiments import study as S
 
     data = load_yaml(args.config)
     if not isinstance(data, dict) or not isinstance(data.get("study"), dict):
         raise ValueError(f"{args.config}: no study: block (see config/study-example.yaml)")
-    root = workflow_root(args.workflow)
+    root = split_root(args.workflow)
     mirror = str(Path(args.data_mirror).resolve()) if args.data_mirror else None
     with contextlib.chdir(root):
         plan = S.study_plan(data["study"], mirror=mirror)
     files, nltk = [], None
-    defaults = load_yaml(root / "config" / "config.yaml")
-    base = Path(mirror) if mirror else root / data.get("resources_dir",
-                                                       defaults["resources_dir"]) / "raw"
+    defaults = root / "config" / "config.yaml"
+    resources = data.get("resources_dir") or (load_yaml(defaults)["resources_dir"]
+                                              if defaults.is_file() else DEFAULT_RESOURCES)
+    base = Path(mirror) if mirror else root / resources / "raw"
     if dataset := plan.data.corpus.get("dataset"):
         files = [str(base / f.path) for f in source_files(dataset)]
         if missing := [f for f in files if not Path(f).is_file()]:
@@ -133,7 +150,7 @@ def write_study_split(args: argparse.Namespace) -> int:
     if plan.data.needs_nltk():
         nltk = str((Path(mirror) if mirror else base.parent) / "nltk_data")
     outdir = Path(args.split).resolve()
-    with contextlib.chdir(root):  # paths inside CONFIG are relative to the repository
+    with contextlib.chdir(root):  # paths inside CONFIG: relative to the clone (or here)
         S.write_split_files(plan.data, files, nltk, outdir,
                             log=lambda line: print(line, file=sys.stderr, flush=True))
     return 0

@@ -13,9 +13,11 @@ trained elsewhere (files).  The workflow (``workflow/rules/study.smk``) then
    the library's own number on the held-out documents (``topiceval.adapters.own_number``);
 3. estimates every scored held-out document under every candidate with topiceval's default
    estimator (runs averaged in probability), in jobs cut at equal predicted work
-   (:func:`estimate_job`, ``experiments.tasks.work_blocks``);
+   (:func:`estimate_job`, ``experiments.tasks.work_blocks``), an untrusted estimate re-run
+   once with :data:`RERUN_FACTOR` times the runs;
 4. compares them (:func:`summary_job`): totals with their errors (``experiments.paired``),
-   per-document paired differences against the best, ties within two standard errors;
+   per-document paired differences against the best, ties within two standard errors, and
+   beside them each candidate's coherence and stability (``topiceval.study_quality``);
 5. runs ratio-AIS with the reciprocal check between the best and each tie with the same number
    of topics, its topics relabelled to match the best's (:func:`ratio_ais_job`,
    :func:`matched_topics`); and draws the figure with its verdict
@@ -38,6 +40,8 @@ import hashlib
 import importlib.util
 import json
 import os
+import sys
+import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -68,6 +72,7 @@ from topiceval.experiments.timings import write_split
 from topiceval.io import write_csv_atomic, write_text_atomic
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.seeds import derive_seed, generator
+from topiceval.study_quality import QUALITY_COLUMNS, coherence_settings, with_quality
 from topiceval.tokenizer import of_corpus
 
 TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy")
@@ -152,8 +157,11 @@ CANDIDATE_COLUMNS = {
     "untrusted_by_any": "scored documents that some candidate's estimate is untrusted on",
     "settled": "whether every candidate's verdict is the same without those documents (False: "
                "the verdict is not settled)",
-    "untrusted_documents": "scored documents whose estimate the diagnostics do not trust "
-                           "(topiceval.diagnostics, " + page("trust.md") + ")",
+    "rerun_documents": "scored documents whose first estimate the diagnostics did not trust, "
+                       "estimated again with RERUN_FACTOR (4) times the runs before the verdict "
+                       "(documents.csv, rerun)",
+    "untrusted_documents": "scored documents whose estimate the diagnostics do not trust, "
+                           "after that re-run (topiceval.diagnostics, " + page("trust.md") + ")",
     "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
     "method": "the estimator", "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",
@@ -165,9 +173,10 @@ CANDIDATE_COLUMNS = {
     "own_perplexity": "exp(-own_nats_per_token)",
     "own_tokens": "the tokens it covers",
     "own_note": "what to know when comparing it",
+    **QUALITY_COLUMNS,
 }
 DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "upper", "long",
-                    "trusted", "reason"]
+                    "trusted", "reason", "rerun"]
 PAIRED_COLUMNS = ["candidate", "best", "documents", "difference", "difference_se",
                   "se_sampling", "se_monte_carlo", "difference_per_token", "z", "tie"]
 RATIO_COLUMNS = ["best", "runner_up", "topics", "documents", "log_ratio", "log_ratio_se",
@@ -243,6 +252,7 @@ class StudyPlan:
     estimate: dict
     sample: dict | None
     compare: dict
+    coherence: dict = dataclasses.field(default_factory=coherence_settings)
 
     @property
     def name(self) -> str:
@@ -294,7 +304,8 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
     data.recipe()  # an unknown recipe or setting: refused now
     return StudyPlan(data, tuple(candidates), settings, estimate,
                      dict(cfg["sample"]) if cfg.get("sample") else None,
-                     {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})})
+                     {**COMPARE_DEFAULTS, **dict(cfg.get("compare") or {})},
+                     coherence_settings(cfg.get("coherence")))
 
 
 def _heldout(heldout: dict, corpus: Mapping) -> dict:
@@ -980,6 +991,12 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
     candidate = Candidate(**dict(candidate))
     corpus = Corpus.load(corpus_path)
     train = corpus.select_split("train")
+    say = progress(candidate.name)
+    effort = TRAIN_EFFORT[candidate.trainer]
+    minutes = train_seconds(train.n_tokens, candidate.trainer, int(candidate.topics),
+                            settings) / 60
+    say(f"training on {train.n_docs:,} documents ({train.n_tokens:,} tokens), {effort} "
+        f"{settings[effort]}: about {minutes:.1f} CPU minutes predicted")
     model, native = train_candidate(train, candidate.trainer, int(candidate.topics),
                                     int(candidate.seed), settings)
     if set(model.vocab.tolist()) != set(corpus.vocab.tolist()):
@@ -991,6 +1008,7 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
                      int(candidate.seed))
     save_model(model_path, model)
     write_csv_atomic(own_path, own)
+    say("trained, and its library's own number computed")
     return model
 
 
@@ -1075,15 +1093,27 @@ def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping
     work, runs = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, parts)[part]
     return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9
+                          * (1 + RERUN_FACTOR * RERUN_PRICED_SHARE)
                           * max(1.0, model.n_topics / PRICED_TOPICS), attempt)
 
 
 # --------------------------------------------------------------------------- estimates
+# A document whose estimate the diagnostics do not trust is estimated once more, before the
+# verdict, with RERUN_FACTOR times the runs (fresh runs R .. (1 + RERUN_FACTOR) R - 1 of its own
+# streams, so the re-run does not depend on the runs that flagged it), and that estimate
+# replaces the first.  A job is priced as if RERUN_PRICED_SHARE of its work were re-run (the
+# untrusted share is a few percent on real studies; a longer job is retried with more time).
+RERUN_FACTOR = 4
+RERUN_PRICED_SHARE = 0.25
+
+
 def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                  estimate: Mapping, sample: Mapping | None, rows_path, timings_path) -> None:
     """Rule ``study_estimate``: part ``part`` of ``parts`` (cut at equal predicted work) of the
-    scored held-out documents under one candidate.  Each document's random streams are keyed
-    by its position among the held-out documents, so the rows do not depend on ``parts``."""
+    scored held-out documents under one candidate, the untrusted ones re-run with
+    :data:`RERUN_FACTOR` times the runs (``rerun`` in the rows; ``trusted`` and ``reason`` are
+    then the re-run's).  Each document's random streams are keyed by its position among the
+    held-out documents, so the rows do not depend on ``parts``."""
     docs, scored, model = _scored(corpus_path, model_path, sample)
     method, settings, runs = estimate_method(estimate)
     work, _ = estimate_work(docs, model, estimate)
@@ -1092,22 +1122,57 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
     logp = upper = np.zeros((0, runs))
     seconds = 0.0
     trusted, reason = np.zeros(0, bool), np.zeros(0, object)
+    rerun = np.zeros(block.size, bool)
+    seed = derive_seed(int(estimate["seed"]), "study", candidate)
+
+    def estimated(rows: np.ndarray, n_runs: int, first_run: int):
+        return lda.estimate_runs(method, [docs[int(d)] for d in rows], model.phi, model.alpha_m,
+                                 runs=n_runs, seed=seed, first_run=first_run,
+                                 doc_keys=scored[rows], work_limit=None, **settings)
+
+    say = progress(f"{candidate} part {int(part) + 1} of {int(parts)}")
+    say(f"scoring {block.size:,} held-out documents, {runs} runs each ({method}; the first "
+        "job of a run may spend minutes compiling the kernels)")
     if block.size:
-        res = lda.estimate_runs(method, [docs[int(d)] for d in block], model.phi, model.alpha_m,
-                                runs=runs, seed=derive_seed(int(estimate["seed"]), "study",
-                                                            candidate),
-                                doc_keys=scored[block], work_limit=None, **settings)
-        logp, seconds = res.logp, res.seconds
-        trusted, reason = res.diagnostics["trusted"].to_numpy(), res.diagnostics["reason"]
-        upper = res.upper if res.upper is not None else np.full(logp.shape, np.nan)
+        res = estimated(block, runs, 0)
+        seconds = res.seconds
+        trusted = res.diagnostics["trusted"].to_numpy(bool).copy()
+        reason = res.diagnostics["reason"].to_numpy(object).copy()
+        upper = res.upper if res.upper is not None else np.full(res.logp.shape, np.nan)
+        rerun = ~trusted
+        width = runs * (RERUN_FACTOR if rerun.any() else 1)
+        logp = np.full((block.size, width), np.nan)  # rows of fewer runs end in NaN
+        logp[:, :runs] = res.logp
+        upper = np.pad(upper, ((0, 0), (0, width - runs)), constant_values=np.nan)
+        if rerun.any():
+            say(f"{int(rerun.sum()):,} of {block.size:,} estimates untrusted: re-running them "
+                f"with {RERUN_FACTOR * runs} runs")
+            again = estimated(block[rerun], RERUN_FACTOR * runs, runs)
+            seconds += again.seconds
+            logp[rerun] = again.logp
+            upper[rerun] = again.upper if again.upper is not None else np.nan
+            trusted[rerun] = again.diagnostics["trusted"].to_numpy(bool)
+            reason[rerun] = again.diagnostics["reason"].to_numpy(object)
     mean, se = combine_runs(logp, exact=method == "exact")
     frame = pd.DataFrame({
         "candidate": candidate, "doc": scored[block], "name": docs.names[block],
         "tokens": docs.lengths[block], "logp": mean, "stderr": se,
         "upper": combine_upper(upper)[0], "long": docs.lengths[block] > LONG_DOCUMENT,
-        "trusted": trusted, "reason": np.asarray(reason, dtype=object),
+        "trusted": trusted, "reason": np.asarray(reason, dtype=object), "rerun": rerun,
         "seconds": seconds / max(block.size, 1), "threads": _threads()})
     write_split([frame], ["candidate", "doc"], rows_path, timings_path)
+    say(f"done: {int(rerun.sum()):,} re-run, {int((~trusted).sum()):,} still untrusted")
+
+
+def progress(job: str):
+    """``say(line)``: one line ``topiceval: study JOB: line`` with the time, on the terminal
+    that runs the workflow (a rule's own output goes to its log) and in the log."""
+    def say(line: str) -> None:
+        text = f"topiceval: {time.strftime('%H:%M:%S')} study {job}: {line}"
+        print(text, flush=True)
+        if sys.__stderr__ is not None and sys.stdout is not sys.__stderr__:
+            print(text, file=sys.__stderr__, flush=True)
+    return say
 
 
 def _threads() -> int:
@@ -1146,9 +1211,13 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     cands["z"] = paired["z"].to_numpy()
     for column, value in dropped_columns(corpus.meta.get("study", {})).items():
         cands[column] = value
-    cands = check_assumptions(cands, by, candidates)
+    return _in_order(check_assumptions(cands, by, candidates)), paired
+
+
+def _in_order(cands: pd.DataFrame) -> pd.DataFrame:
+    """``cands`` with the columns of :data:`CANDIDATE_COLUMNS` first, in its order."""
     columns = [k for k in CANDIDATE_COLUMNS if k in cands.columns]
-    return cands[columns + [c for c in cands.columns if c not in columns]], paired
+    return cands[columns + [c for c in cands.columns if c not in columns]]
 
 
 def dropped_columns(study: Mapping) -> dict:
@@ -1250,6 +1319,7 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "perplexity_docs_high": float(np.exp(-(total.total / tokens - 2 * rate_se))),
         "log_likelihood_upper": upper_total,
         "gap_per_token": (upper_total - total.total) / tokens,
+        "rerun_documents": int(rows["rerun"].astype(bool).sum()) if "rerun" in rows else 0,
         "untrusted_documents": int(untrusted.sum()),
         "untrusted_reason": "; ".join(f"{label} {n}" for label, n in reasons.items())}
 
@@ -1291,16 +1361,20 @@ def own_picks(candidates: pd.DataFrame) -> pd.DataFrame:
 def summary_job(candidates: Sequence[Mapping], estimate: Mapping, sample: Mapping | None,
                 corpus_path, part_paths: Sequence[str], own_paths: Mapping[str, str],
                 model_paths: Mapping[str, str], candidates_path, documents_path,
-                paired_path) -> None:
+                paired_path, coherence: Mapping | None = None) -> None:
     """Rule ``study_summary``: candidates.csv, documents.csv and paired.csv (``candidates``:
-    the plan's candidates as plain data, ``dataclasses.asdict``)."""
+    the plan's candidates as plain data, ``dataclasses.asdict``), with each candidate's
+    coherence and stability beside its likelihood (``topiceval.study_quality``; ``coherence``:
+    the plan's ``study.coherence`` settings)."""
     documents = pd.concat([pd.read_csv(p, dtype={"name": str}) for p in part_paths],
                           ignore_index=True)
     own = {k: pd.read_csv(p, keep_default_na=False, na_values=[""]) for k, p in
            own_paths.items()}
     models = {k: load_model(p) for k, p in model_paths.items()}
-    cands, paired = compare_candidates([Candidate(**dict(c)) for c in candidates], estimate, sample,
-                              Corpus.load(corpus_path), documents, own, models)
+    corpus = Corpus.load(corpus_path)
+    cands, paired = compare_candidates([Candidate(**dict(c)) for c in candidates], estimate,
+                                       sample, corpus, documents, own, models)
+    cands = _in_order(with_quality(cands, models, corpus, coherence_settings(coherence)))
     write_csv_atomic(candidates_path, cands)
     write_csv_atomic(documents_path, documents[DOCUMENT_COLUMNS])
     write_csv_atomic(paired_path, paired)

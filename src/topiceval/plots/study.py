@@ -3,7 +3,7 @@
 :func:`plot_study` draws the held-out perplexity of every candidate against its number of topics,
 one colour per library (trainer), with +/- 2 standard-error bars allowing for which documents
 were held out (topiceval's estimate), the paired differences to the best with +/- 2 paired
-standard errors (the verdict's evidence), and each
+standard errors (the verdict's evidence), the NPMI coherence with its bootstrap interval, and each
 library's own number as a dashed line of the same colour (converted to a per-token perplexity,
 exp(-own nats per token)); models trained elsewhere are single marked points.  Log scale: the
 own numbers may lie far from the honest ones.  :func:`study_caption` says which candidate wins,
@@ -22,9 +22,10 @@ from matplotlib.figure import Figure
 
 from topiceval._docs import page
 from topiceval.experiments.paired import TIE_SES
-from topiceval.experiments.study import own_picks
+from topiceval.experiments.study import RERUN_FACTOR, own_picks
 from topiceval.io import write_text_atomic
 from topiceval.plots.save import save_figure
+from topiceval.study_quality import quality_lines
 
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
           "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
@@ -48,14 +49,20 @@ def _series(candidates: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
 
 
 def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "") -> None:
-    """Two panels over the number of topics: the held-out perplexity per library with +/- 2
-    s.e. bars and the best candidate ringed (linear scale), and the same beside each library's
+    """Four panels: over the number of topics, the held-out perplexity per library with +/- 2
+    s.e. bars and the best candidate ringed (linear scale); the paired differences to the best
+    (:func:`paired_panel`); over the number of topics, each candidate's NPMI coherence with its
+    bootstrap interval (where candidates.csv has it); and the perplexity beside each library's
     own number as a perplexity, dashed (log scale: own numbers may be orders of magnitude
     away)."""
-    fig = Figure(figsize=(16.5, 4.8))
+    fig = Figure(figsize=(21.0, 4.8))
     FigureCanvasAgg(fig)
-    honest, paired_ax, own_ax = fig.subplots(1, 3, width_ratios=[1.0, 0.8, 1.0])
-    for i, (label, part) in enumerate(_series(candidates)):
+    honest, paired_ax, coherence_ax, own_ax = fig.subplots(1, 4,
+                                                           width_ratios=[1.0, 0.8, 0.8, 1.0])
+    series = _series(candidates)
+    n_series = len(series)
+    spread = max(float(np.ptp(candidates["topics"].astype(float))), 1.0)
+    for i, (label, part) in enumerate(series):
         color = COLORS[i % len(COLORS)]
         by_t = part.astype({"topics": int}).groupby("topics", sort=True)
         t = np.array(sorted(by_t.groups))
@@ -66,6 +73,14 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
         honest.errorbar(t, ppl, yerr=[ppl - low, high - ppl], color=color, marker=marker,
                         capsize=3, label=label)
         own_ax.plot(t, ppl, color=color, marker=marker, linewidth=1)
+        if "coherence_npmi" in part:
+            npmi = by_t["coherence_npmi"].mean().to_numpy(float)
+            # a percentile interval need not hold the full-reference value: drawn as is, each
+            # line shifted a little sideways so that intervals at one T stay apart
+            shifted = t + (i - (n_series - 1) / 2) * 0.012 * spread
+            coherence_ax.vlines(shifted, by_t["coherence_npmi_low"].min().to_numpy(float),
+                                by_t["coherence_npmi_high"].max().to_numpy(float), color=color)
+            coherence_ax.plot(shifted, npmi, color=color, marker=marker)
         own = by_t["own_perplexity"].mean().to_numpy(float)
         if np.isfinite(own).any():
             kind = part["own_kind"].iloc[0]
@@ -78,13 +93,16 @@ def plot_study(candidates: pd.DataFrame, path: str | os.PathLike, title: str = "
                 label="best")
     paired_panel(paired_ax, candidates)
     ticks = sorted({int(t) for t in candidates["topics"]})
-    for ax in (honest, own_ax):
+    for ax in (honest, coherence_ax, own_ax):
         ax.set_xticks(ticks)
         ax.set_xlabel("number of topics T")
         ax.grid(True, which="major", alpha=0.3)
     honest.set_ylabel("held-out perplexity per token (lower is better)")
     honest.set_title(title or "topiceval's estimate, +/- 2 s.e. over documents", fontsize=9)
     honest.legend(fontsize=7, loc="best")
+    coherence_ax.set_ylabel("NPMI, mean over topics (higher: more coherent)")
+    coherence_ax.set_title("coherence (NPMI) with its bootstrap interval\n(over seeds: the mean, "
+                           "and the widest interval)", fontsize=9)
     own_ax.set_yscale("log")
     own_ax.set_ylabel("perplexity, exp(-nats per token)")
     own_ax.set_title("solid: topiceval; dashed: each library's own number", fontsize=9)
@@ -139,9 +157,10 @@ def assumption_lines(candidates: pd.DataFrame, best: pd.Series) -> list[str]:
     said = ", ".join(f"{r.candidate} {r.verdict} -> {r.verdict_trusted_only}"
                      for r in changed.itertuples())
     return lines + ["", f"**Not settled:** without the {n} scored documents that some "
-                        f"candidate's estimate is untrusted on, the verdict changes ({said}); "
-                        "re-run with a larger estimate budget (estimate.runs or the method's "
-                        "settings) before relying on it."]
+                        "candidate's estimate is untrusted on (after the re-run with "
+                        f"{RERUN_FACTOR} times the runs), the verdict changes ({said}); raise "
+                        "the estimate budget (estimate.runs or the method's settings) before "
+                        "relying on it."]
 
 
 def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.DataFrame,
@@ -171,6 +190,7 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
         f"{_with_z(ties, 'z = {:.1f}')}. Worse: {_with_z(worse, 'by {:.1f} s.e.')}.",
     ]
     lines += assumption_lines(candidates, best)
+    lines += quality_lines(candidates)
     if int(best.get("tokens_dropped", 0) or 0):
         n = int(best["tokens_dropped"])
         lines += ["", f"Every candidate scores the same {int(best['tokens']):,} tokens; "
@@ -203,6 +223,13 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
         lines += ["", "Would each library's own number have chosen differently (among that "
                       "library's candidates)? " + "; ".join(said) + "."]
     untrusted = int(candidates["untrusted_documents"].max())
+    reran = candidates["rerun_documents"] if "rerun_documents" in candidates else pd.Series([0])
+    if int(reran.sum()):
+        lines += ["", f"Before the verdict, {int(reran.sum()):,} estimate(s) the diagnostics did "
+                      f"not trust (up to {int(reran.max()):,} per candidate) were estimated "
+                      f"again with {RERUN_FACTOR} times the runs; "
+                      f"{int(candidates['untrusted_documents'].sum()):,} stayed untrusted "
+                      "(candidates.csv, rerun_documents and untrusted_documents)."]
     if untrusted:
         lines += ["", f"The diagnostics do not trust up to {untrusted} scored document(s) per "
                       "candidate: their estimates may be off by more than their standard "
@@ -219,7 +246,18 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
 FRONT_COLUMNS = {"rank": "rank", "candidate": "candidate", "library": "library",
                  "topics": "T", "perplexity": "perplexity",
                  "perplexity_docs_low": "low (docs)", "perplexity_docs_high": "high (docs)",
-                 "verdict": "verdict", "z": "z", "untrusted_documents": "untrusted"}
+                 "verdict": "verdict", "z": "z", "untrusted_documents": "untrusted",
+                 "coherence_npmi": "NPMI", "stability": "stability"}
+
+
+def _cell(column: str, value) -> str:
+    """A cell of the front page's table: coherence and stability to 3 decimals ("n/a" where
+    a candidate has none: candidates.csv's stability_note says why), other numbers to 1."""
+    if not isinstance(value, float):
+        return str(value)
+    if np.isnan(value):
+        return "n/a"
+    return f"{value:.3f}" if column in ("coherence_npmi", "stability") else f"{value:,.1f}"
 
 
 def _source(spec: dict) -> str:
@@ -246,10 +284,11 @@ def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
     if len(files):
         said.append(f"{len(files)} trained elsewhere ("
                     + ", ".join(f"{r.candidate}, {r.library}" for r in files.itertuples()) + ")")
-    table = candidates.sort_values("rank")[list(FRONT_COLUMNS)]
-    rows = ["   * - " + "\n     - ".join(FRONT_COLUMNS.values())]
+    shown = [c for c in FRONT_COLUMNS if c in candidates]  # tables of older studies: fewer
+    table = candidates.sort_values("rank")[shown]
+    rows = ["   * - " + "\n     - ".join(FRONT_COLUMNS[c] for c in shown)]
     for r in table.itertuples(index=False):
-        cells = [f"{v:,.1f}" if isinstance(v, float) else str(v) for v in r]
+        cells = [_cell(column, v) for column, v in zip(shown, r, strict=True)]
         rows.append("   * - " + "\n     - ".join(cells))
     return "\n".join([
         f"**Study {name}:** which of {len(candidates)} topic models is best on held-out "
@@ -260,7 +299,8 @@ def front_page(candidates: pd.DataFrame, caption: str, name: str, corpus: dict,
         f"**Candidates:** {'; '.join(said)}.", "",
         "**Verdict:**", "",
         markdown_to_rst("\n\n".join(p for p in caption.split("\n\n")
-                                     if p.startswith(("**", "The rule")))), "",
+                                     if p.startswith(("**", "The rule", "Beside", "Coherence",
+                                                     "Stability")))), "",
         ".. list-table:: The candidates, best first (perplexity with its interval over "
         "documents; z: the paired difference to the best over its standard error)",
         "   :header-rows: 1", "",
@@ -275,7 +315,8 @@ def figure_job(candidates_path, paired_path, ratio_path, name: str, figure_path,
     """Rule ``study_figure``: the figure, its caption and the report's front page."""
     candidates = pd.read_csv(candidates_path, keep_default_na=False,
                              na_values={"seed": [""], "own_perplexity": [""],
-                                        "own_nats_per_token": [""]})
+                                        "own_nats_per_token": [""], "stability": [""],
+                                        "stability_low": [""], "stability_high": [""]})
     paired = pd.read_csv(paired_path)
     ratio = pd.read_csv(ratio_path)
     plot_study(candidates, figure_path,
