@@ -1,6 +1,6 @@
 """The real-length battery (issue 44; docs/choosing-an-estimator.md#long-documents).
 
-    NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py [--part calibration|fresh]
+    NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py [--part calibration|fresh|fresh-2|fresh-3]
         [--mirror ../shared/data] [--estimators chib is_theta bridge_theta]
         [--truth-only | --analyse-only]
 

@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import topiceval
-from topiceval import regimes
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
+from topiceval.regimes import distrust_outside
 
 BRIDGE = {"samples": 100, "draws": 500, "burnin": 50}
 
@@ -20,7 +20,7 @@ def _diagnostics(n: int, trusted=True) -> pd.DataFrame:
 
 def test_long_documents_outside_a_methods_regime_are_not_trusted():
     lengths = np.array([50, 99, 100, 2000])
-    out = regimes.judge(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
+    out = distrust_outside(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
     assert out["trusted"].tolist() == [True, True, False, False]
     assert "chib was not shown to cover on documents of 100+ tokens" in out["reason"][2]
     assert "method='bridge_theta'" in out["reason"][2]
@@ -30,7 +30,7 @@ def test_inside_the_regime_the_other_checks_verdict_stands():
     lengths = np.array([100, 600, 2000, 2001])
     diagnostics = _diagnostics(4)
     diagnostics.loc[1, ["trusted", "reason"]] = [False, "k-hat 0.9"]
-    out = regimes.judge(diagnostics, lengths, 200, "bridge_theta", BRIDGE, 8)
+    out = distrust_outside(diagnostics, lengths, 200, "bridge_theta", BRIDGE, 8)
     assert out["trusted"].tolist() == [True, False, True, False]
     assert out["reason"][1] == "k-hat 0.9"  # an untrusted estimate keeps its own reason
     assert "outside the regime shown to cover" in out["reason"][3]
@@ -38,14 +38,14 @@ def test_inside_the_regime_the_other_checks_verdict_stands():
 
 
 def test_more_topics_than_the_battery_measured_is_outside():
-    out = regimes.judge(_diagnostics(1), np.array([300]), 201, "bridge_theta", BRIDGE, 8)
+    out = distrust_outside(_diagnostics(1), np.array([300]), 201, "bridge_theta", BRIDGE, 8)
     assert not out["trusted"][0]
 
 
 @pytest.mark.parametrize("settings, runs", [({**BRIDGE, "draws": 499}, 8), (BRIDGE, 7),
                                             ({**BRIDGE, "draws": 1000}, 16)])
 def test_a_budget_is_inside_only_when_no_smaller_than_the_one_measured(settings, runs):
-    out = regimes.judge(_diagnostics(1), np.array([300]), 20, "bridge_theta", settings, runs)
+    out = distrust_outside(_diagnostics(1), np.array([300]), 20, "bridge_theta", settings, runs)
     inside = settings["draws"] >= 500 and runs >= 8
     assert out["trusted"][0] == inside
     if not inside:
@@ -53,17 +53,17 @@ def test_a_budget_is_inside_only_when_no_smaller_than_the_one_measured(settings,
 
 
 def test_the_advice_names_a_regime_that_covers_the_document():
-    out = regimes.judge(_diagnostics(2), np.array([500, 700]), 3, "is_theta", {**BRIDGE}, 8)
+    out = distrust_outside(_diagnostics(2), np.array([500, 700]), 3, "is_theta", {**BRIDGE}, 8)
     assert out["trusted"].tolist() == [True, False]
     assert "method='bridge_theta'" in out["reason"][1]
     small = {**BRIDGE, "draws": 100}
-    out = regimes.judge(_diagnostics(2), np.array([500, 700]), 3, "bridge_theta", small, 8)
+    out = distrust_outside(_diagnostics(2), np.array([500, 700]), 3, "bridge_theta", small, 8)
     assert "method='is_theta'" in out["reason"][0]
     assert "no method was shown to cover it" in out["reason"][1]
 
 
 def test_exact_answers_are_exempt():
-    out = regimes.judge(_diagnostics(1), np.array([5000]), 500, "exact", {}, 1)
+    out = distrust_outside(_diagnostics(1), np.array([5000]), 500, "exact", {}, 1)
     assert out["trusted"][0]
 
 

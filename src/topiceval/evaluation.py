@@ -114,7 +114,8 @@ DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": f
 # (LDA: the methods for short documents are named only where no document is in their blind spot)
 ADVICE = {
     "lda": "rerun them with a larger budget (more samples or runs), or with another method "
-           "({short} for short documents, lr for long ones){avoid}; " + page("trust.md"),
+           "({short} for short documents, bridge_theta for 100 tokens or more){avoid}; "
+           + page("trust.md"),
     "gapfa": "rerun them with a larger budget (more temperatures, samples or runs), or with "
              "another method (ais beyond a few dozen counts, l2r for a few counts, l2r_seq, or "
              "exact for small documents); "
@@ -713,7 +714,7 @@ def evaluate(model: LDAModel | GaPModel,
             result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
                                     progress)
         if family == "lda":
-            result = dataclasses.replace(result, diagnostics=regimes.judge(
+            result = dataclasses.replace(result, diagnostics=regimes.distrust_outside(
                 result.diagnostics, lengths, model.n_topics, method, resolved, int(runs)))
         return result
 

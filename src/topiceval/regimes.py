@@ -63,8 +63,8 @@ REGIMES = {
 EXEMPT = ("exact",)
 
 
-def judge(diagnostics: pd.DataFrame, lengths: np.ndarray, n_topics: int, method: str,
-          settings: dict, runs: int) -> pd.DataFrame:
+def distrust_outside(diagnostics: pd.DataFrame, lengths: np.ndarray, n_topics: int,
+                     method: str, settings: dict, runs: int) -> pd.DataFrame:
     """``diagnostics`` with the trusted estimates of documents of ``FROM_TOKENS`` tokens or
     more outside ``method``'s regime untrusted, the reason added.
 
