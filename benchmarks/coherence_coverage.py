@@ -1,11 +1,12 @@
 """How often coherence intervals cover the population NPMI, by reference size (issue 50).
 
     nice python benchmarks/coherence_coverage.py [--sizes 40,100,200,1000,5000] [--references 200]
+        [--lengths 20,80] [--out coverage]
 
-A known generative model: an LDA model with T = 10 Zipf-like topics over V = 2,000 words
-(alpha = 0.1 per topic, documents of 20-80 tokens); the model scored is its own topics, top_n
-(5, 10, 15, 20), document co-occurrence.  The population NPMI (per topic and the mean) is the
-score over a 200,000-document reference from the model.  For each reference size D,
+A known generative model: an LDA model with T = 10 Zipf-like topics over V = 2,000 words (alpha
+= 0.1 per topic, documents of 20-80 tokens, or ``--lengths``); the model scored is its own
+topics, top_n (5, 10, 15, 20), document co-occurrence. The population NPMI (per topic and the
+mean) is the score over a 200,000-document reference from the model. For each reference size D,
 ``--references`` independent references of D documents (seeds 1, 2, ...) each get the point
 estimate, ``replicates`` bootstrap replicates (``topiceval.coherence``'s draws) and the D
 jackknife leave-one-out scores, and from them every candidate interval at levels 0.8 and 0.95:
@@ -18,8 +19,9 @@ jackknife leave-one-out scores, and from them every candidate interval at levels
   replicates).
 
 Per (D, level, method): coverage of the population value over the references and topic rows
-(and of the mean row alone), the share of intervals that contain their own point estimate, and
-the mean width.  Writes ``benchmarks/coherence_coverage/coverage.{csv,md}`` (committed).
+(and of the mean row alone), the share of intervals that contain their own point estimate, the
+mean width, and the mean row's bias (estimate minus population, averaged over references).  Writes ``benchmarks/coherence_coverage/<out>.{csv,md}`` (committed: ``coverage``
+for the defaults, ``coverage_short`` for ``--lengths 5,30 --sizes 200,1000 --references 100``).
 """
 
 from __future__ import annotations
@@ -51,10 +53,10 @@ def generative_model(seed: int = 0) -> LDAModel:
     return LDAModel(phi, np.full(T, ALPHA), vocab=np.array([f"w{i}" for i in range(V)]))
 
 
-def documents(model: LDAModel, D: int, seed: int) -> Corpus:
-    """D documents of the LDA model (lengths uniform on 20..80), drawn in bulk."""
+def documents(model: LDAModel, D: int, seed: int, lengths=(20, 80)) -> Corpus:
+    """D documents of the LDA model (lengths uniform on ``lengths``), drawn in bulk."""
     rng = np.random.default_rng(seed)
-    lengths = rng.integers(20, 81, size=D)
+    lengths = rng.integers(lengths[0], lengths[1] + 1, size=D)
     theta = rng.dirichlet(np.full(T, ALPHA), size=D)
     doc = np.repeat(np.arange(D), lengths)
     z = (rng.random(doc.size)[:, None] > np.cumsum(theta, 1)[doc]).sum(1).clip(0, T - 1)
@@ -108,10 +110,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="40,100,200,1000,5000")
     parser.add_argument("--references", type=int, default=200)
+    parser.add_argument("--lengths", default="20,80", help="shortest,longest document")
+    parser.add_argument("--out", default="coverage")
     args = parser.parse_args()
+    lengths = tuple(map(int, args.lengths.split(",")))
     model = generative_model()
     start = time.perf_counter()
-    truth = coherence_table(model, documents(model, POPULATION_DOCS, seed=10**6),
+    truth = coherence_table(model, documents(model, POPULATION_DOCS, 10**6, lengths),
                             measures=("npmi",), replicates=1)["npmi"].to_numpy()
     print(f"population NPMI (mean row {truth[-1]:.4f}) in {time.perf_counter() - start:.0f} s",
           flush=True)
@@ -120,7 +125,7 @@ def main() -> None:
         start = time.perf_counter()
         hits = []
         for r in range(args.references):
-            reference = documents(model, D, seed=r + 1)
+            reference = documents(model, D, r + 1, lengths)
             full, draws, jack = estimate_draws_jackknife(model, reference, seed=r)
             for level in (0.8, 0.95):
                 found = intervals(full, draws, jack, level)
@@ -147,8 +152,9 @@ def main() -> None:
     OUT.mkdir(exist_ok=True)
     table = pd.DataFrame(rows)
     table["references"] = args.references
-    table.to_csv(OUT / "coverage.csv", index=False)
-    (OUT / "coverage.md").write_text(table.round(3).to_markdown(index=False) + "\n")
+    table["lengths"] = args.lengths
+    table.to_csv(OUT / f"{args.out}.csv", index=False)
+    (OUT / f"{args.out}.md").write_text(table.round(3).to_markdown(index=False) + "\n")
 
 
 if __name__ == "__main__":
