@@ -111,6 +111,40 @@ def test_the_bootstrap_is_seeded_and_deterministic():
     assert a["window"].iloc[0] == "sliding 5" and a["reference_windows"].iloc[0] > 80
 
 
+def test_the_interval_is_scipys_basic_interval_of_recounted_resampled_references():
+    """The slow reference: ``scipy.stats.bootstrap`` on the same seeded draws, each replicate
+    scored by recounting a Corpus of the drawn documents (duplicates included); the interval
+    is [2 e - q_hi, 2 e - q_lo], so it is not the percentile range."""
+    from scipy.stats import bootstrap
+
+    from topiceval.seeds import generator
+
+    rng = np.random.default_rng(8)
+    vocab = [f"w{i}" for i in range(20)]
+    docs = [rng.integers(0, 20, rng.integers(3, 15)).tolist() for _ in range(25)]
+    model = _model(rng.dirichlet(np.ones(20), size=2), vocab)
+    table = coherence_table(model, Corpus.from_documents(docs, vocab), window=4, replicates=40,
+                            level=0.9, seed=5)
+
+    def recounted(ids):
+        drawn = Corpus.from_documents([docs[i] for i in ids], vocab)
+        scored = coherence_table(model, drawn, window=4, replicates=1)
+        return np.concatenate([scored["npmi"], scored["umass"]])
+
+    slow = bootstrap((np.arange(len(docs)),), recounted, vectorized=False, method="basic",
+                     n_resamples=40, batch=25, confidence_level=0.9,
+                     rng=generator(5, "coherence"))
+    low, high = slow.confidence_interval
+    np.testing.assert_allclose(table[["npmi_low", "umass_low"]].to_numpy().T.ravel(), low,
+                               rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(table[["npmi_high", "umass_high"]].to_numpy().T.ravel(), high,
+                               rtol=1e-9, atol=1e-12)
+    e = np.concatenate([table["npmi"], table["umass"]])
+    q_lo, q_hi = np.quantile(slow.bootstrap_distribution, [0.05, 0.95], axis=-1)
+    np.testing.assert_allclose(low, 2 * e - q_hi, rtol=1e-9, atol=1e-12)
+    assert not np.allclose(low, q_lo)
+
+
 def _synthetic(rng, phi, D):
     """D documents of an LDA model (alpha 0.3), drawn in bulk."""
     T, V = phi.shape
