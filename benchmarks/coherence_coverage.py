@@ -20,8 +20,9 @@ jackknife leave-one-out scores, and from them every candidate interval at levels
 
 Per (D, level, method): coverage of the population value over the references and topic rows
 (and of the mean row alone), the share of intervals that contain their own point estimate, the
-mean width, and the mean row's bias (estimate minus population, averaged over references).  Writes ``benchmarks/coherence_coverage/<out>.{csv,md}`` (committed: ``coverage``
-for the defaults, ``coverage_short`` for ``--lengths 5,30 --sizes 200,1000 --references 100``).
+mean width, and the mean row's bias (estimate minus population, averaged over references).
+Writes ``benchmarks/coherence_coverage/<out>.{csv,md}`` (committed: ``coverage`` for the
+defaults, ``coverage_short`` for ``--lengths 5,30 --sizes 200,1000 --references 100``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import ndtr, ndtri
 
-from topiceval.coherence import DEFAULT_TOP_N, coherence_table
-from topiceval.coherence import _bootstrap, _per_document_counts, _scores
+from topiceval.coherence import (
+    DEFAULT_TOP_N,
+    _bootstrap,
+    _per_document_counts,
+    _scores,
+    coherence_table,
+)
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
 

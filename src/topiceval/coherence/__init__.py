@@ -128,7 +128,8 @@ def coherence_table(model: LDAModel | GaPModel, reference: Corpus, *, window: in
     replicates : int, default 200
         Bootstrap replicates over the reference documents.
     level : float, default 0.95
-        Coverage of the intervals.
+        Coverage of the intervals: basic bootstrap intervals of the population value (module
+        docstring); docs/coherence.md gives their measured coverage by reference size.
     seed : int, default 0
 
     Returns
@@ -196,7 +197,7 @@ def _bootstrap(measures, counts, windows, top_local, pair_index, top_n, replicat
     D = counts.shape[0]
     by_column = counts.T.tocsr().astype(float)
 
-    def scores(ids, axis=-1):
+    def scores(ids, axis=-1):  # scipy passes ``axis``; the ids run along the last axis
         rows = np.atleast_2d(ids)
         drawn = (rows + D * np.arange(len(rows))[:, None]).ravel()
         weights = np.bincount(drawn, minlength=D * len(rows)).reshape(len(rows), D).T
