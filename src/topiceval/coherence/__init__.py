@@ -10,17 +10,25 @@ column); a topic's score at a cardinality n is a mean over pairs of its top n wo
 (``measures``) and its reported score the mean over the cardinalities ``top_n``
 (Lau and Baldwin 2016).  The model's score is the mean over topics.
 
-Intervals: ``replicates`` bootstrap replicates each draw D documents with replacement from the
-D reference documents (their counts are sums of per-document counts, ``_counts``), score every
-topic, and the interval is the replicates' central ``level`` percentile range, per topic and for
-the model mean.  The draws come from the stream ``seeds.generator(seed, "coherence")``, so a
-seed gives bit-identical intervals.
+Intervals: ``scipy.stats.bootstrap``'s basic (reflected percentile) interval over the reference
+documents.  Each of ``replicates`` replicates draws D documents with replacement from the D
+reference documents (its counts are the per-document counts ``_counts`` weighted by how often
+it drew each document) and scores every topic; with q_lo, q_hi the replicates' central
+``level`` range and e the estimate, the interval is [2 e - q_hi, 2 e - q_lo], per topic and for
+the model mean.  It is an interval for the population value (the score over an unlimited
+reference from the same source), which the estimate misses by a bias on small references: the
+replicates' percentile range repeats that bias instead of removing it (docs/coherence.md).  It
+holds the estimate exactly when q_lo <= e <= q_hi.  The draws come from the stream
+``seeds.generator(seed, "coherence")``, so a seed gives bit-identical intervals.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
+from scipy.stats import bootstrap
 
 from topiceval.coherence._counts import reference_counts, relevant_pairs
 from topiceval.coherence.measures import MEASURES, topic_scores
@@ -82,6 +90,9 @@ def _check(model, reference, window, top_n, measures, replicates, level):
         raise ValueError(f"replicates must be a positive integer; got {replicates!r}")
     if not 0 < level < 1:
         raise ValueError(f"level must lie in (0, 1); got {level!r}")
+    if len(reference) < 2:
+        raise ValueError("the reference corpus has one document: its bootstrap intervals need "
+                         "at least two")
     return top_n
 
 
@@ -117,7 +128,8 @@ def coherence_table(model: LDAModel | GaPModel, reference: Corpus, *, window: in
     replicates : int, default 200
         Bootstrap replicates over the reference documents.
     level : float, default 0.95
-        Coverage of the intervals.
+        Coverage of the intervals: basic bootstrap intervals of the population value (module
+        docstring); docs/coherence.md gives their measured coverage by reference size.
     seed : int, default 0
 
     Returns
@@ -136,6 +148,24 @@ def coherence_table(model: LDAModel | GaPModel, reference: Corpus, *, window: in
         For a bad argument, or a model whose columns cannot be matched to the reference.
     """
     top_n = _check(model, reference, window, top_n, measures, replicates, level)
+    top, top_local, pair_index, counts, windows = _per_document_counts(model, reference, window,
+                                                                      top_n)
+    full = _scores(measures, np.asarray(counts.sum(axis=0), float).T, windows.sum()[None],
+                   top_local, pair_index, top_n)
+    interval = _bootstrap(measures, counts, windows, top_local, pair_index, top_n, replicates,
+                          level, seed)
+    word_totals = np.asarray(counts[:, :top_local.max() + 1].sum(axis=0)).ravel()
+    return _table(model, top, top_local, word_totals, measures, full, interval, {
+        "window": "document" if window is None else f"sliding {int(window)}",
+        "top_n": ",".join(map(str, top_n)), "reference_documents": len(reference),
+        "reference_windows": int(windows.sum()), "replicates": int(replicates),
+        "level": float(level), "seed": int(seed)})
+
+
+def _per_document_counts(model, reference, window, top_n):
+    """The top words (model columns ``top`` and local ids ``top_local``), ``pair_index``, and
+    the (D, W + P) per-document counts of the W relevant words and P pairs with the (D,)
+    windows per document (``_counts``)."""
     top = top_word_columns(model, max(top_n))
     in_reference = _reference_ids(model, reference)
     relevant, top_local = np.unique(top, return_inverse=True)
@@ -146,15 +176,7 @@ def coherence_table(model: LDAModel | GaPModel, reference: Corpus, *, window: in
     pairs, pair_index = relevant_pairs(top_local, len(relevant))
     counts, windows = reference_counts(reference.offsets, reference.tokens, local, pairs,
                                        len(relevant), window)
-    full = _scores(measures, np.asarray(counts.sum(axis=0), float).T, windows.sum()[None],
-                   top_local, pair_index, top_n)
-    draws = _bootstrap(measures, counts, windows, top_local, pair_index, top_n, replicates, seed)
-    word_totals = np.asarray(counts[:, :len(relevant)].sum(axis=0)).ravel()
-    return _table(model, top, top_local, word_totals, measures, full, draws, level, {
-        "window": "document" if window is None else f"sliding {int(window)}",
-        "top_n": ",".join(map(str, top_n)), "reference_documents": len(reference),
-        "reference_windows": int(windows.sum()), "replicates": int(replicates),
-        "level": float(level), "seed": int(seed)})
+    return top, top_local, pair_index, counts, windows
 
 
 def _scores(measures, totals, windows, top_local, pair_index, top_n):
@@ -167,23 +189,33 @@ def _scores(measures, totals, windows, top_local, pair_index, top_n):
     return out
 
 
-def _bootstrap(measures, counts, windows, top_local, pair_index, top_n, replicates, seed):
-    """{measure: (T + 1, replicates)} scores of the bootstrap replicates (module docstring)."""
-    rng = generator(seed, "coherence")
+def _bootstrap(measures, counts, windows, top_local, pair_index, top_n, replicates, level,
+               seed):
+    """``scipy.stats.bootstrap``'s basic interval of every measure's (T + 1) scores, stacked
+    measure by measure (module docstring): its data are the document ids, and a replicate's
+    counts are the per-document counts weighted by how often it drew each document."""
     D = counts.shape[0]
     by_column = counts.T.tocsr().astype(float)
-    blocks = {m: [] for m in measures}
-    for start in range(0, replicates, REPLICATE_BLOCK):
-        size = min(REPLICATE_BLOCK, replicates - start)
-        weights = rng.multinomial(D, np.full(D, 1.0 / D), size=size).T.astype(float)
-        scores = _scores(measures, by_column @ weights, windows @ weights, top_local,
+
+    def scores(ids, axis=-1):  # scipy passes ``axis``; the ids run along the last axis
+        rows = np.atleast_2d(ids)
+        drawn = (rows + D * np.arange(len(rows))[:, None]).ravel()
+        weights = np.bincount(drawn, minlength=D * len(rows)).reshape(len(rows), D).T
+        scored = _scores(measures, by_column @ weights, windows @ weights, top_local,
                          pair_index, top_n)
-        for measure in measures:
-            blocks[measure].append(scores[measure])
-    return {m: np.hstack(blocks[m]) for m in measures}
+        stacked = np.vstack([scored[m] for m in measures])
+        return stacked[:, 0] if np.ndim(ids) == 1 else stacked
+
+    with warnings.catch_warnings():
+        if replicates == 1:  # scipy's standard error of one replicate (not used) warns
+            warnings.filterwarnings("ignore", "Degrees of freedom", RuntimeWarning)
+            warnings.filterwarnings("ignore", "invalid value encountered", RuntimeWarning)
+        return bootstrap((np.arange(D),), scores, vectorized=True, method="basic",
+                         n_resamples=replicates, batch=REPLICATE_BLOCK, confidence_level=level,
+                         rng=generator(seed, "coherence"))
 
 
-def _table(model, top, top_local, word_totals, measures, full, draws, level, settings):
+def _table(model, top, top_local, word_totals, measures, full, interval, settings):
     words = (np.asarray(model.vocab, dtype=str) if model.vocab is not None
              else np.arange(model.n_types).astype(str))
     absent = word_totals[top_local] == 0
@@ -194,11 +226,11 @@ def _table(model, top, top_local, word_totals, measures, full, draws, level, set
         "absent_words": [" ".join(words[row][gone]) for row, gone in zip(top, absent, strict=True)]
         + [" ".join(sorted(set(words[top[absent]])))],
     })
-    tail = (1 - level) / 2
-    for measure in measures:
+    low, high = (np.reshape(end, (len(measures), T + 1)) for end in interval.confidence_interval)
+    for k, measure in enumerate(measures):
         frame[measure] = full[measure][:, 0]
-        frame[f"{measure}_low"] = np.quantile(draws[measure], tail, axis=1)
-        frame[f"{measure}_high"] = np.quantile(draws[measure], 1 - tail, axis=1)
+        frame[f"{measure}_low"] = low[k]
+        frame[f"{measure}_high"] = high[k]
     for name, value in settings.items():
         frame[name] = value
     return frame
