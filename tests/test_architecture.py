@@ -98,7 +98,6 @@ def test_training_and_evaluation_packages_are_distinct():
 def _declarations():
     from topiceval.estimators.gapfa import registry as gapfa_registry
     from topiceval.estimators.lda import registry as lda_registry
-
     from topiceval.logistic_normal import registry as logistic_normal_registry
 
     for family, table in (("lda", lda_registry.ESTIMATE), ("lda", lda_registry.COMPLETE),

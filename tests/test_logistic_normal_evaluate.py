@@ -4,8 +4,8 @@ the price of a call, determinism and bad input.
 
 The Monte Carlo criterion is that of test_logistic_normal_exact.py: the runs' average in
 probability within TOLERANCE of its own standard errors of the exact P(w_d),
-|P-hat / P - 1| <= 5 se, with RUNS runs; seeds are fixed, so the tests are deterministic, and a perturbed model
-fails the same criterion (the check can fail).
+|P-hat / P - 1| <= 5 se, with RUNS runs; seeds are fixed, so the tests are deterministic, and a
+perturbed model fails the same criterion (the check can fail).
 """
 
 import numpy as np

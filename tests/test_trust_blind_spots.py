@@ -65,8 +65,8 @@ def test_the_summary_does_not_advise_a_method_in_its_blind_spot():
     result = topiceval.evaluate(LDAModel(phi, TINY), docs, "ais", runs=2, temperatures=2)
     assert result.blind_methods == ("is_ip", "chib")
     note = next(n for n in result._trust_notes() if "untrusted" in n)
-    assert "(ais for short documents, bridge_theta for 100 tokens or more); not is_ip or chib, in a blind spot" \
-        in note, note
+    assert ("(ais for short documents, bridge_theta for 100 tokens or more); not is_ip or "
+            "chib, in a blind spot") in note, note
     assert "is_ip for short" not in result.summary()
 
 

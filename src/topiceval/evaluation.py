@@ -6,15 +6,16 @@ models.
     print(result.summary())
     result.logp, result.stderr, result.total, result.perplexity, result.to_frame()
 
-``model``: a ``topiceval.models.LDAModel`` or ``GaPModel`` (``topiceval.adapters`` imports
-models of scikit-learn, gensim, tomotopy, MALLET and ``lda``), or a
+``model``: a ``topiceval.models.LDAModel`` or ``GaPModel`` (``topiceval.adapters`` imports models of
+scikit-learn, gensim, tomotopy, MALLET and ``lda``), or a
 ``topiceval.logistic_normal.LogisticNormalModel`` (ProdLDA, ETM, CTM; its documents are read as
-LDA's, and since its likelihood depends on the counts only, a count matrix with words too).  ``docs``: a ``Corpus``, lists of
-word strings, token-id sequences (LDA: ids of the model's columns) or, for GaP-FA only, a (D, V)
-count matrix.  What a document is, per family, is decided once in ``topiceval.documents``:
-documents that carry words are matched to the model's vocabulary *by word* (``Corpus.align``),
-counts without words are matched to a model that has words only when ``columns="model"`` says
-they are its columns, and anything whose reading would depend on its container is refused.
+LDA's, and since its likelihood depends on the counts only, a count matrix with words too).
+``docs``: a ``Corpus``, lists of word strings, token-id sequences (LDA: ids of the model's columns)
+or, for GaP-FA only, a (D, V) count matrix.  What a document is, per family, is decided once in
+``topiceval.documents``: documents that carry words are matched to the model's vocabulary *by word*
+(``Corpus.align``), counts without words are matched to a model that has words only when
+``columns="model"`` says they are its columns, and anything whose reading would depend on its
+container is refused.
 
 Runs and error bars.  Each document is estimated ``runs`` times with independent random streams
 (keyed by seed, method, the document's position and the run, so results do not depend on the
@@ -24,32 +25,32 @@ unbiased for P(w_d) are combined by averaging in probability,
     log P-hat_d = log( (1/R) sum_r exp(l_dr) ),
 
 itself an unbiased estimator of P(w_d) with R times the work, and its standard error is the
-delta-method one, se_d = sd_r(exp(l_dr - log P-hat_d)) / sqrt(R) (nats; NaN for R = 1, 0 for
-the exact method).  It measures the Monte Carlo spread only: the log of an unbiased estimate is
-biased low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard
-error optimistic (in the benchmark, +/- 2 se_d covered the error 77-80% of the time on documents
-of up to ~100 tokens, 34-45% on longer ones).  Totals add over documents,
-``total_stderr = sqrt(sum_d se_d^2)`` (for a method whose runs share an error, bridge-theta's,
-the shared parts add: ``topiceval.error_bars``).  What the standard error cannot see, the diagnostics
-of ``topiceval.diagnostics`` look for, from what the estimator already has (the Pareto tail of
-its importance weights, its chains' effective sample size and R-hat, whether one run carries
-the average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts
-the untrusted estimates (docs/trust.md).
+delta-method one, se_d = sd_r(exp(l_dr - log P-hat_d)) / sqrt(R) (nats; NaN for R = 1, 0 for the
+exact method).  It measures the Monte Carlo spread only: the log of an unbiased estimate is biased
+low by about se_d^2 / 2, and a heavy-tailed weight distribution makes any sample standard error
+optimistic (in the benchmark, +/- 2 se_d covered the error 77-80% of the time on documents of up to
+~100 tokens, 34-45% on longer ones).  Totals add over documents, ``total_stderr = sqrt(sum_d
+se_d^2)`` (for a method whose runs share an error, bridge-theta's, the shared parts add:
+``topiceval.error_bars``).  What the standard error cannot see, the diagnostics of
+``topiceval.diagnostics`` look for, from what the estimator already has (the Pareto tail of its
+importance weights, its chains' effective sample size and R-hat, whether one run carries the
+average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts the
+untrusted estimates (docs/trust.md).
 
 Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
 chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
 should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
-LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens
-and 0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA AIS with 1,000
-temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
-estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0,
-was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted); for the
-logistic-normal family IS-Laplace with a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007
-nats against quadrature at K <= 3, 0.02-0.10 against a BDMC sandwich at K = 20, where AIS with
-1,000 temperatures and 4 runs was 0.06-0.33 and 0.10-0.22 for about the same CPU time;
-benchmarks/ln_default_method.py, docs/methods/logistic-normal.md#default-method).  Several runs matter
-more than long chains: a single Chib run sometimes starts in a poor mode and lands tens of nats
-low, and the average in probability keeps the good runs.
+LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens and
+0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA AIS with 1,000 temperatures
+and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every estimate trusted, at
+14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0, was 2.02 nats off at ~100
+counts for 154 ms, none of those estimates trusted); for the logistic-normal family IS-Laplace with
+a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
+0.02-0.10 against a BDMC sandwich at K = 20, where AIS with 1,000 temperatures and 4 runs was
+0.06-0.33 and 0.10-0.22 for about the same CPU time; benchmarks/ln_default_method.py,
+docs/methods/logistic-normal.md#default-method).  Several runs matter more than long chains: a
+single Chib run sometimes starts in a poor mode and lands tens of nats low, and the average in
+probability keeps the good runs.
 """
 
 from __future__ import annotations
@@ -557,8 +558,8 @@ def evaluate(model: LDAModel | GaPModel,
         The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
         default 2.4e9), topic-word site updates (GaP-FA, default 6e9) or decoder terms
         (logistic-normal, default 6e9; ``topiceval.logistic_normal.registry``): a minute of one
-        core at the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a 2-core
-        test machine, two to four minutes for LDA's default method and up to one for GaP-FA's
+        core at the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a
+        2-core test machine, two to four minutes for LDA's default method and up to one for GaP-FA's
         (the documentation's page "Implementation notes", "Work limits").  Checked before
         anything runs, with the predicted time and the fewer runs, smaller setting or fewer
         documents that would fit in the message.  A larger number raises it; ``None`` lifts
@@ -585,8 +586,8 @@ def evaluate(model: LDAModel | GaPModel,
         start, LDA: its topic assignments z (one per token scored,
         ``topiceval.training.lda.synthetic_sample``), GaP-FA: a (D, T) array of topic totals
         (``topiceval.training.gapfa.synthetic.sample_documents``), logistic-normal: a (D, K)
-        array of z (``topiceval.logistic_normal.simulate.sample_documents``).  Exact samples (the latent
-        variables that generated synthetic documents) make the upper bound a true stochastic
+        array of z (``topiceval.logistic_normal.simulate.sample_documents``).  Exact samples (the
+        latent variables that generated synthetic documents) make the upper bound a true stochastic
         bound; without them it starts from the forward runs' final states (approximate).
     **settings
         Estimator settings, e.g. ``particles=50`` for ``lr`` or ``samples=2000`` for ``chib``

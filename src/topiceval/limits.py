@@ -12,17 +12,17 @@ per-thread working arrays) and refuses a call that would not fit in ``MEMORY_FRA
 physical memory, naming the setting that would fit (numba would otherwise fail deep inside a
 kernel, or the operating system kill the process).
 
-Default limit: ``DEFAULT_SECONDS`` (one minute) of one core at the family's benchmark rate
-``RATE`` (``benchmarks/README.md``: the LDA estimators run about 4e7 site updates per second per
-core, LR with rejuvenation 4.2e7 and Chib-style 4.4e7 on the 002-T1 workload; GaP-FA about 1e8
-topic-word site updates per second, between the 1.2-1.8 ns per unit of long documents and the
-8-15 ns of three-word tweets; the logistic-normal family about 1e8 decoder terms per second,
-``logistic_normal.registry``), so ``DEFAULT_WORK_LIMIT`` is 2.4e9 LDA site updates, 6e9
-GaP-FA topic-word site updates and 6e9 logistic-normal decoder terms per call.  Measured with the default methods on a 2-core test
-machine (``benchmarks/work_limit_time.py``), the LDA limit takes two to four minutes of one core
-(1.1e7-2.3e7 site updates per second, Chib-style, 4- to 1,000-token documents) and GaP-FA's
-9-52 seconds.  ``work_limit=None`` lifts the limit (the experiments
-and the workflow do: they price their own jobs); a number sets it.  The messages speak the API
+Default limit: ``DEFAULT_SECONDS`` (one minute) of one core at the family's benchmark rate ``RATE``
+(``benchmarks/README.md``: the LDA estimators run about 4e7 site updates per second per core, LR
+with rejuvenation 4.2e7 and Chib-style 4.4e7 on the 002-T1 workload; GaP-FA about 1e8 topic-word
+site updates per second, between the 1.2-1.8 ns per unit of long documents and the 8-15 ns of
+three-word tweets; the logistic-normal family about 1e8 decoder terms per second,
+``logistic_normal.registry``), so ``DEFAULT_WORK_LIMIT`` is 2.4e9 LDA site updates, 6e9 GaP-FA
+topic-word site updates and 6e9 logistic-normal decoder terms per call.  Measured with the default
+methods on a 2-core test machine (``benchmarks/work_limit_time.py``), the LDA limit takes two to
+four minutes of one core (1.1e7-2.3e7 site updates per second, Chib-style, 4- to 1,000-token
+documents) and GaP-FA's 9-52 seconds.  ``work_limit=None`` lifts the limit (the experiments and the
+workflow do: they price their own jobs); a number sets it.  The messages speak the API
 (``str(error)``) or, through ``WorkLimitError.for_command_line``, the command line.
 """
 

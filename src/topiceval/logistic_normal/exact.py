@@ -25,7 +25,6 @@ import numpy as np
 from scipy.special import logsumexp, roots_hermite
 
 from topiceval.estimators.method import Method
-
 from topiceval.logistic_normal import laplace
 from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.logistic_normal.model import LogisticNormalModel

@@ -28,6 +28,7 @@ from numba import njit
 from topiceval._numba import log_gamma_variate, standard_normal
 from topiceval.estimators.method import Method, Setting
 from topiceval.logistic_normal import laplace
+from topiceval.logistic_normal.is_prior import SAMPLES
 from topiceval.logistic_normal.likelihood import (
     LOG_2PI,
     colour_into,
@@ -36,7 +37,6 @@ from topiceval.logistic_normal.likelihood import (
     log_det_chol,
     log_p_given_z,
 )
-from topiceval.logistic_normal.is_prior import SAMPLES
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
     Estimate,

@@ -15,7 +15,6 @@ import numpy as np
 from numba import njit
 
 from topiceval.estimators.method import Method, Setting
-
 from topiceval.logistic_normal.likelihood import document_decoder, gaussian_draw_into, log_p_given_z
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.logistic_normal.weights import (
