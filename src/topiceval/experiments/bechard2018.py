@@ -19,8 +19,8 @@ Which perplexity each row is (column ``definition``, docs/methods/lda.md#perplex
 Beyond the paper, :func:`honest_rows` estimates for every model the true held-out marginal
 perplexity P1 with topiceval's unbiased estimators (``P1-CS``, Chib-style; ``P1-LR``, sequential
 left-to-right), with a Monte Carlo error bar, on one seeded subset of the test documents: the
-question a reader of seed 001 has is whether the T that the plug-in values and bounds pick
-survives an honest estimate.
+question a reader of seed 001 has is how far the T that the plug-in values and bounds pick is
+from the honest estimate's lowest T, in nats and in standard errors.
 
 :func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
 curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard2018.f4_caption`
@@ -54,6 +54,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from threadpoolctl import threadpool_limits
 
+from topiceval.claims import AGREES, tie_rule
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.evaluation import combine_runs
@@ -361,11 +362,15 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
 
 
 def _within_2se(test: pd.DataFrame, best: pd.Series) -> str:
-    """The Ts of a test curve whose log-likelihood is within 2 combined standard errors of
-    ``best``'s (the estimates of different models are independent)."""
+    """The Ts of a test curve whose log-likelihood ``best``'s does not exceed by more than 2
+    combined standard errors (the estimates of different models are independent): the ledger's
+    tie rule, :func:`topiceval.claims.tie_rule`, does not find ``best`` higher.  A T whose
+    standard error is unknown is left out."""
     gap = best["log_likelihood"] - test["log_likelihood"]
     se = np.sqrt(best["log_likelihood_se"] ** 2 + test["log_likelihood_se"] ** 2)
-    return " ".join(str(int(t)) for t in test.loc[gap <= 2 * se, "T"])
+    tied = [np.isfinite(g) and np.isfinite(e) and tie_rule(float(g), float(e)) != AGREES
+            for g, e in zip(gap, se, strict=True)]
+    return " ".join(str(int(t)) for t in test.loc[tied, "T"])
 
 
 PAPER = "Béchard & Gervet"
