@@ -27,6 +27,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from topiceval._docs import page
 from topiceval.captions import counted_names
+from topiceval.claims import AGREES, DISAGREES, TIE, tie_rule
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import (
     COLLECTIONS,
@@ -367,13 +368,14 @@ def _paper_ranking(collection: str, l2r: str) -> list[str]:
 
 def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
     """``a`` or ``b``, whichever has the lower value by more than twice the standard error of
-    the difference (independent repeats), or None when the two are not separated (or the
-    standard error is unknown: a single repeat)."""
-    diff = float(value[a] - value[b])
+    the difference (independent repeats; the ledger's tie rule, :func:`topiceval.claims.tie_rule`),
+    or None when the two are not separated (or the standard error is unknown: a single
+    repeat)."""
+    diff = float(value[b] - value[a])
     se_diff = math.hypot(float(se[a]), float(se[b]))
-    if not np.isfinite(se_diff) or abs(diff) <= 2.0 * se_diff:
+    if not (np.isfinite(se_diff) and np.isfinite(diff)):
         return None
-    return a if diff < 0 else b
+    return {AGREES: a, DISAGREES: b, TIE: None}[tie_rule(diff, se_diff)]
 
 
 def caption_f1(table: pd.DataFrame) -> str:
