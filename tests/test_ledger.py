@@ -134,9 +134,16 @@ _VERDICT_CAPTIONS = (
     (re.compile(r"tables/capdevila2018-T1\.caption\.md"), "004-T1-", ("capdevila2018-T1.csv",)),
 )
 _HEADER = "Verdicts (the ledger, topiceval.claims:"
-# words that state a verdict; outside the ledger's lines a caption may explain, never judge
+# words that state a verdict; outside the ledger's lines a caption may explain, never judge: the
+# ledger's own words, the captions' earlier ones (a choice that "survives", a theme "recovered"),
+# yes/no/tie tallies and labels ("yes on 5", "(faster: yes)", a "| yes |" cell) and better/worse
 _VERDICT_WORDS = re.compile(r"\b(agrees?|agreeing|disagrees?|disagreeing|DISAGREES|reproduces?"
-                            r"|differs from the paper|same order as the paper|consistent with)\b")
+                            r"|differs from the paper|same order as the paper|consistent with"
+                            r"|surviv\w*|recovered|(?:yes|no|tie|undetermined) on \d+"
+                            r"|better|worse|outperforms?|beats?|gaining on)\b"
+                            r"|\b\w+: (?:yes|no|tie|undetermined)\)|\| (?:yes|no) \|")
+# the paper's findings in its words ("Paper: ... Ours"), which a caption quotes, not judges
+_PAPER_WORDS = re.compile(r"\bPaper\b[^\n]*?(?=\bOurs\b|$)")
 _PUBLICATIONS = sorted(p.parent for p in PUBLISHED.rglob("provenance.json")
                        if "studies" not in p.relative_to(PUBLISHED).parts)
 _CAPTIONS = [(d, name, prefix.format(*m.groups()), tuple(t.format(*m.groups()) for t in tables))
@@ -173,7 +180,7 @@ def _verdict_defects(directory, prefix, tables, text):
     defects = [] if block == _ledger_lines(directory, prefix, tables) else [
         "its verdict lines are not what the ledger writes from the published tables"]
     defects += [f"a verdict in its prose: {m[0]!r}" for line in prose
-                for m in _VERDICT_WORDS.finditer(line)]
+                for m in _VERDICT_WORDS.finditer(_PAPER_WORDS.sub(" ", line))]
     return defects
 
 
@@ -219,6 +226,41 @@ def test_a_caption_verdict_edited_by_hand_is_caught(name, prefix, tables):
     assert judged != text
     assert any("a verdict in its prose" in d
                for d in _verdict_defects(directory, prefix, tables, judged))
+
+
+# the judging phrases of earlier captions (001-F4, 001-T1, 004-F1, 004-F3, 003-F1), each caught
+_OLD_JUDGEMENTS = (
+    "the choice of P4, sklearn's bound, T = 20, does not survive.",
+    "the choice of P2, plug-in, optimistic on test, T = 30, survives;",
+    "5 of 6 recovered; not recovered: MID-EAST (people would gun right one).",
+    "| MID-EAST | armenian people jews turkish war | people would gun right one (10) | 1/5 | 1/5 "
+    "| no |",
+    "Spearman correlation of log ratio with log length -0.80 (L2R gaining on DS with length)",
+    "L2R converges faster than DS (lower distance at every S of 20, 50, 100): yes on 5 (NIPS, AP, "
+    "Reuters, Twitter, WS); tie on 1 (20NGs); no on 0.",
+    "HM 2.19 +/- 0.35, 1.57 +/- 0.25, 0.733 +/- 0.1 (faster: yes);",
+    "1% of the HM - DS gap of 29 (below it: undetermined).",
+    "the perturbed topics really are better for the other documents",
+)
+
+
+@pytest.mark.parametrize("phrase", _OLD_JUDGEMENTS)
+def test_a_judging_phrase_of_earlier_captions_is_caught(phrase):
+    directory, name = PUBLISHED / "default", "figures/capdevila2018-F3.caption.md"
+    text = (directory / name).read_text("utf-8")
+    tables = ("capdevila2018-F3-convergence.csv",)
+    assert _verdict_defects(directory, "004-F3-", tables, text) == []
+    judged = text.replace(" Final sums (S = ", f" {phrase} Final sums (S = ", 1)
+    assert judged != text
+    assert [d for d in _verdict_defects(directory, "004-F3-", tables, judged)
+            if "a verdict in its prose" in d]
+
+
+def test_the_papers_words_may_say_better_or_worse():
+    """A caption quotes the paper's finding ("Paper: ... L2R is worse than DS ...") before its
+    own numbers ("Ours ..."); only the latter are checked for verdicts."""
+    line = "Paper: L2R is worse than DS on Twitter. Ours: L2R is worse than DS on WS."
+    assert [m[0] for m in _VERDICT_WORDS.finditer(_PAPER_WORDS.sub(" ", line))] == ["worse"]
 
 
 # ---- every number the notes of the results page quote is in, or computed from, what they cite
@@ -464,26 +506,57 @@ def test_a_summary_count_edited_by_hand_is_caught():
 
 _KEY = re.compile("|".join(re.escape(k) for k in sorted((c.key for c in CLAIMS), key=len,
                                                         reverse=True)) + r"(?![\w-])")
-_SAID = re.compile(r"\b(?P<verdict>agrees?|disagrees?|is a tie|are ties|is not testable)"
-                   r"\s+(?P<size>at both sizes|at the default size|at paper size)")
+_VERDICT = re.compile(r"\b(?P<verdict>agrees?|disagrees?|is a tie|are ties|is not testable)\b"
+                      r"(?:,?\s+(?P<size>at both sizes|at the default size|at paper size))?")
 _WORDS = {"agree": AGREES, "agrees": AGREES, "disagree": DISAGREES, "disagrees": DISAGREES,
           "is a tie": TIE, "are ties": TIE, "is not testable": NOT_TESTABLE}
 _SIZES = {"at both sizes": ("default", "paper"), "at the default size": ("default",),
           "at paper size": ("paper",)}
 
 
+def _clause_verdicts(clause):
+    """(claim key, size, verdict) for each verdict a clause gives named claims at a named size.
+    A verdict belongs to the claims named since the previous verdict (or to the previous one's,
+    when none are: "X agrees at the default size and is a tie at paper size"), and the size that
+    follows it, directly or after a comma, applies to it and to the verdicts before it that had
+    none ("X disagrees and Y agrees, at both sizes")."""
+    said, keys, waiting, start = [], [], [], 0
+    for m in _VERDICT.finditer(clause):
+        named = _KEY.findall(clause[start:m.start()])
+        keys = named or keys
+        start = m.end()
+        waiting.append((keys, _WORDS[m["verdict"]]))
+        if m["size"]:
+            said += [(key, size, verdict) for group, verdict in waiting for key in group
+                     for size in _SIZES[m["size"]]]
+            waiting = []
+    return said
+
+
 def _said_verdicts(text):
     """(claim key, size, verdict, clause) for each verdict the notes give a named claim at a
-    named size: a clause (up to . ; or :) naming claims and "<verdict> at <size>"."""
+    named size, clause by clause (up to . ; or :) by :func:`_clause_verdicts`."""
     said = []
     for heading in ("Béchard & Gervet", "Wallach", "Foulds & Smyth", "Capdevila"):
         for row in notes_rows(text, heading):
             for cell in row.values():
                 for clause in re.split(r"(?<=[.;:])\s+", cell):
-                    for m in _SAID.finditer(clause):
-                        said += [(key, size, _WORDS[m["verdict"]], clause)
-                                 for key in _KEY.findall(clause) for size in _SIZES[m["size"]]]
+                    said += [(*verdict, clause) for verdict in _clause_verdicts(clause)]
     return said
+
+
+@pytest.mark.parametrize("clause, expected", [
+    ("001-F4-T12-plugin disagrees and 001-F4-train-falls agrees, at both sizes",
+     [("001-F4-T12-plugin", "default", DISAGREES), ("001-F4-T12-plugin", "paper", DISAGREES),
+      ("001-F4-train-falls", "default", AGREES), ("001-F4-train-falls", "paper", AGREES)]),
+    ("004-F2-L2RE-lowest and 004-F2-DS-below-HM are ties at paper size",
+     [("004-F2-L2RE-lowest", "paper", TIE), ("004-F2-DS-below-HM", "paper", TIE)]),
+    ("004-F1-trend is a tie at the default size and agrees at paper size",
+     [("004-F1-trend", "default", TIE), ("004-F1-trend", "paper", AGREES)]),
+    ("002-F1-HM-over agrees with the paper", []),
+])
+def test_the_notes_parser_pairs_each_claim_with_its_verdict_and_size(clause, expected):
+    assert _clause_verdicts(clause) == expected
 
 
 def test_the_notes_name_only_the_ledgers_verdicts():

@@ -677,7 +677,7 @@ def caption_verdicts(prefix: str, tables: Mapping[str, pd.DataFrame],
             continue
         except NotTestable as reason:
             j = Judgement(c, "", reason=str(reason))
-        lines.append(f"- {c.key}, \"{c.words}\": {_cell(j).replace('**', '')}.")
+        lines.append(f"- {c.key}, \"{c.words}\": {_cell(j, named=True).replace('**', '')}.")
     return lines
 
 
@@ -706,12 +706,19 @@ def _comparison(statistic: float, se: float) -> str:
     return f"{statistic:+.3g} ± {se:.2g}{z}: {tie_rule(statistic, se)}"
 
 
-def _cell(j: Judgement) -> str:
+def _cell(j: Judgement, named: bool = False) -> str:
+    """A judgement in words: its verdict and the panels agreeing, tied and disagreeing (by name
+    too when ``named``, as a caption states them)."""
     if j.reason:
         return f"**{NOT_TESTABLE}**: {j.reason}"
     c, n = j.counts(), len(j.panels)
-    return (f"**{j.verdict}**: panels agreeing {c[AGREES]} of {n}, ties {c[TIE]}, "
-            f"disagreeing {c[DISAGREES]}")
+
+    def which(verdict: str) -> str:
+        names = [p.name for p in j.panels if p.verdict == verdict]
+        return f" ({', '.join(names)})" if named and names else ""
+
+    return (f"**{j.verdict}**: panels agreeing {c[AGREES]} of {n}{which(AGREES)}, ties "
+            f"{c[TIE]}{which(TIE)}, disagreeing {c[DISAGREES]}{which(DISAGREES)}")
 
 
 def _verdict_table(paper: str, judged: dict) -> str:

@@ -19,8 +19,8 @@ Which perplexity each row is (column ``definition``, docs/methods/lda.md#perplex
 Beyond the paper, :func:`honest_rows` estimates for every model the true held-out marginal
 perplexity P1 with topiceval's unbiased estimators (``P1-CS``, Chib-style; ``P1-LR``, sequential
 left-to-right), with a Monte Carlo error bar, on one seeded subset of the test documents: the
-question a reader of seed 001 has is whether the T that the plug-in values and bounds pick
-survives an honest estimate.
+question a reader of seed 001 has is how far the T that the plug-in values and bounds pick is
+from the honest estimate's lowest T, in nats and in standard errors.
 
 :func:`f4_summary` averages the rows over seeds, :func:`minimum_table` states where each test
 curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard2018.f4_caption`
@@ -28,8 +28,8 @@ curve is lowest against the paper's T = 12, and :func:`topiceval.plots.bechard20
 
 001-T1 / 001-T2: :func:`match_paper_topics` pairs the paper's six labelled topics with ours
 (assignment maximising the probability mass our topic gives to the paper's five words) and lists
-our top words next to the paper's; :func:`theme_recovery` says per theme whether it is recovered;
-:func:`tables_caption` summarises the match and states the ledger's verdict on it
+our top words next to the paper's; :func:`theme_recovery` counts per theme our topic's words
+among the paper's; :func:`tables_caption` summarises the match and states the ledger's verdict on it
 (``topiceval.ledger.caption_verdicts``: one tie rule).
 
 Workflow (``workflow/rules/bechard2018.smk``): :func:`workflow_plan` turns the config block
@@ -54,6 +54,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 from threadpoolctl import threadpool_limits
 
+from topiceval.claims import AGREES, tie_rule
 from topiceval.corpus import Corpus
 from topiceval.estimators import lda
 from topiceval.evaluation import combine_runs
@@ -361,11 +362,15 @@ def minimum_table(df: pd.DataFrame, paper_t: int = PAPER_BEST_T) -> pd.DataFrame
 
 
 def _within_2se(test: pd.DataFrame, best: pd.Series) -> str:
-    """The Ts of a test curve whose log-likelihood is within 2 combined standard errors of
-    ``best``'s (the estimates of different models are independent)."""
+    """The Ts of a test curve whose log-likelihood ``best``'s does not exceed by more than 2
+    combined standard errors (the estimates of different models are independent): the ledger's
+    tie rule, :func:`topiceval.claims.tie_rule`, does not find ``best`` higher.  A T whose
+    standard error is unknown is left out."""
     gap = best["log_likelihood"] - test["log_likelihood"]
     se = np.sqrt(best["log_likelihood_se"] ** 2 + test["log_likelihood_se"] ** 2)
-    return " ".join(str(int(t)) for t in test.loc[gap <= 2 * se, "T"])
+    tied = [np.isfinite(g) and np.isfinite(e) and tie_rule(float(g), float(e)) != AGREES
+            for g, e in zip(gap, se, strict=True)]
+    return " ".join(str(int(t)) for t in test.loc[tied, "T"])
 
 
 PAPER = "Béchard & Gervet"
@@ -407,27 +412,22 @@ def match_paper_topics(model: LDAModel, table: str, n: int = 5) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-# a theme counts as recovered when our matched topic's top-5 words hold at least this many of the
-# words the paper lists for it in either table (Tables 1 and 2 name the same six themes)
-RECOVERED_WORDS = 2
-
-
 def theme_recovery(matches: pd.DataFrame) -> pd.DataFrame:
     """Per label of :func:`match_paper_topics`' table: ``theme_words``, how many of our topic's
-    words are among the words the paper lists for that label in either of its tables, and
-    ``recovered``, whether that is at least :data:`RECOVERED_WORDS`."""
+    words are among the words the paper lists for that label in either of its tables (Tables 1
+    and 2 name the same six themes).  Whether a theme is found is the ledger's verdict
+    (``topiceval.claims``, claims ``001-T1-themes`` and ``001-T2-themes``)."""
     themes = {label: {w for table in PAPER_TABLES.values() for w in table[label]}
               for label in PAPER_TABLES["T1"]}
     shared = [len(set(str(words).split()) & themes[label])
               for label, words in zip(matches["label"], matches["words"], strict=True)]
-    return pd.DataFrame({"label": matches["label"], "theme_words": shared,
-                         "recovered": [n >= RECOVERED_WORDS for n in shared]})
+    return pd.DataFrame({"label": matches["label"], "theme_words": shared})
 
 
 def tables_caption(matches: pd.DataFrame, table: str) -> str:
     """Summary of :func:`match_paper_topics`: how the topics are matched, how many of the
-    paper's words we recover, which themes are recovered (:func:`theme_recovery`), which paper
-    words our vocabulary lacks, and the side-by-side table (markdown)."""
+    paper's words we recover, which paper words our vocabulary lacks, the side-by-side table
+    (markdown) with each theme's words (:func:`theme_recovery`), and the ledger's verdicts."""
     if table not in PAPER_TABLES:
         raise ValueError(f"unknown paper table {table!r}; expected one of {sorted(PAPER_TABLES)}")
     total = int(matches["overlap"].sum())
@@ -435,8 +435,6 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     trainer = "variational EM" if TABLE_TRAINERS[table] == "vem" else "collapsed Gibbs"
     missing = sorted({w for m in matches["missing"] if isinstance(m, str) for w in m.split()})
     themes = theme_recovery(matches)
-    lost = [f"{r.label} ({r.words})" for r, ok in zip(matches.itertuples(), themes["recovered"],
-                                                      strict=True) if not ok]
     lines = [f"{PAPER}, Table {table[1]}, lists the top-5 words of six hand-labelled topics of a "
              f"12-topic {trainer} model. Each label is matched to a different one of our 12 "
              f"topics by the one-to-one assignment (Hungarian algorithm) that maximises the "
@@ -445,15 +443,12 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     if missing:
         lines[0] += (f" Paper words absent from our vocabulary (lemmatised or outside it): "
                      f"{', '.join(missing)}.")
-    lines[0] += (f" A theme counts as recovered when at least {RECOVERED_WORDS} of our topic's "
-                 f"top-5 words are among the words the paper lists for that label in either "
-                 f"table (Tables 1 and 2 name the same six themes with different words): "
-                 f"{int(themes['recovered'].sum())} of {len(themes)} recovered"
-                 + (f"; not recovered: {'; '.join(lost)}." if lost else "."))
-    lines += ["", "| label | paper | ours (topic) | shared | theme words | recovered |",
-              "|---|---|---|---|---|---|"]
+    lines[0] += (" Theme words: how many of our topic's top-5 words are among the words the "
+                 "paper lists for that label in either table (Tables 1 and 2 name the same six "
+                 "themes with different words); the verdicts below judge them.")
+    lines += ["", "| label | paper | ours (topic) | shared | theme words |", "|---|---|---|---|---|"]
     lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 | "
-              f"{t.theme_words}/5 | {'yes' if t.recovered else 'no'} |"
+              f"{t.theme_words}/5 |"
               for r, t in zip(matches.itertuples(), themes.itertuples(), strict=True)]
     lines += ["", *caption_verdicts(f"001-{table}-", {f"bechard2018-{table}.csv": matches})]
     return "\n".join(lines)

@@ -27,6 +27,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from topiceval._docs import page
 from topiceval.captions import counted_names
+from topiceval.claims import AGREES, DISAGREES, TIE, tie_rule
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import (
     COLLECTIONS,
@@ -367,13 +368,14 @@ def _paper_ranking(collection: str, l2r: str) -> list[str]:
 
 def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
     """``a`` or ``b``, whichever has the lower value by more than twice the standard error of
-    the difference (independent repeats), or None when the two are not separated (or the
-    standard error is unknown: a single repeat)."""
-    diff = float(value[a] - value[b])
+    the difference (independent repeats; the ledger's tie rule, :func:`topiceval.claims.tie_rule`),
+    or None when the two are not separated (or the standard error is unknown: a single
+    repeat)."""
+    diff = float(value[b] - value[a])
     se_diff = math.hypot(float(se[a]), float(se[b]))
-    if not np.isfinite(se_diff) or abs(diff) <= 2.0 * se_diff:
+    if not (np.isfinite(se_diff) and np.isfinite(diff)):
         return None
-    return a if diff < 0 else b
+    return {AGREES: a, DISAGREES: b, TIE: None}[tie_rule(diff, se_diff)]
 
 
 def caption_f1(table: pd.DataFrame) -> str:
@@ -394,10 +396,8 @@ def caption_f1(table: pd.DataFrame) -> str:
         pairs = ", ".join(f"{c} ({length:.1f} tokens): {r:.2g}" for c, length, r in
                           zip(wide["collection"], wide["mean_length"], np.exp(ratio),
                               strict=True))
-        trend = ("undetermined" if not np.isfinite(rho) else
-                 "L2R gaining on DS with length" if rho < 0 else "L2R not gaining")
         parts.append(f"KL({label(method)})/KL(DS) by collection, shortest first: {pairs}; "
-                     f"Spearman correlation of log ratio with log length {rho:.2f} ({trend})")
+                     f"Spearman correlation of log ratio with log length {rho:.2f}")
     verdicts = caption_verdicts("004-F1-", {"capdevila2018-F1.csv": table})
     return "\n".join([f"{DESCRIBE_F1}\nPaper: {PAPER_F1} Ours: {'. '.join(parts)}.", *verdicts])
 
@@ -405,11 +405,11 @@ def caption_f1(table: pd.DataFrame) -> str:
 def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
                settings: Mapping | None = None) -> str:
     """What the paper found for 004-F3 and what the tables show: the final sums and, from the
-    per-document ``convergence`` statistics (``loglik_convergence``) judged by ``settings``
-    (the configuration's ``realistic.convergence``: at, enough, gap_share, ties), whether L2R
-    converges faster than DS, whether DS <= L2R <= HM at the largest S and whether a few hundred
-    samples suffice for L2R, ties called ties (docs/methods/experiments.md#capdevila2018).
-    Without the statistics (publications made before them) only the sums are described."""
+    per-document ``convergence`` statistics (``loglik_convergence``) at the checkpoints of
+    ``settings`` (the configuration's ``realistic.convergence``), each collection's numbers
+    (:func:`_f3_numbers`), followed by the ledger's verdicts on them (one tie rule,
+    ``topiceval.ledger.caption_verdicts``).  Without the statistics (publications made before
+    them) only the sums are described."""
     mean = curves.groupby(["collection", "method", "samples"], sort=False)["loglik"].mean()
     mean = mean.reset_index()
     stride = _strides(curves)
@@ -428,34 +428,23 @@ def caption_f3(curves: pd.DataFrame, convergence: pd.DataFrame | None = None,
                 "(each method's distance from its own final value per document, ties within 2 "
                 f"standard errors) cannot be applied to it; the sums alone show no Monte Carlo "
                 f"error. {sums}\n" + "\n".join(caption_verdicts("004-F3-", {})))
-    verdicts = [_f3_verdicts(coll, part, settings)
-                for coll, part in convergence.groupby("collection", sort=False)]
-    n = len(verdicts)
-
-    def tally(key: str, outcomes: tuple[str, ...]) -> str:
-        return "; ".join(
-            f"{word} on {counted_names([v['name'] for v in verdicts if v[key] == word])}"
-            for word in outcomes)
-
-    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours, judged per document ({n} collections; "
-            f"distance = |log p-hat_d(S) - log p-hat_d(S_max)|, mean over the documents +/- "
-            f"standard error; a difference within {settings['ties']:g} standard errors is a "
-            f"tie): L2R converges faster than DS (lower distance at every S of "
-            f"{', '.join(f'{s:,}' for s in settings['at'])}): "
-            f"{tally('faster', ('yes', 'tie', 'no'))}. "
-            f"DS <= L2R <= HM at the largest S: {tally('ordered', ('yes', 'tie', 'no'))}. "
-            f"L2R's distance at S = {settings['enough']:,} (from its own value at the largest "
-            f"S) below {100 * settings['gap_share']:g}% of the HM - DS gap: "
-            f"{tally('enough', ('yes', 'undetermined', 'no'))}. "
-            f"Per collection: {' '.join(v['text'] for v in verdicts)} {sums}\n"
+    described = [_f3_numbers(coll, part, settings)
+                 for coll, part in convergence.groupby("collection", sort=False)]
+    return (f"{DESCRIBE_F3}\nPaper: {PAPER_F3} Ours, per document ({len(described)} "
+            f"collections; distance = |log p-hat_d(S) - log p-hat_d(S_max)|, each method's "
+            f"distance from its own final value, mean over the documents +/- standard error; the "
+            f"verdicts below judge these numbers): {' '.join(described)} {sums}\n"
             + "\n".join(caption_verdicts(
                 "004-F3-", {"capdevila2018-F3-convergence.csv": convergence},
                 {"capdevila2018": {"realistic": {"convergence": dict(settings)}}})))
 
 
-def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
-    """004-F3's three verdicts on one collection from its ``loglik_convergence`` rows."""
-    ties = float(settings["ties"])
+def _f3_numbers(name: str, part: pd.DataFrame, settings: Mapping) -> str:
+    """004-F3's numbers on one collection from its ``loglik_convergence`` rows: each method's
+    distance at the checkpoints ``settings["at"]``, the per-document differences from L2R at the
+    largest S, and L2R's distance at ``settings["enough"]`` beside ``settings["gap_share"]`` of
+    the HM - DS gap.  They are described, not judged: the verdicts are the ledger's
+    (``topiceval.ledger.caption_verdicts``)."""
     table = part.set_index(["statistic", "method", "samples"])[["mean", "se"]]
     checkpoints = np.sort(part["samples"].unique())
     s_max = int(checkpoints[-1])
@@ -464,27 +453,7 @@ def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
         above = checkpoints[(checkpoints >= s) & (checkpoints < s_max)]
         return int(above[0]) if above.size else None
 
-    def sign(statistic, method, s):  # +1 / -1 beyond `ties` s.e., 0 a tie
-        mean, se = table.loc[(statistic, method, s)]
-        return 0 if not abs(mean) > ties * (se if np.isfinite(se) else np.inf) else int(
-            np.sign(mean))
-
     compared = [s for s in dict.fromkeys(at(s) for s in settings["at"]) if s is not None]
-    wins = [sign("distance_minus_l2r", "ds", s) for s in compared]
-    faster = "no" if -1 in wins else "yes" if wins and all(w == 1 for w in wins) else "tie"
-    below, above = (sign("estimate_minus_l2r", m, s_max) for m in ("ds", "hm"))
-    ordered = ("no" if below == 1 or above == -1 else
-               "yes" if (below, above) == (-1, 1) else "tie")
-    gap = (table.loc[("estimate_minus_l2r", "hm", s_max), "mean"]
-           - table.loc[("estimate_minus_l2r", "ds", s_max), "mean"])
-    limit = float(settings["gap_share"]) * gap
-    enough_s = at(settings["enough"])
-    enough, said = "undetermined", "no checkpoint below the largest S"
-    if enough_s is not None:
-        d, se = table.loc[("distance", "l2r", enough_s)]
-        enough = ("yes" if d + ties * se < limit else "no" if d - ties * se > limit else
-                  "undetermined")
-        said = f"{d:.3g} +/- {se:.2g} at S = {enough_s:,} against {limit:.3g}"
 
     def distances(method):
         return ", ".join(f"{table.loc[('distance', method, s), 'mean']:.3g} +/- "
@@ -493,12 +462,19 @@ def _f3_verdicts(name: str, part: pd.DataFrame, settings: Mapping) -> dict:
     differences = ", ".join(
         f"{label(m)} - L2R {mean:+.3g} +/- {se:.2g}"
         for m in ("ds", "hm") for mean, se in [table.loc[("estimate_minus_l2r", m, s_max)]])
-    text = (f"{name}: distance at S = {', '.join(f'{s:,}' for s in compared)} (nats per "
-            f"document): L2R {distances('l2r')}; DS {distances('ds')}; HM {distances('hm')} "
-            f"(faster: {faster}); at S = {s_max:,} per document {differences} (ordered: "
-            f"{ordered}); L2R's distance {said} nats, {100 * settings['gap_share']:g}% of the "
-            f"HM - DS gap of {gap:.3g} (below it: {enough}).")
-    return {"name": name, "faster": faster, "ordered": ordered, "enough": enough, "text": text}
+    gap = (table.loc[("estimate_minus_l2r", "hm", s_max), "mean"]
+           - table.loc[("estimate_minus_l2r", "ds", s_max), "mean"])
+    share = float(settings["gap_share"])
+    enough_s = at(settings["enough"])
+    if enough_s is None:
+        enough = f"no checkpoint at or above S = {settings['enough']:,} below the largest S"
+    else:
+        d, se = table.loc[("distance", "l2r", enough_s)]
+        enough = f"L2R's distance at S = {enough_s:,}: {d:.3g} +/- {se:.2g} nats"
+    return (f"{name}: distance at S = {', '.join(f'{s:,}' for s in compared)} (nats per "
+            f"document): L2R {distances('l2r')}; DS {distances('ds')}; HM {distances('hm')}; at "
+            f"S = {s_max:,} per document {differences}; {enough}; {100 * share:g}% of the "
+            f"HM - DS gap of {gap:.3g}: {share * gap:.3g} nats.")
 
 
 # --------------------------------------------------------------------------- workflow jobs

@@ -228,7 +228,8 @@ def caption_f1(summary: pd.DataFrame, *, perturbation: str = "prior",
         lines.append(f"- The expensive ratio-AIS estimates (median reciprocal gap "
                      f"{ref['median_gap']:+.3f} nats) prefer the unperturbed topics on "
                      f"{100 * ref['share']:.0f}% of the documents: where this is far below "
-                     "100%, the perturbed topics really are better for the other documents, "
+                     "100%, the perturbed topics really give the other documents the higher "
+                     "probability, "
                      "and the share preferring the unperturbed ones measures the data, not the "
                      "estimator.")
     return "\n".join(lines + caption_verdicts("003-F1-", {f"foulds_smyth-F1-{perturbation}.csv":

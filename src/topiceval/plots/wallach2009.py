@@ -29,6 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
 from topiceval.captions import counted_names
+from topiceval.claims import AGREES, DISAGREES, TIE, tie_rule
 from topiceval.experiments import wallach2009 as experiment
 from topiceval.experiments.wallach2009 import (
     AIS_DC_BURNIN,
@@ -510,12 +511,14 @@ def _x1_label(method: str) -> str:
 def _settling(ladder: pd.DataFrame, reference) -> tuple[str, str | None]:
     """The values of one method's ladder, the budget from which it settles and, against the
     ``reference`` row (LR-W at the paper's budget; None: not compared), its side: "below",
-    "above" or "within" 2 sd of the difference."""
+    "above" or "within" 2 sd of the difference.  Both use the ledger's tie rule
+    (:func:`topiceval.claims.tie_rule`): a move within 2 sd of the change does not count."""
     values = ", ".join(f"{_label(r._asdict())} {r.value:.1f} +/- {r.boot_sd:.1f}"
                        for r in ladder.itertuples())
     moves = np.abs(np.diff(ladder["value"].to_numpy()))
     errors = np.hypot(ladder["boot_sd"].to_numpy()[1:], ladder["boot_sd"].to_numpy()[:-1])
-    within = moves <= 2 * errors
+    within = np.array([bool(np.isfinite(m) and np.isfinite(e)) and tie_rule(m, e) != AGREES
+                       for m, e in zip(moves, errors, strict=True)], dtype=bool)
     settled = next((k for k in range(len(within)) if within[k:].all()), None)
     text = values + ("; still moving at the last doubling (by more than twice the sd of the "
                      "change)" if settled is None else
@@ -526,7 +529,9 @@ def _settling(ladder: pd.DataFrame, reference) -> tuple[str, str | None]:
     last = ladder.iloc[-1]
     diff = last["value"] - reference["value"]
     sd = math.hypot(last["boot_sd"], reference["boot_sd"])
-    side = "within" if abs(diff) <= 2 * sd else ("below" if diff < 0 else "above")
+    verdict = (tie_rule(diff, sd) if np.isfinite(sd) and np.isfinite(diff)
+               else DISAGREES if diff < 0 else AGREES)
+    side = {AGREES: "above", DISAGREES: "below", TIE: "within"}[verdict]
     return text + f"; largest budget {diff:+.1f} +/- {sd:.1f} from LR-W at the paper's budget", side
 
 
