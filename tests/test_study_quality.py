@@ -114,6 +114,15 @@ def test_the_caption_says_coherence_picks_another_only_outside_the_intervals():
     agree = "\n".join(quality_lines(_table([0.30, 0.20], [0.2, 0.1], [0.4, 0.3])))
     assert "agrees: the best, c0 (0.300 [0.200, 0.400]), scores highest" in agree
     assert "Stability across seeds: not measured, as each trainer was run with one seed" in agree
+    assert "beside their own estimates" not in text + tie + agree
+
+
+def test_the_caption_says_why_an_interval_lies_beside_its_estimate():
+    """A basic bootstrap interval for the value on an unlimited reference can lie above an
+    estimate biased low by a small reference: said, with the count, never silently."""
+    text = "\n".join(quality_lines(_table([0.05, 0.20, 0.10], [0.06, 0.15, 0.02],
+                                          [0.09, 0.25, 0.18])))
+    assert "The intervals of 1 candidate(s) lie beside their own estimates" in text
 
 
 def test_the_caption_says_where_stability_differs():

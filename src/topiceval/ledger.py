@@ -407,7 +407,7 @@ def _headline_f1(t: Publication | RunTables) -> pd.DataFrame:
     """003-F1's table of the `prior` perturbation, the one the claims are judged on (a
     caption of another perturbation says where its verdict is)."""
     if isinstance(t, RunTables) and not t.has(_HEADLINE_F1):
-        raise JudgedElsewhere(f"on the `prior` perturbation's table ({_HEADLINE_F1})")
+        raise JudgedElsewhere(f"on the prior perturbation's table ({_HEADLINE_F1})")
     return t(_HEADLINE_F1)
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topiceval._docs import page
 from topiceval.coherence import DEFAULT_TOP_N, coherence_table
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
@@ -205,6 +206,19 @@ def pick_line(cands: pd.DataFrame, value: str, label: str, fmt: str, note: str) 
             f"overlaps the best's, {_interval(best, value, fmt)}.")
 
 
+def _beside_note(cands: pd.DataFrame) -> str:
+    """Why an interval can leave out its own estimate, when one of ``cands``' does."""
+    value, low, high = (cands[c] for c in ("coherence_npmi", "coherence_npmi_low",
+                                           "coherence_npmi_high"))
+    beside = int(((value < low) | (value > high)).sum())
+    if not beside:
+        return ""
+    return (f" The intervals of {beside} candidate(s) lie beside their own estimates: on a "
+            "reference of this size NPMI is biased low (word pairs that never co-occur in it "
+            "score -1), and each interval is for the value on an unlimited reference (a basic "
+            "bootstrap, " + page("coherence.md") + ").")
+
+
 def quality_lines(cands: pd.DataFrame) -> list[str]:
     """The caption's paragraphs on coherence and stability beside the likelihood's verdict
     (:func:`pick_line` for each, or why no candidate has a stability)."""
@@ -214,7 +228,7 @@ def quality_lines(cands: pd.DataFrame) -> list[str]:
     reference = best["coherence_reference"].split(" (")[0]
     lines = ["", f"Beside the likelihood, whose verdict this stays; the rule: {PICK_RULE}.",
              "", pick_line(cands, "coherence_npmi", f"Coherence (NPMI over {reference})",
-                           "{:.3f}", "coherence_reference"), ""]
+                           "{:.3f}", "coherence_reference") + _beside_note(cands), ""]
     if cands["stability"].notna().any():
         return lines + [pick_line(cands, "stability", "Stability across seeds", "{:.3f}",
                                   "stability_note")]
