@@ -139,7 +139,7 @@ def test_summary_shares_intervals_and_captions(tmp_path):
     # the verdicts are the ledger's (topiceval.ledger.caption_verdicts), never the caption's own
     assert "- 003-F1-ratio-majority, " in text and "DISAGREES" not in text
     assert '(95% against 52%)": agrees: panels agreeing 1 of 1' in text
-    assert "judged on the `prior` perturbation" in plots.caption_f1(summary,
+    assert "judged on the prior perturbation" in plots.caption_f1(summary,
                                                                     perturbation="uniform")
     assert ("budgets (importance samples x annealing temperatures): cheap = 1 x 100; "
             "expensive = 1 x 1000") in text
