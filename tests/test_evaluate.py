@@ -423,14 +423,19 @@ def test_the_summary_counts_untrusted_estimates_and_says_what_to_do(model):
 
 def test_long_documents_are_judged_by_regime_not_by_a_note(model):
     """Issue 44: the length is part of each estimate's verdict (topiceval.regimes), not a note
-    in the summary: the default's estimate of a 301-token document is not trusted, with the
-    reason, and the 20-token one keeps its checks' verdict."""
+    in the summary: Chib-style's estimate of a 301-token document is not trusted, with the
+    reason, and the 20-token one keeps its checks' verdict; the default scores the long one with
+    bridge-theta, judged by its regime (here below its budget: 2 runs)."""
     long_doc = [np.arange(301) % V, np.arange(20) % V]
-    res = topiceval.evaluate(model, long_doc, runs=2, samples=2, burnin=1)
+    res = topiceval.evaluate(model, long_doc, "chib", runs=2, samples=2, burnin=1)
     assert not any("exceed" in note for note in res.notes)
     assert not res.trusted[0]
     assert "chib was not shown to cover" in res.diagnostics["reason"].iloc[0]
     assert "not shown to cover" not in res.diagnostics["reason"].iloc[1]
+    default = topiceval.evaluate(model, long_doc, runs=2)
+    assert list(default.document_methods) == ["bridge_theta", "chib"]
+    assert not default.trusted[0]
+    assert "bridge_theta below the budget shown to cover" in default.diagnostics["reason"].iloc[0]
 
 
 def test_a_large_share_of_unknown_words_is_warned_about_or_refused(tmp_path, model, docs,

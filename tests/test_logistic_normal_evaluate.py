@@ -128,7 +128,7 @@ def test_default_method_and_runs():
     result = topiceval.evaluate(PROBLEMS["mixture-K2-diagonal"], DOCS, progress=False)
     assert result.method == "is_laplace" and result.runs == 8
     assert result.settings == {"samples": 500, "df": 5.0}
-    assert result.summary().startswith("LOGISTIC_NORMAL is_laplace on 3 of 3 documents")
+    assert result.summary().startswith("Logistic-normal is_laplace on 3 of 3 documents")
 
 
 # --------------------------------------------------------------------------- documents
@@ -257,7 +257,7 @@ def test_the_command_scores_a_saved_model(tmp_path, capsys):
             str(tmp_path / "docs.txt"), "--no-progress"]
     assert cli.main(base + ["--df", "3", "--seed", "2", "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "LOGISTIC_NORMAL is_laplace on 2 of 2 documents" in err
+    assert "Logistic-normal is_laplace on 2 of 2 documents" in err
     expected = topiceval.evaluate(model, [["ant", "bee", "bee", "dog", "fox"],
                                           ["cat", "cat", "eel", "yak"]], df=3.0, seed=2,
                                   progress=False)

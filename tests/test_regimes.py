@@ -8,6 +8,7 @@ import pytest
 
 import topiceval
 from topiceval.corpus import Corpus
+from topiceval.evaluation import DEFAULTS
 from topiceval.models import LDAModel
 from topiceval.regimes import distrust_outside
 
@@ -68,15 +69,19 @@ def test_exact_answers_are_exempt():
 
 
 def test_evaluate_applies_the_regime():
-    """Through the front door: the default (Chib-style) on a 120-token document is not trusted,
-    whatever its runs say, and the same document by bridge-theta is judged by its checks."""
+    """Through the front door: Chib-style on a 120-token document is not trusted, whatever its
+    runs say; the same document by bridge-theta, the default's method for it, is judged by its
+    checks."""
     rng = np.random.default_rng(4)
     model = LDAModel(rng.dirichlet(np.full(40, 0.5), 4), np.full(4, 0.5))
     doc = rng.integers(0, 40, 120)
     docs = Corpus.from_documents([doc, doc[:30]], model)
-    default = topiceval.evaluate(model, docs, progress=False)
-    assert default.trusted[1] or "not shown to cover" not in default.diagnostics["reason"][1]
-    assert not default.trusted[0]
-    assert "not shown to cover" in default.diagnostics["reason"][0]
+    chib = topiceval.evaluate(model, docs, "chib", progress=False, **DEFAULTS["lda"][1])
+    assert chib.trusted[1] or "not shown to cover" not in chib.diagnostics["reason"][1]
+    assert not chib.trusted[0]
+    assert "not shown to cover" in chib.diagnostics["reason"][0]
     bridge = topiceval.evaluate(model, docs, "bridge_theta", progress=False)
     assert "regime" not in bridge.diagnostics["reason"][0]
+    default = topiceval.evaluate(model, docs, progress=False)
+    assert default.trusted[0] == bridge.trusted[0]
+    assert "regime" not in default.diagnostics["reason"][0]

@@ -71,6 +71,7 @@ def test_column_meanings_state_units_and_one_meaning_of_seconds():
 
 
 def test_method_names_in_the_help_are_the_registries():
+    from topiceval.by_length import LONG_DEFAULTS
     from topiceval.estimators import gapfa
     from topiceval.estimators.lda import registry
     from topiceval.evaluation import DEFAULT_RUNS, DEFAULTS
@@ -82,7 +83,9 @@ def test_method_names_in_the_help_are_the_registries():
         assert f"{label} {', '.join(names)}" in estimate
     text = _help(parsers[("topiceval", "evaluate")])
     text = " ".join(text.split())
-    assert f"{DEFAULTS['lda'][0]} for LDA, {DEFAULTS['gapfa'][0]} for GaP-FA" in text
+    start, long_method, _ = LONG_DEFAULTS["lda"]
+    assert (f"for LDA {DEFAULTS['lda'][0]} below {start} tokens and {long_method} from {start}, "
+            f"{DEFAULTS['gapfa'][0]} for GaP-FA") in text
     assert f"{DEFAULT_RUNS['lda']} for LDA, {DEFAULT_RUNS['gapfa']} for GaP-FA" in text
 
 

@@ -34,7 +34,7 @@ def t_scale(runs: np.ndarray) -> np.ndarray:
 
 
 def widened(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
-            shared_error: float) -> tuple[np.ndarray, np.ndarray]:
+            shared_error: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The runs' part and the shared part of each document's standard error (module
     docstring); their root sum of squares is the standard error reported.
 
@@ -46,8 +46,8 @@ def widened(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
         Runs per document.
     tokens : (D,) int
         Tokens per document.
-    shared_error : float
-        Nats per square root of a token (``Method.shared_error``).
+    shared_error : float or (D,) float
+        Nats per square root of a token (``Method.shared_error``), one or per document.
     """
     spread = np.asarray(stderr, dtype=np.float64) * t_scale(runs)
     shared = shared_error * np.sqrt(np.asarray(tokens, dtype=np.float64))

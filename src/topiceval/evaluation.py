@@ -41,9 +41,12 @@ Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[
 chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
 should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens and
-0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document); for GaP-FA AIS with 1,000 temperatures
-and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every estimate trusted, at
-14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0, was 2.02 nats off at ~100
+0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document) on documents of fewer than 100
+tokens, and bridge-theta with 100 samples, 500 draws and 8 runs on longer ones, where +/- 2 of its
+standard errors covered the truth on 94-100% of the real-length battery's documents of up to 2,000
+tokens at T = 3 to 200 (``topiceval.by_length``, ``LONG_DEFAULTS``); for GaP-FA AIS with 1,000
+temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
+estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0, was 2.02 nats off at ~100
 counts for 154 ms, none of those estimates trusted); for the logistic-normal family IS-Laplace with
 a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
 0.02-0.10 against a BDMC sandwich at K = 20, where AIS with 1,000 temperatures and 4 runs was
@@ -68,7 +71,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from topiceval import crosscheck, error_bars, regimes
+from topiceval import by_length, crosscheck, error_bars, regimes
 from topiceval._docs import page
 from topiceval.compiling import compile_note
 from topiceval.corpus import Corpus
@@ -79,7 +82,7 @@ from topiceval.documents import (
     check_oov_share,
     document_listing,
 )
-from topiceval.limits import DEFAULT_WORK_LIMIT, RATE, resolve_limit
+from topiceval.limits import DEFAULT_WORK_LIMIT, RATE, check_work, resolve_limit
 from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.models import GaPModel, LDAModel
 from topiceval.targets import BudgetSpent, parse_target, refine
@@ -106,6 +109,7 @@ LONG_DOCUMENT = 300  # tokens: beyond this no method converged in the benchmark
 EMPTY_POLICIES = ("error", "skip")
 PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when progress is shown
 
+FAMILY_NAMES = {"lda": "LDA", "gapfa": "GAPFA", "logistic_normal": "Logistic-normal"}
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates",
               "logistic_normal": "decoder terms"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
@@ -141,9 +145,11 @@ class Evaluation:
     Attributes
     ----------
     family, method : str
-        Model family (``"lda"``, ``"gapfa"``) and estimator name.
+        Model family (``"lda"``, ``"gapfa"``, ``"logistic_normal"``) and estimator name
+        (names joined by "+" when the documents were scored by different methods:
+        ``document_methods``).
     settings : dict
-        The estimator's settings, defaults included.
+        The estimator's settings, defaults included (per method name when several).
     runs, seed : int
         Independent runs per document and the seed that keys their random streams.
     names : (D,) str
@@ -192,8 +198,13 @@ class Evaluation:
     blind_methods : tuple of str
         LDA: the estimators in a named blind spot on some of the scored documents
         (``estimators.lda.blind_spots``), which the advice for untrusted estimates leaves out.
-    shared_error : float
-        The method's ``Method.shared_error`` (nats per square root of a token).
+    shared_error : float or (D,) float
+        The method's ``Method.shared_error`` (nats per square root of a token), per document
+        when the documents were scored by different methods.
+    document_methods : (D,) str or None
+        The method that scored each document, when they differ (the default on LDA documents
+        of both sides of 100 tokens: ``topiceval.by_length``; "" for a skipped document);
+        None when ``method`` scored them all.
     shared_stderr : (D,) float
         The part of ``stderr`` that every run shares (``topiceval.error_bars``; 0 for methods
         without one): ``stderr`` is sqrt((t-scaled runs' spread)^2 + shared_stderr^2).
@@ -220,7 +231,8 @@ class Evaluation:
     posterior_given: bool = False
     budget: BudgetSpent | None = None
     blind_methods: tuple = ()
-    shared_error: float = 0.0
+    shared_error: float | np.ndarray = 0.0
+    document_methods: np.ndarray | None = None
     logp: np.ndarray = field(init=False)
     stderr: np.ndarray = field(init=False)
     shared_stderr: np.ndarray = field(init=False)
@@ -230,10 +242,13 @@ class Evaluation:
     def __post_init__(self) -> None:
         logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
         shared = np.zeros_like(stderr)
-        if self.shared_error:
-            stderr, shared = error_bars.widened(stderr, self.runs_done, self.tokens,
-                                                self.shared_error)
-            stderr = np.hypot(stderr, shared)
+        shared_error = np.broadcast_to(np.asarray(self.shared_error, np.float64), stderr.shape)
+        if shared_error.any():
+            spread, widened = error_bars.widened(stderr, self.runs_done, self.tokens,
+                                                 shared_error)
+            has = shared_error > 0
+            stderr = np.where(has, np.hypot(spread, widened), stderr)
+            shared = np.where(has, widened, 0.0)
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
         object.__setattr__(self, "shared_stderr", shared)
@@ -361,7 +376,7 @@ class Evaluation:
             "runs": self.runs_done,
             "target_reached": (pd.array(self.budget.reached, dtype="boolean")
                                if self.budget is not None else pd.NA),
-            "method": self.method,
+            "method": self.method if self.document_methods is None else self.document_methods,
             "work": self.work.sum(axis=1),
             **{c: self.diagnostics[c].to_numpy() for c in COLUMNS},
         })
@@ -390,15 +405,24 @@ class Evaluation:
         LDA exact on 2 of 2 documents (4 tokens; 1 out-of-vocabulary tokens dropped, 20.0%)
         """
         d_all, scored = self.logp.shape[0], self.scored
-        settings = ", ".join(f"{k}={v}" for k, v in sorted(self.settings.items()))
         dropped = int(self.dropped.sum())
         share = dropped / max(dropped + int(self.tokens.sum()), 1)
+        backend = _BACKENDS[self.family]
+        if self.document_methods is None:
+            what = f"{self.method} on {int(scored.sum()):,} of {d_all:,} documents"
+            natures = [f"  method: {backend.method(self.method).nature}"]
+            settings = _settings_text(self.settings) or "none"
+        else:
+            methods = self.method.split("+")
+            what = (f"{by_length.describe(self.document_methods, scored)} of {d_all:,} "
+                    "documents")
+            natures = [f"  method {m}: {backend.method(m).nature}" for m in methods]
+            settings = "; ".join(f"{m}: {_settings_text(self.settings[m])}" for m in methods)
         lines = [
-            f"{self.family.upper()} {self.method} on {int(scored.sum()):,} of {d_all:,} "
-            f"documents ({self.n_tokens:,} tokens; {dropped:,} out-of-vocabulary tokens "
-            f"dropped, {share:.1%})",
-            f"  method: {_BACKENDS[self.family].method(self.method).nature}",
-            f"  settings: {settings or 'none'}; runs={self.runs}, seed={self.seed}",
+            f"{FAMILY_NAMES[self.family]} {what} ({self.n_tokens:,} tokens; {dropped:,} "
+            f"out-of-vocabulary tokens dropped, {share:.1%})",
+            *natures,
+            f"  settings: {settings}; runs={self.runs}, seed={self.seed}",
             f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
             f"documents, +/- one standard error from the runs)",
             f"  per token: {self.nats_per_token:.4f} +/- {self.nats_per_token_stderr:.4f} nats; "
@@ -442,6 +466,10 @@ class Evaluation:
         return (f"  bounds: lower {self.total:,.2f}, upper {self.total_upper:,.2f} nats (gap "
                 f"{gap:,.2f}, {gap / max(self.n_tokens, 1):.4f} per token); the upper bound "
                 f"starts {start}")
+
+
+def _settings_text(settings: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(settings.items()))
 
 
 def advice(family: str, blind_methods: tuple = ()) -> str:
@@ -520,7 +548,10 @@ def evaluate(model: LDAModel | GaPModel,
         logistic-normal: ``is_laplace``, ``ais``, ``is_prior``, ``exact`` (K <= 3);
         the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
-        passes for LDA, AIS with 1,000 temperatures for GaP-FA, IS-Laplace with a t_5
+        passes for LDA documents of fewer than 100 tokens and bridge-theta with 100 samples
+        and 500 draws for longer ones (``topiceval.by_length``; ``document_methods`` says
+        which scored each; settings given without a method go to each default method that
+        has them), AIS with 1,000 temperatures for GaP-FA, IS-Laplace with a t_5
         proposal and 500 samples for the logistic-normal family (chosen by measurement: the
         documentation page "Which estimator and budget should I use?" and
         docs/methods/logistic-normal.md).
@@ -640,9 +671,6 @@ def evaluate(model: LDAModel | GaPModel,
     oov = check_oov(oov)
     if empty not in EMPTY_POLICIES:
         raise ValueError(f"empty must be one of {EMPTY_POLICIES}, got {empty!r}")
-    if method is None:
-        method, defaults = DEFAULTS[family]
-        settings = {**defaults, **settings}
     runs = DEFAULT_RUNS[family] if runs is None else runs
     if isinstance(runs, bool) or not isinstance(runs, int | np.integer) or runs < 1:
         raise naming(ValueError, Argument("runs"), f" must be a positive integer, got {runs!r}")
@@ -651,9 +679,6 @@ def evaluate(model: LDAModel | GaPModel,
     if overlap:
         notes.append(overlap)
     corpus = as_model_corpus(model, docs, oov=oov, columns=columns)
-    backend = _BACKENDS[family]
-    declaration = backend.method(method)
-    resolved = declaration.resolve(settings)
     lengths = corpus.lengths
     dropped = corpus.dropped if corpus.dropped is not None else np.zeros(len(corpus), np.int64)
     todo, note = _scorable(family, lengths, corpus.names, dropped, empty)
@@ -661,8 +686,6 @@ def evaluate(model: LDAModel | GaPModel,
     warning = check_oov_share(corpus, max_oov)
     if warning:
         warnings.warn(warning, OutOfVocabularyWarning, stacklevel=2)
-    if "biased upward" in declaration.nature:
-        notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare models")
     long_docs = int(np.count_nonzero(lengths[todo] > LONG_DOCUMENT))
     if long_docs and family == "gapfa":
         notes.append(
@@ -670,54 +693,117 @@ def evaluate(model: LDAModel | GaPModel,
             "topics per document, no estimator converged in our benchmarks, estimates may be "
             "several nats low and the standard error is optimistic "
             f"({page('choosing-an-estimator.md#long-documents')})")
-    goal = _target(target, declaration, resolved, runs)
-    if posterior is not None:
-        if not declaration.upper:
-            raise naming(ValueError, Argument("posterior"), " applies only to methods with an "
-                         "upper bound: ", Argument("method", "bdmc"))
-        posterior = backend.check_posterior(posterior, corpus, model)
-    predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
-                                threads) * runs
+    call = _Call(family=family, model=model, corpus=corpus, dropped=dropped, runs=int(runs),
+                 seed=int(seed),
+                 threads=threads, progress=progress, target=target, posterior=posterior,
+                 notes=tuple(notes), blind=_BACKENDS[family].blind_methods(corpus, todo, model))
+    parts = by_length.plan(family, method, DEFAULTS[family], settings, lengths, todo)
+    if len(parts) == 1:
+        return call.estimate(parts[0], work_limit, biased_note=method is not None)
+    limits = _shared_limits(call, parts, work_limit)
+    return by_length.merged([call.estimate(part, limit) for part, limit in
+                             zip(parts, limits, strict=True)], parts)
 
-    def price(documents, n_runs, values):
-        return backend.predict(method, corpus, documents, values, model, n_runs, None,
-                               threads) * n_runs
 
-    def run_round(documents, n_runs, first_run, values, cost=None):
-        def call(block, warmup=False):
-            return backend.run(method, corpus, block, model, values, 1 if warmup else n_runs,
-                               seed, first_run=first_run, posterior=posterior, warmup=warmup,
-                               work_limit=work_limit)
+def _shared_limits(call: _Call, parts: list[by_length.Part], work_limit) -> list:
+    """Each part's share of ``work_limit`` (in proportion to its predicted work), after the
+    whole call's predicted work was checked against it (``topiceval.limits.check_work``)."""
+    backend = _BACKENDS[call.family]
+    work = [backend.predict(p.method, call.corpus, p.docs,
+                            backend.method(p.method).resolve(p.settings), call.model, call.runs,
+                            None, call.threads) for p in parts]
+    limit = resolve_limit(work_limit, DEFAULT_WORK_LIMIT[call.family])
+    if limit is None:
+        return [None] * len(parts)
+    every = np.concatenate(work)
+    check_work(every, limit, family=call.family, lengths=call.corpus.lengths[
+        np.concatenate([p.docs for p in parts])], runs=call.runs,
+        method=" and ".join(f"{p.method} on {p.docs.size:,}" for p in parts))
+    total = float(every.sum())
+    return [max(limit * float(w.sum()) / total, float(w.sum()) * call.runs) for w in work]
 
-        return run_in_blocks(call, documents,
-                             price(documents, n_runs, values) if cost is None else cost,
-                             n_docs=len(corpus), runs=n_runs, progress=progress, family=family)
 
-    with numba_threads(threads):
-        logp_runs, work, seconds, diagnostics, upper_runs = run_round(todo, runs, 0, resolved,
-                                                                     predicted)
-        result = Evaluation(
-            family=family, method=method, settings=resolved, runs=int(runs), seed=int(seed),
-            names=corpus.names, tokens=lengths, dropped=dropped, logp_runs=logp_runs, work=work,
-            predicted_work=int(predicted.sum()), seconds=seconds, notes=tuple(notes),
-            diagnostics=diagnostics, upper_runs=upper_runs,
-            posterior_given=posterior is not None,
-            blind_methods=backend.blind_methods(corpus, todo, model),
-            shared_error=declaration.shared_error)
-        if goal is not None:
-            result = refine(result, goal, run_round=run_round,
-                            price=lambda *a: float(price(*a).sum()),
-                            limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
-                            setting=_grown_setting(declaration, resolved),
-                            longer=lambda res: needs_longer_runs(declaration.diagnostics,
-                                                                 res.diagnostics["reason"]))
-        if crosscheck.applies(family, method):
-            result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
-                                    progress)
-        if family == "lda":
-            result = dataclasses.replace(result, diagnostics=regimes.distrust_outside(
-                result.diagnostics, lengths, model.n_topics, method, resolved, int(runs)))
-        return result
+@dataclass(frozen=True)
+class _Call:
+    """What every part of an ``evaluate`` call shares: the model, the matched documents and
+    the call's arguments."""
+
+    family: str
+    model: Any
+    corpus: Corpus
+    dropped: np.ndarray
+    runs: int
+    seed: int
+    threads: int | None
+    progress: bool
+    target: str | None
+    posterior: Any
+    notes: tuple
+    blind: tuple
+
+    def estimate(self, part: by_length.Part, work_limit, *, biased_note: bool = True
+                 ) -> Evaluation:
+        """The ``Evaluation`` of ``part.method`` on the documents ``part.docs`` (every other
+        document unscored), its ``target`` rounds, cross-check and regime applied."""
+        family, corpus, model, runs, seed = (self.family, self.corpus, self.model, self.runs,
+                                             self.seed)
+        method, todo, threads, progress = part.method, part.docs, self.threads, self.progress
+        backend = _BACKENDS[family]
+        declaration = backend.method(method)
+        resolved = declaration.resolve(part.settings)
+        notes = list(self.notes)
+        if biased_note and "biased upward" in declaration.nature:
+            notes.append(f"{method} is biased upward; prefer {DEFAULTS[family][0]} to compare "
+                         "models")
+        goal = _target(self.target, declaration, resolved, runs)
+        posterior = self.posterior
+        if posterior is not None:
+            if not declaration.upper:
+                raise naming(ValueError, Argument("posterior"), " applies only to methods with "
+                             "an upper bound: ", Argument("method", "bdmc"))
+            posterior = backend.check_posterior(posterior, corpus, model)
+        predicted = backend.predict(method, corpus, todo, resolved, model, runs, work_limit,
+                                    threads) * runs
+
+        def price(documents, n_runs, values):
+            return backend.predict(method, corpus, documents, values, model, n_runs, None,
+                                   threads) * n_runs
+
+        def run_round(documents, n_runs, first_run, values, cost=None):
+            def call(block, warmup=False):
+                return backend.run(method, corpus, block, model, values,
+                                   1 if warmup else n_runs, seed, first_run=first_run,
+                                   posterior=posterior, warmup=warmup, work_limit=work_limit)
+
+            return run_in_blocks(call, documents,
+                                 price(documents, n_runs, values) if cost is None else cost,
+                                 n_docs=len(corpus), runs=n_runs, progress=progress,
+                                 family=family)
+
+        with numba_threads(threads):
+            logp_runs, work, seconds, diagnostics, upper_runs = run_round(todo, runs, 0,
+                                                                         resolved, predicted)
+            result = Evaluation(
+                family=family, method=method, settings=resolved, runs=runs, seed=seed,
+                names=corpus.names, tokens=corpus.lengths, dropped=self.dropped,
+                logp_runs=logp_runs, work=work, predicted_work=int(predicted.sum()),
+                seconds=seconds, notes=tuple(notes), diagnostics=diagnostics,
+                upper_runs=upper_runs, posterior_given=posterior is not None,
+                blind_methods=self.blind, shared_error=declaration.shared_error)
+            if goal is not None:
+                result = refine(result, goal, run_round=run_round,
+                                price=lambda *a: float(price(*a).sum()),
+                                limit=resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family]),
+                                setting=_grown_setting(declaration, resolved),
+                                longer=lambda res: needs_longer_runs(declaration.diagnostics,
+                                                                     res.diagnostics["reason"]))
+            if crosscheck.applies(family, method):
+                result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
+                                        progress)
+            if family == "lda":
+                result = dataclasses.replace(result, diagnostics=regimes.distrust_outside(
+                    result.diagnostics, corpus.lengths, model.n_topics, method, resolved, runs))
+            return result
 
 
 def _cross_checked(result: Evaluation, corpus, todo, model, seed, work_limit, threads,

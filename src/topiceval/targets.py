@@ -255,8 +255,9 @@ def refine(result, target: Target, *, run_round: Callable, price: Callable,
         done, hopeless = passes(result, target), beyond_more_work(result, target)
     if not stopped and (hopeless & ~done).any():
         stopped = (f"{int((hopeless & ~done).sum()):,} not for more work: untrusted in the "
-                   "method's blind spot, or runs that all give the same number (a standard error "
-                   "of 0 measures nothing)")
+                   "method's blind spot, runs that all give the same number (a standard error "
+                   "of 0 measures nothing), or a part of the error that every run shares "
+                   "above the target")
     budget = BudgetSpent(target, runs, setting, lengths, done, result.trusted, rounds,
                          int(result.work.sum()), stopped)
     return dataclasses.replace(result, budget=budget)
@@ -267,10 +268,16 @@ def beyond_more_work(evaluation, target: Target) -> np.ndarray:
     untrusted for a reason more work does not change (``BEYOND_WORK``: the method's named blind
     spot, ``estimators.lda.blind_spots``, or runs that all give the same number), or, for a
     standard-error target, runs that all give the same number (an estimator that repeats
-    itself exactly keeps doing so, and a standard error of 0 is never within a target)."""
+    itself exactly keeps doing so, and a standard error of 0 is never within a target) or a
+    part shared by every run above the target (``Evaluation.shared_stderr``,
+    ``topiceval.error_bars``: more runs do not shrink it)."""
     named = np.array([any(check in str(reason) for check in BEYOND_WORK)
                       for reason in evaluation.diagnostics["reason"]], dtype=bool)
-    return named if target.gap else named | (evaluation.stderr == 0)
+    if target.gap:
+        return named
+    with np.errstate(invalid="ignore"):
+        shared = evaluation.shared_stderr > target.limits(evaluation.tokens)
+    return named | (evaluation.stderr == 0) | shared
 
 
 def _merged(result, step: Step, out):

@@ -76,7 +76,8 @@ def register(subparsers) -> None:
     parser.add_argument("--skip-empty", action="store_true",
                         help="skip documents with no word in the vocabulary (default: error)")
     parser.add_argument("--method", default=None,
-                        help="estimator (default: chib for LDA, ais for GaP-FA, is_laplace for "
+                        help="estimator (default: for LDA chib below 100 tokens and "
+                             "bridge_theta from 100, ais for GaP-FA, is_laplace for "
                              "the logistic-normal family, chosen by benchmark; 'topiceval "
                              "estimate --help' lists the LDA and GaP-FA methods; logistic-normal: "
                              "is_laplace, ais, is_prior, exact)")
