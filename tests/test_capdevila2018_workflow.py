@@ -265,8 +265,7 @@ def test_jobs_from_shards_to_tables_figures_and_captions(workdir):
         if figure == "F3":  # as the workflow draws it: judged on the per-document statistics
             plots.loglik_figure(out / table, out / "F3.png", out / "F3.md",
                                 convergence=out / "F3-convergence.csv",
-                                settings={"at": [10], "enough": 10, "gap_share": 0.01,
-                                          "ties": 2.0})
+                                settings={"at": [10], "enough": 10, "gap_share": 0.01})
             assert "Ours, per document (1 collections" in (out / "F3.md").read_text()
         assert (out / f"{figure}.png").stat().st_size > 5000
         assert (out / f"{figure}.md").read_text().startswith(f"{ex.PAPER}, Figure {figure[1]}")
