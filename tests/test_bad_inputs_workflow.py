@@ -136,9 +136,9 @@ CONFIG = [
      ["'l2r_inner02' is not valid", _on("capdevila2018", "realistic", "methods", 1)]),
     ("f3-convergence-missing", ("capdevila2018", "realistic", "convergence"), DELETE,
      ["'convergence' is a required property", _on("capdevila2018", "realistic")]),
-    ("f3-convergence-ties-zero", ("capdevila2018", "realistic", "convergence", "ties"), 0,
-     ["0 is less than or equal to the minimum of 0",
-      _on("capdevila2018", "realistic", "convergence", "ties")]),
+    # the tie margin is the ledger's one rule (topiceval.claims.MARGIN), not a setting
+    ("f3-convergence-ties", ("capdevila2018", "realistic", "convergence", "ties"), 2.0,
+     ["'ties' was unexpected", _on("capdevila2018", "realistic", "convergence")]),
     ("f3-convergence-gap-share-above-1",
      ("capdevila2018", "realistic", "convergence", "gap_share"), 2,
      ["2 is greater than the maximum of 1",

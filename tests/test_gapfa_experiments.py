@@ -126,7 +126,7 @@ def _f3_documents(ds_offset=-5.0):
     return pd.DataFrame(rows, columns=list(ex.LOGLIK_COLUMNS))
 
 
-SETTINGS = {"at": [10, 100, 300], "enough": 300, "gap_share": 0.01, "ties": 2.0}
+SETTINGS = {"at": [10, 100, 300], "enough": 300, "gap_share": 0.01}
 
 
 def test_loglik_convergence_statistics():

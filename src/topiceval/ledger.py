@@ -49,9 +49,10 @@ from topiceval.claims import (
 )
 
 __all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "Judgement", "NotTestable", "Panel",
-           "Quoted", "RunTables", "caption_verdicts", "judge_claim", "judgements", "notes_rows",
-           "publication", "published_numbers", "quoted_numbers", "render_blocks", "render_page",
-           "source_numbers", "unpublished_numbers", "unsupported_numbers"]
+           "Quoted", "RunTables", "caption_verdicts", "f2_finals", "judge_claim", "judgements",
+           "kl_verdict", "notes_rows", "publication", "published_numbers", "quoted_numbers",
+           "render_blocks", "render_page", "source_numbers", "unpublished_numbers",
+           "unsupported_numbers"]
 
 SIZES = {"default": "default configuration", "paper": "paper size"}
 FEW_HUNDRED = 300
@@ -487,9 +488,30 @@ def _kl_difference(coll: str, final: pd.DataFrame, high: str, low: str) -> Panel
         raise NotTestable(f"the table has no {', '.join(missing)} on {coll}")
     metric = "KL" if int(final["n_docs"].iloc[0]) > 1 else "MAE"
     a, b = final.loc[high], final.loc[low]
-    return Panel(coll, ((f"{metric}({_LABELS[high]})", a["metric"], a["metric_se"]),
-                        (f"{metric}({_LABELS[low]})", b["metric"], b["metric_se"])),
+    name = {m: _LABELS.get(m, m) for m in (high, low)}  # a variant (l2r_inner4) by its key
+    return Panel(coll, ((f"{metric}({name[high]})", a["metric"], a["metric_se"]),
+                        (f"{metric}({name[low]})", b["metric"], b["metric_se"])),
                  ((float(a["metric"] - b["metric"]), _quad(a["metric_se"], b["metric_se"])),))
+
+
+def f2_finals(summary: pd.DataFrame) -> dict[str, pd.DataFrame]:
+    """Per panel of 004-F2, the rows of ``summary`` (``summarise_accuracy``'s table) at the
+    largest S indexed by method, with the compared ``metric`` and its ``metric_se``: the panels a
+    caption compares with :func:`kl_verdict`, as the ledger's evaluators read them."""
+    return _final_panels(RunTables({"capdevila2018-F2.csv": summary}))
+
+
+def kl_verdict(panel: str, final: pd.DataFrame, high: str, low: str) -> str:
+    """The tie rule on one panel of 004-F2 (``final``, from :func:`f2_finals`), computed by the
+    code that judges the ledger's 004-F2 claims (:func:`_kl_difference`): AGREES when ``high``'s
+    KL (MAE on a one-document panel) is above ``low``'s by more than
+    :data:`~topiceval.claims.MARGIN` standard errors of the difference, DISAGREES when it is below
+    by as much, TIE otherwise, and TIE when a standard error is unknown (a single repeat, which
+    makes a claim of the ledger not testable)."""
+    judged = _kl_difference(panel, final, high, low)
+    if not all(math.isfinite(x) for comparison in judged.comparisons for x in comparison):
+        return TIE
+    return judged.verdict
 
 
 def _l2re_lowest(t: Publication) -> list[Panel]:

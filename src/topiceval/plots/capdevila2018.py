@@ -27,7 +27,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from topiceval._docs import page
 from topiceval.captions import counted_names
-from topiceval.claims import AGREES, DISAGREES, TIE, tie_rule
+from topiceval.claims import AGREES, DISAGREES, TIE
 from topiceval.experiments import capdevila2018 as ex
 from topiceval.experiments.capdevila2018 import (
     COLLECTIONS,
@@ -37,7 +37,7 @@ from topiceval.experiments.capdevila2018 import (
     method_variant,
 )
 from topiceval.io import write_text_atomic
-from topiceval.ledger import caption_verdicts
+from topiceval.ledger import caption_verdicts, f2_finals, kl_verdict
 from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
@@ -275,43 +275,42 @@ PAPER_F3 = ("L2R converges faster than DS on all six collections; HM converges f
 def caption_f2(summary: pd.DataFrame) -> str:
     """What the paper found and what ``summary`` shows: rankings at the largest S among the
     paper's methods (by MAE on one-document panels, where KL is 0 by construction), L2R
-    against DS with each proposal, the paper's whole ranking with each proposal and, where the
-    table has them, L2R with more inner samples S' against L2R-E."""
+    against L2R-E and against DS with each proposal (separated or not by the ledger's tie rule,
+    :func:`topiceval.ledger.kl_verdict`, the code that judges the ledger's 004-F2 claims), the
+    paper's whole ranking with each proposal and, where the table has them, L2R with more inner
+    samples S' against L2R-E."""
     final = final_accuracy(summary)
     lines, lowest_e, second_l2r = [], [], []
-    worse = {"l2r": [], "l2r_code": []}
+    against_ds = {m: {AGREES: [], DISAGREES: [], TIE: []} for m in ("l2r", "l2r_code")}
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
     inner = [m for m in dict.fromkeys(final["method"]) if _inner_samples(m) > 1]
     inner_sep: dict[str, list] = {m: [] for m in ["l2r", *inner]}  # separated from L2R-E
-    for coll, group in final.groupby("collection", sort=False):
-        single = int(group["n_docs"].iloc[0]) < 2
-        metric = "mae" if single else "kl_bits"
-        value = group.set_index("method")[metric]
-        se = group.set_index("method")["mae_se" if single else "kl_se"]
+    for coll, panel in f2_finals(summary).items():
+        n_docs = int(panel["n_docs"].iloc[0])
+        value = panel["metric"]
         if {"l2r", "l2r_exact"} <= set(value.index):
-            separation[_lower_beyond_noise(value, se, "l2r_exact", "l2r")].append(coll)
+            separation[_lower(coll, panel, "l2r_exact", "l2r")].append(coll)
             for method in inner_sep:
-                if _lower_beyond_noise(value, se, "l2r_exact", method) is not None:
+                if _lower(coll, panel, "l2r_exact", method) is not None:
                     inner_sep[method].append(coll)
         ranked = value[[m for m in value.index if method_variant(m) is None]]
         ranked = ranked.sort_values(kind="stable").index.tolist()
-        lines.append(f"{coll} ({int(group['n_docs'].iloc[0])} doc"
-                     f"{'s' if not single else ', by MAE'}): "
+        lines.append(f"{coll} ({n_docs} doc{'s' if n_docs > 1 else ', by MAE'}): "
                      + " < ".join(label(m) for m in ranked))
         if ranked[0] == "l2r_exact":
             lowest_e.append(coll)
         if len(ranked) > 1 and ranked[1] == "l2r":
             second_l2r.append(coll)
-        for method, colls in worse.items():
-            if method in value and "ds" in value and value[method] > value["ds"]:
-                colls.append(coll)
+        for method, by_verdict in against_ds.items():
+            if {method, "ds"} <= set(value.index):
+                by_verdict[kl_verdict(coll, panel, method, "ds")].append(coll)
         for method, (ordered, separated) in whole.items():
             order = _paper_ranking(coll, method)
             if set(order) <= set(value.index):
                 if value[order].is_monotonic_increasing:
                     ordered.append(coll)
-                    if all(_lower_beyond_noise(value, se, a, b) == a
+                    if all(_lower(coll, panel, a, b) == a
                            for a, b in zip(order, order[1:], strict=False)):
                         separated.append(coll)
     n = final["collection"].nunique()
@@ -320,8 +319,7 @@ def caption_f2(summary: pd.DataFrame) -> str:
     code = ""
     if (final["method"] == "l2r_code").any():
         code = (f"; with the reference code's proposal (rho_t proportional to a_t pi_tj phi_tv, "
-                f"extra curve) L2R is above DS (by the means) on "
-                f"{', '.join(worse['l2r_code']) or 'none'}")
+                f"extra curve): {_against_ds(against_ds['l2r_code'])}")
     ranking = "; ".join(
         f"with {what} on {len(ordered)} of {n} panels (every neighbouring pair separated by "
         f"more than twice its standard error on {counted_names(separated)})"
@@ -342,15 +340,24 @@ def caption_f2(summary: pd.DataFrame) -> str:
             f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
             f"construction): L2R-E lowest on {len(lowest_e)} of {n} panels "
             f"({', '.join(lowest_e) or 'none'}); L2R second on {len(second_l2r)} "
-            f"({', '.join(second_l2r) or 'none'}); L2R with the paper's proposal (6.16) above DS "
-            f"(by the means) on {', '.join(worse['l2r']) or 'none'}{code}. "
+            f"({', '.join(second_l2r) or 'none'}). "
             f"L2R-E against L2R, separated when their difference exceeds twice its standard "
-            f"error over repeats: L2R-E lower on {counted_names(separation['l2r_exact'])}, "
-            f"L2R lower on {counted_names(separation['l2r'])}, not separated on "
-            f"{counted_names(separation[None])}. "
+            f"error over repeats (the ledger's tie rule): L2R-E lower on "
+            f"{counted_names(separation['l2r_exact'])}, L2R lower on "
+            f"{counted_names(separation['l2r'])}, not separated on "
+            f"{counted_names(separation[None])}. L2R against DS by the same rule, with the "
+            f"paper's proposal (6.16): {_against_ds(against_ds['l2r'])}{code}. "
             f"{ranking}{sweep} Ranking: {'; '.join(lines)}."
             + (f"\n{note}" if (note := untrusted_note(final)) else "")
             + "\n" + "\n".join(caption_verdicts("004-F2-", {"capdevila2018-F2.csv": summary})))
+
+
+def _against_ds(by_verdict: Mapping[str, list[str]]) -> str:
+    """The panels where L2R is above DS, below it and not separated from it (the tie rule's
+    AGREES, DISAGREES and TIE on KL(L2R) - KL(DS)), counted and named."""
+    return (f"L2R above DS on {counted_names(by_verdict[AGREES])}, below on "
+            f"{counted_names(by_verdict[DISAGREES])}, not separated on "
+            f"{counted_names(by_verdict[TIE])}")
 
 
 def _inner_samples(method: str) -> int:
@@ -366,16 +373,12 @@ def _paper_ranking(collection: str, l2r: str) -> list[str]:
     return ["l2r_exact", l2r, "ds", "hm"]
 
 
-def _lower_beyond_noise(value: pd.Series, se: pd.Series, a: str, b: str) -> str | None:
-    """``a`` or ``b``, whichever has the lower value by more than twice the standard error of
-    the difference (independent repeats; the ledger's tie rule, :func:`topiceval.claims.tie_rule`),
-    or None when the two are not separated (or the standard error is unknown: a single
+def _lower(coll: str, panel: pd.DataFrame, a: str, b: str) -> str | None:
+    """``a`` or ``b``, whichever has the lower KL (MAE) on ``panel`` by more than twice the
+    standard error of the difference (:func:`topiceval.ledger.kl_verdict`, the ledger's tie
+    rule), or None when the two are not separated (or the standard error is unknown: a single
     repeat)."""
-    diff = float(value[b] - value[a])
-    se_diff = math.hypot(float(se[a]), float(se[b]))
-    if not (np.isfinite(se_diff) and np.isfinite(diff)):
-        return None
-    return {AGREES: a, DISAGREES: b, TIE: None}[tie_rule(diff, se_diff)]
+    return {AGREES: a, DISAGREES: b, TIE: None}[kl_verdict(coll, panel, b, a)]
 
 
 def caption_f1(table: pd.DataFrame) -> str:
