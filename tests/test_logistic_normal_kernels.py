@@ -145,3 +145,8 @@ def test_mode_search_work_is_within_its_price(monkeypatch):
     assert predicted >= counted
     assert fitted.evaluations == len(calls) >= 10
     assert len(calls) <= laplace.MAX_EVALUATIONS
+    # the cap holds where the search would go on: it stops, unconverged, within it
+    monkeypatch.setattr(laplace, "MAX_EVALUATIONS", 5)
+    calls.clear()
+    capped = laplace.fit(dec)
+    assert capped.evaluations == len(calls) <= 5 and not capped.converged

@@ -21,7 +21,7 @@ Work (multiply-adds, in the decoder terms of likelihood.evaluation_cost, c = J K
 evaluation costs K c + 3 c + K J + 2 K^3 + O(K^2 + V) for the product (theta' B, B p, B diag(p)
 B', B_w c, J H J) and K c + 4 c + J + 2 K^3 + O(K^2) for the mixture, below
 ``evaluation_work`` = (K + 7) c + 6 K^3 (the 4 K^3 beyond J H J for the trust-region
-subproblem's Cholesky factorizations); the search costs at most ``search_work`` =
+subproblem's Cholesky factorizations, 24 of K^3 / 6); the search costs at most ``search_work`` =
 MAX_EVALUATIONS evaluations plus 10 K^3 for the final eigendecomposition.
 
 The proposal only has to be near the posterior for the importance weights to be light-tailed;
