@@ -387,6 +387,23 @@ def test_the_command_writes_the_documented_columns_and_the_librarys_numbers(tmp_
     assert frame["window"].iloc[0] == "sliding 5" and frame["reference_documents"].iloc[0] == 30
 
 
+def test_the_help_names_the_interval_the_basic_bootstrap(capsys):
+    """The intervals are scipy's basic bootstrap (not the percentile one): the help and the
+    column descriptions say so wherever they describe an interval."""
+    import re
+
+    from topiceval import cli
+    from topiceval.commands import OUTPUT_COLUMNS
+
+    with pytest.raises(SystemExit):
+        cli.main(["coherence", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    texts = [text, *(about for _, about in OUTPUT_COLUMNS["coherence"])]
+    assert "with basic bootstrap intervals over the reference documents" in text
+    assert "coverage of the basic bootstrap intervals" in text
+    assert not [t for t in texts if re.search(r"(?<!basic )bootstrap interval", t)]
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--window", "1"], "window must be"),
     (["--replicates", "0"], "replicates must be"),

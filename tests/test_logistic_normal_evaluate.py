@@ -15,7 +15,7 @@ import pytest
 import topiceval
 from reference.logistic_normal_ref import random_model
 from topiceval import cli, limits
-from topiceval.logistic_normal import LogisticNormalModel
+from topiceval.logistic_normal import LogisticNormalModel, runs
 from topiceval.logistic_normal.exact import exact
 from topiceval.logistic_normal.simulate import sample_documents
 from topiceval.models import save_model
@@ -207,6 +207,27 @@ def test_a_call_over_the_work_limit_is_refused_before_it_runs():
     with pytest.raises(limits.WorkLimitError, match="temperatures <= "):
         topiceval.evaluate(PROBLEMS["mixture-K3-full"], DOCS, "ais", temperatures=10**9,
                            progress=False)
+
+
+@pytest.mark.parametrize("name", ["mixture-K3-full", "product-K2-full"])
+def test_a_document_over_the_limit_is_advised_to_split_only_where_that_helps(name):
+    """The mixture's work grows with the document's distinct words, so a split (into one-word
+    parts at most) brings a part under a limit between a one-word document's work and this
+    document's (a decoder term below it); the product's work is K V per evaluation whatever
+    the document, so the advice to split is left out (it was given before)."""
+    model = PROBLEMS[name]
+    work = runs.check_limits("is_laplace", [DOCS[0], np.array([0])], model, work_limit=None,
+                             samples=500)
+    limit = float(work[0]) - 1
+    with pytest.raises(limits.WorkLimitError, match="samples <= ") as refused:
+        topiceval.evaluate(model, DOCS[:1], samples=500, runs=1, work_limit=limit,
+                           progress=False)
+    if model.decoder == "mixture":
+        assert work[1] < limit < work[0]
+        assert ("or split the document (each part is then scored as a document of its own)"
+                in str(refused.value))
+    else:
+        assert work[1] == work[0] and "split" not in str(refused.value)
 
 
 def test_a_call_over_the_memory_is_refused(monkeypatch):

@@ -116,3 +116,37 @@ def test_laplace_fit_finds_a_maximum(decoder):
     assert np.all(np.linalg.eigvalsh(fitted.cov) > 0)
     for step in np.random.default_rng(4).normal(scale=0.05, size=(5, dec.mu.size)):
         assert laplace.log_joint_density(dec, fitted.mode + step)[0] < value
+
+
+def test_mode_search_work_is_within_its_price(monkeypatch):
+    """Every evaluation of f the mode search makes, counted as the multiply-adds of its leading
+    terms (K c + 3 c + K J + 2 K^3 for the product decoder: theta' B, B p, B diag(p), its
+    product with B', B_w c and J H J), is within the price charged before the call.  On this
+    document the search takes 10+ steps; before each point was evaluated once, the search made
+    2 evaluations per point plus one, 1.18 times the old price of 30 (K c + K^3)."""
+    from topiceval.logistic_normal.is_laplace import IS_LAPLACE
+    from topiceval.logistic_normal.likelihood import evaluation_cost
+    from topiceval.logistic_normal.simulate import sample_documents
+
+    k, v = 20, 500
+    rng = np.random.default_rng(0)
+    model = LogisticNormalModel(np.zeros(k), np.full(k, 3.0), 10 * rng.normal(size=(k, v)),
+                                decoder="product", bias=rng.normal(size=v))
+    ids = sample_documents(model, [300], seed=1)[0][0]
+    dec = document_decoder(model, ids)
+    calls = []
+    density = laplace.log_joint_density
+    monkeypatch.setattr(laplace, "log_joint_density",
+                        lambda *a, **kw: calls.append(1) or density(*a, **kw))
+    fitted = laplace.fit(dec)
+    c = evaluation_cost("product", [dec.words.size], k, v)[0]
+    counted = len(calls) * (k * c + 3 * c + k * dec.words.size + 2 * k**3)
+    predicted = IS_LAPLACE.cost(c, k, {"samples": 0, "df": 5.0})
+    assert predicted >= counted
+    assert fitted.evaluations == len(calls) >= 10
+    assert len(calls) <= laplace.MAX_EVALUATIONS
+    # the cap holds where the search would go on: it stops, unconverged, within it
+    monkeypatch.setattr(laplace, "MAX_EVALUATIONS", 5)
+    calls.clear()
+    capped = laplace.fit(dec)
+    assert capped.evaluations == len(calls) <= 5 and not capped.converged

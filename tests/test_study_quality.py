@@ -125,6 +125,16 @@ def test_the_caption_says_why_an_interval_lies_beside_its_estimate():
     assert "The intervals of 1 candidate(s) lie beside their own estimates" in text
 
 
+def test_the_caption_says_which_intervals_the_reference_is_too_small_for():
+    table = _table([0.05, 0.20, 0.10], [0.03, 0.15, 0.02], [0.07, 0.25, 0.18])
+    table["coherence_small_reference"] = [False, True, True]
+    text = "\n".join(quality_lines(table))
+    assert ("The reference is too small for the intervals of 2 candidate(s): more than 15% of "
+            "their top-word pairs never occur together in it") in text
+    table["coherence_small_reference"] = False
+    assert "too small" not in "\n".join(quality_lines(table))
+
+
 def test_the_caption_says_where_stability_differs():
     table = _table([0.3, 0.2, 0.1], [0.2, 0.1, 0.0], [0.4, 0.3, 0.2],
                    stability=([0.5, 0.9, np.nan], [0.4, 0.85, np.nan], [0.6, 0.95, np.nan]))
@@ -146,3 +156,50 @@ def test_bad_coherence_settings_are_refused_in_one_line(given, message):
     with pytest.raises(ValueError, match="^" + message.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[").replace("]", r"\]")):
         coherence_settings(given)
+
+
+def _lda_documents(model: LDAModel, n_docs: int, length: int, seed: int) -> Corpus:
+    """``n_docs`` documents of ``length`` tokens from ``model`` (theta ~ Dirichlet(0.1))."""
+    rng = np.random.default_rng(seed)
+    docs = []
+    for theta in rng.dirichlet(np.full(model.n_topics, 0.1), size=n_docs):
+        topics = rng.choice(model.n_topics, size=length, p=theta)
+        docs.append([str(model.vocab[rng.choice(model.n_types, p=model.phi[t])])
+                     for t in topics])
+    return Corpus.from_tokens(docs, model.vocab, split=["test"] * n_docs)
+
+
+def test_unseen_pair_share_equals_an_enumeration_of_the_pairs():
+    """Each topic's top-n pairs checked against the sets of documents holding each word; a
+    word absent from the reference makes its pairs unseen."""
+    from topiceval.coherence import top_word_columns
+    from topiceval.study_quality import unseen_pair_share
+
+    model = _model(5, topics=3)
+    reference = _corpus().select_split("test")  # w25..w29 never occur
+    holding = {w: {d for d in range(len(reference)) if w in reference.vocab[reference[d]]}
+               for w in WORDS}
+    for n in (5, 12):
+        pairs = [(model.vocab[row[i]], model.vocab[row[j]])
+                 for row in top_word_columns(model, n) for i in range(n) for j in range(i + 1, n)]
+        expected = np.mean([not (holding[a] & holding[b]) for a, b in pairs])
+        assert unseen_pair_share(model, reference, n) == pytest.approx(expected, abs=1e-15)
+        assert 0 < expected < 1
+
+
+def test_a_tiny_reference_is_flagged_too_small_for_its_interval_and_a_large_one_is_not():
+    """10 documents of 10 tokens leave most top-word pairs unseen, 2,000 of 50 none of them:
+    only the first is flagged (UNSEEN_PAIRS_MAX, benchmarks/coherence_unseen_pairs.py)."""
+    from topiceval.study_quality import UNSEEN_PAIRS_MAX, coherence_columns
+
+    rng = np.random.default_rng(11)
+    vocab = np.array([f"v{i:03d}" for i in range(200)])
+    model = LDAModel(rng.dirichlet(np.full(200, 0.05), size=5), np.full(5, 0.1), vocab=vocab)
+    settings = coherence_settings({"replicates": 20})
+    found = {}
+    for size, length in ((10, 10), (2000, 50)):
+        found[size] = coherence_columns({"m": model}, _lda_documents(model, size, length, 1),
+                                        settings).loc["m"]
+    assert found[10]["coherence_unseen_pairs"] > 0.5 > UNSEEN_PAIRS_MAX
+    assert found[2000]["coherence_unseen_pairs"] < 0.05 < UNSEEN_PAIRS_MAX
+    assert [found[s]["coherence_small_reference"] for s in (10, 2000)] == [True, False]

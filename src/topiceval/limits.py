@@ -46,6 +46,8 @@ UNITS = {"lda": "site updates", "gapfa": "topic-word site updates",
 # benchmarks/work_limit_time.py)
 DEFAULT_SECONDS = 60
 DEFAULT_WORK_LIMIT = {family: DEFAULT_SECONDS * rate for family, rate in RATE.items()}
+# the advice for one document over the limit where a document's work grows with its length
+SPLIT = "split the document"
 MEMORY_FRACTION = 0.5  # of the machine's physical memory, for all the arrays of one call
 GIB = 2.0**30
 
@@ -171,7 +173,7 @@ def largest_within(cost_at: Callable[[int], float], limit: float) -> int:
 def check_work(work: np.ndarray, limit: float | None, *, family: str, method: str,
                lengths: np.ndarray, runs: int = 1, budgets: Sequence[WorkSetting] = (),
                cheaper: Sequence[str] = (), size_unit: str = "tokens",
-               task: str = "per run") -> None:
+               task: str = "per run", split: str = SPLIT) -> None:
     """Refuse the call, before it runs, if one task or the whole call is over ``limit``.
 
     Parameters
@@ -192,6 +194,9 @@ def check_work(work: np.ndarray, limit: float | None, *, family: str, method: st
         The settings to lower when even 1 of every budget is over the limit.
     task : str
         How one task's work is named (``"per run"``).
+    split : str
+        The advice for a document that alone is over the limit (``SPLIT``: its work grows with
+        its length), or ``""`` where splitting would not bring it under (the caller knows).
     """
     if limit is None or work.size == 0:
         return
@@ -208,7 +213,7 @@ def check_work(work: np.ndarray, limit: float | None, *, family: str, method: st
             f"{method}: document {d} ({_quantity(int(lengths[d]), size_unit)}) needs "
             f"{float(work[d]):.3g} {units} {task} (about {duration(work[d] / rate)} of one core "
             f"{at}), above the limit of {limit:.3g} for the whole call{others}",
-            [*fits, *(["split the document"] if lengths[d] > 1 else [])])
+            [*fits, *([split] if split and lengths[d] > 1 else [])])
     total = runs * float(np.sum(work, dtype=np.float64))
     if total <= limit:
         return

@@ -3,9 +3,12 @@ across seeds (docs/coherence.md), as columns of candidates.csv and lines of the 
 
 * Coherence (:func:`coherence_columns`): the NPMI mean over topics of
   ``topiceval.coherence.coherence_table`` (document co-occurrence by default, top-N averaged
-  over 5, 10, 15, 20) with its bootstrap interval, over a stated reference corpus: by default
+  over 5, 10, 15, 20) with its basic bootstrap interval, over a stated reference corpus: by default
   the study's held-out documents (``study.coherence.reference``: ``heldout``, ``train``,
-  ``all`` or a topiceval corpus file ``.npz``).
+  ``all`` or a topiceval corpus file ``.npz``).  Beside it, the share of the candidate's
+  top-word pairs that no reference document holds together (:func:`unseen_pair_share`) and
+  whether that share says the reference is too small for the interval
+  (:data:`UNSEEN_PAIRS_MAX`).
 * Stability (:func:`stability_columns`): per (trainer, T) trained with two or more seeds, the
   mean matched similarity of ``topiceval.stability.stability_table`` (Jensen-Shannon), with an
   interval of +/- 2 standard errors over topics, sd(per-topic stability) / sqrt(T).  Where a
@@ -24,9 +27,10 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from scipy import sparse
 
 from topiceval._docs import page
-from topiceval.coherence import DEFAULT_TOP_N, coherence_table
+from topiceval.coherence import DEFAULT_TOP_N, coherence_table, top_word_columns
 from topiceval.corpus import Corpus
 from topiceval.models import LDAModel
 from topiceval.stability import stability_table
@@ -37,6 +41,15 @@ COHERENCE_DEFAULTS = {"reference": "heldout", "window": None, "replicates": 200,
 REFERENCES = {"heldout": "the study's held-out documents",
               "train": "the study's training documents",
               "all": "all the study's documents"}
+# A reference is too small for its interval when more than this share of a candidate's top-word
+# pairs co-occur in no reference document: such a pair scores NPMI -1 in the estimate and in
+# every bootstrap resample, so the bias it causes (it co-occurs in the population) is invisible
+# to the interval (docs/coherence.md, "Measured coverage").  On benchmarks/coherence_coverage.py's
+# model (benchmarks/coherence_unseen_pairs.py, 5 references of each size), the references whose
+# 95% intervals of the model mean cover at about their rate (0.91-0.99: 200 or more documents
+# of 20-80 tokens, 1,000 of 5-30) leave 0.000-0.131 of the top-20 pairs unseen; those whose
+# intervals do not (0.00-0.85: 40 and 100 documents of 20-80 tokens, 200 of 5-30) 0.185-0.498.
+UNSEEN_PAIRS_MAX = 0.15
 STABILITY_SES = 2  # the stability interval: +/- this many standard errors over topics
 PICK_RULE = ("a measure picks a candidate other than the likelihood's best only when the "
              "interval of its highest-scoring candidate lies wholly above the best's; "
@@ -45,12 +58,20 @@ PICK_RULE = ("a measure picks a candidate other than the likelihood's best only 
 QUALITY_COLUMNS = {
     "coherence_npmi": "NPMI coherence, the mean over topics (topiceval.coherence; each topic "
                       "averaged over its top 5, 10, 15, 20 words); higher is more coherent",
-    "coherence_npmi_low": "its bootstrap interval over the reference documents: low end",
+    "coherence_npmi_low": "its basic bootstrap interval over the reference documents: low "
+                          "end",
     "coherence_npmi_high": "high end",
     "coherence_absent_words": "top words that no reference document holds (they count as "
                               "never co-occurring)",
     "coherence_reference": "the reference corpus and settings of the coherence "
                            "(study.coherence)",
+    "coherence_unseen_pairs": "the share of the pairs of each topic's top words (the largest "
+                              "top-N) that no reference document holds together; they score "
+                              "-1 in every bootstrap resample",
+    "coherence_small_reference": f"True when coherence_unseen_pairs is above "
+                                 f"{UNSEEN_PAIRS_MAX:g}: the reference is too small for the "
+                                 "interval, which then may not cover the value on a larger "
+                                 "reference (name one in study.coherence.reference)",
     "stability": "for a (trainer, T) trained with 2+ seeds: the mean similarity 1 - d of its "
                  "topics matched across seeds (d: the Jensen-Shannon distance in bits, "
                  "topiceval.stability); empty otherwise (stability_note says why)",
@@ -101,7 +122,8 @@ def coherence_reference(corpus: Corpus, settings: Mapping) -> tuple[Corpus, str]
     window = ("document co-occurrence" if settings["window"] is None
               else f"sliding window of {int(settings['window'])} tokens")
     return ref, (f"{what} ({ref.n_docs:,} documents); {window}; "
-                 f"{settings['level']:.0%} bootstrap interval over {settings['replicates']} "
+                 f"{settings['level']:.0%} basic bootstrap interval over "
+                 f"{settings['replicates']} "
                  f"replicates, seed {settings['seed']}")
 
 
@@ -127,7 +149,33 @@ def coherence_columns(models: Mapping[str, LDAModel], corpus: Corpus,
                       "coherence_npmi_high": mean["npmi_high"],
                       "coherence_absent_words": mean["absent_words"],
                       "coherence_reference": f"{described}; top-N {mean['top_n']}"}
+        unseen = unseen_pair_share(model, reference, max(top_n))
+        rows[name]["coherence_unseen_pairs"] = unseen
+        rows[name]["coherence_small_reference"] = bool(unseen > UNSEEN_PAIRS_MAX)
     return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def unseen_pair_share(model: LDAModel, reference: Corpus, n: int) -> float:
+    """The share of the pairs of each topic's top ``n`` words (all topics' pairs together)
+    that no document of ``reference`` holds both of (a pair with a word the reference lacks
+    included), counted by document whatever the coherence's window: the bootstrap resamples
+    documents."""
+    top = top_word_columns(model, n)
+    where = {word: i for i, word in enumerate(reference.vocab.tolist())}
+    ids = np.array([[where.get(str(model.vocab[c]), -1) for c in row] for row in top])
+    relevant, local = np.unique(ids[ids >= 0], return_inverse=True)
+    holds = sparse.csr_matrix((np.ones(reference.tokens.size), reference.tokens,
+                               reference.offsets), shape=(len(reference), len(reference.vocab)))
+    holds = (holds[:, relevant] > 0).astype(np.int64)
+    together = (holds.T @ holds).tocsr()  # documents holding both of two relevant words
+    column = np.full(ids.shape, -1)
+    column[ids >= 0] = local
+    first, second = np.triu_indices(n, 1)
+    a, b = column[:, first].ravel(), column[:, second].ravel()
+    seen = (a >= 0) & (b >= 0)
+    both = np.zeros(a.size)
+    both[seen] = np.asarray(together[a[seen], b[seen]]).ravel()
+    return float(np.mean(both == 0))
 
 
 def stability_columns(candidates: pd.DataFrame, models: Mapping[str, LDAModel]
@@ -219,16 +267,32 @@ def _beside_note(cands: pd.DataFrame) -> str:
             "bootstrap, " + page("coherence.md") + ").")
 
 
+def _small_reference_note(cands: pd.DataFrame) -> str:
+    """Which of ``cands``' intervals the reference is too small for
+    (``coherence_small_reference``), when any."""
+    if "coherence_small_reference" not in cands:
+        return ""
+    small = int(cands["coherence_small_reference"].astype(bool).sum())
+    if not small:
+        return ""
+    return (f" The reference is too small for the intervals of {small} candidate(s): more than "
+            f"{UNSEEN_PAIRS_MAX:.0%} of their top-word pairs never occur together in it "
+            "(coherence_small_reference), so their intervals may not cover the value on a "
+            "larger reference.")
+
+
 def quality_lines(cands: pd.DataFrame) -> list[str]:
     """The caption's paragraphs on coherence and stability beside the likelihood's verdict
-    (:func:`pick_line` for each, or why no candidate has a stability)."""
+    (:func:`pick_line` for each, or why no candidate has a stability; which intervals the
+    reference is too small for)."""
     if "coherence_npmi" not in cands:
         return []
     best = cands[cands["verdict"] == "best"].iloc[0]
     reference = best["coherence_reference"].split(" (")[0]
     lines = ["", f"Beside the likelihood, whose verdict this stays; the rule: {PICK_RULE}.",
              "", pick_line(cands, "coherence_npmi", f"Coherence (NPMI over {reference})",
-                           "{:.3f}", "coherence_reference") + _beside_note(cands), ""]
+                           "{:.3f}", "coherence_reference") + _beside_note(cands)
+             + _small_reference_note(cands), ""]
     if cands["stability"].notna().any():
         return lines + [pick_line(cands, "stability", "Stability across seeds", "{:.3f}",
                                   "stability_note")]

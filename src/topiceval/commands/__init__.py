@@ -141,16 +141,16 @@ OUTPUT_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("npmi", "NPMI of the topic's top words over the reference, averaged over the pairs "
                  "of its top n words and over n in --top-n (between -1 and 1; higher is more "
                  "coherent)"),
-        ("npmi_low", "lower end of the bootstrap interval of npmi (reference documents "
-                     "resampled, --replicates, --level)"),
+        ("npmi_low", "lower end of the basic bootstrap interval of npmi (reference "
+                     "documents resampled, --replicates, --level)"),
         ("npmi_high", "upper end of that interval"),
         ("umass", "UMass (gensim's form: mean over pairs of log((p(w_i, w_j) + 1e-12) / "
                   "p(w_j)), w_j ranked higher), averaged over n in --top-n; for comparison"),
-        ("umass_low", "lower end of the bootstrap interval of umass"),
+        ("umass_low", "lower end of the basic bootstrap interval of umass"),
         ("umass_high", "upper end of that interval"),
         ("c_v", "with --c-v: C_V as gensim computes it, averaged over n in --top-n; not "
                 "recommended (" + page("coherence.md") + "); empty otherwise"),
-        ("c_v_low", "with --c-v: lower end of the bootstrap interval of c_v"),
+        ("c_v_low", "with --c-v: lower end of the basic bootstrap interval of c_v"),
         ("c_v_high", "with --c-v: upper end of that interval"),
         ("window", "what co-occurrence means: 'document' or 'sliding N' (--window)"),
         ("top_n", "the cardinalities averaged over (--top-n)"),

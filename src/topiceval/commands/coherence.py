@@ -4,8 +4,8 @@
     topiceval coherence model.npz corpus.npz --split test --window 10 --replicates 500
 
 NPMI (and UMass, for comparison; C_V with ``--c-v``) of each topic's top words over the
-reference corpus, averaged over top-n 5, 10, 15 and 20, with bootstrap intervals over the
-reference documents, per topic and for the model mean (``topiceval.coherence``,
+reference corpus, averaged over top-n 5, 10, 15 and 20, with basic bootstrap intervals over
+the reference documents, per topic and for the model mean (``topiceval.coherence``,
 docs/coherence.md).  One row per topic, then the mean row; the columns are defined in
 ``topiceval.commands.OUTPUT_COLUMNS``.
 """
@@ -44,8 +44,8 @@ def register(subparsers) -> None:
         subparsers, "coherence",
         help="NPMI coherence of a model's topics over a reference corpus, with intervals",
         description="NPMI (and UMass) of each topic's top words over the documents of "
-                    "REFERENCE, averaged over several top-n, with bootstrap intervals over "
-                    "the reference documents; one CSV row per topic and one for the model "
+                    "REFERENCE, averaged over several top-n, with basic bootstrap intervals "
+                    "over the reference documents; one CSV row per topic and one for the model "
                     "mean. Words of a topic that the reference never holds are listed, "
                     "never turned into NaN.")
     parser.add_argument("model", metavar="MODEL", help="model .npz file (topiceval format)")
@@ -60,7 +60,7 @@ def register(subparsers) -> None:
     parser.add_argument("--replicates", type=int, default=200,
                         help="bootstrap replicates (default 200)")
     parser.add_argument("--level", type=float, default=0.95,
-                        help="coverage of the intervals (default 0.95)")
+                        help="coverage of the basic bootstrap intervals (default 0.95)")
     parser.add_argument("--c-v", action="store_true",
                         help="also compute C_V (gensim's; not recommended: "
                              + page("coherence.md") + ")")

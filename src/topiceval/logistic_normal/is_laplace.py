@@ -14,8 +14,8 @@ Described in docs/methods/logistic-normal.md#is-laplace.
                                   - log|C| / 2 - (nu + K)/2 log(1 + |eps|^2 / g)
 
 The t proposal's heavier tails bound the weights where the posterior's tails are heavier than
-the Gaussian's.  Cost: one mode search (a few Newton steps of O(K^3 + J K^2), O(K^2 V) for the
-product decoder) and S likelihood evaluations.
+the Gaussian's.  Cost: one mode search (at most laplace.MAX_EVALUATIONS evaluations of
+O(K c + K^3), laplace.search_work) and S likelihood evaluations.
 """
 
 from __future__ import annotations
@@ -44,11 +44,6 @@ from topiceval.logistic_normal.weights import (
     stream,
     weights_array,
 )
-
-# the mode search is priced at this many evaluations of f, its gradient and Hessian, K c + K^3
-# each (measured on 10- to 200-token documents at K = 3 and 20: 3 to 16 trust-region steps, at
-# most 11 evaluations)
-FIT_ITERATIONS = 30
 
 
 @njit(cache=True)
@@ -107,16 +102,17 @@ def check_df(df) -> None:
 
 
 def _cost(c, n_topics, settings):
-    """S (c + K^2) per run (each draw coloured and whitened) and the mode search, charged to
-    every run (an upper bound: it is made once per document)."""
-    return settings["samples"] * (c + n_topics**2) + FIT_ITERATIONS * (n_topics * c
-                                                                       + n_topics**3)
+    """S (c + K^2) per run (each draw coloured and whitened) and the mode search's bound
+    ``laplace.search_work``, charged to every run (an upper bound: it is made once per
+    document)."""
+    return settings["samples"] * (c + n_topics**2) + laplace.search_work(c, n_topics)
 
 
 IS_LAPLACE = Method(
     "is_laplace", (SAMPLES, Setting("df", 5.0, "degrees of freedom of the t proposal (0: a "
                                               "Gaussian)", kind=float, check=check_df)),
-    cost=_cost, formula=f"S (c + K^2) + {FIT_ITERATIONS} (K c + K^3)", budget="samples",
+    cost=_cost, formula=f"S (c + K^2) + {laplace.MAX_EVALUATIONS} ((K + 7) c + 6 K^3) + 10 K^3",
+    budget="samples",
     diagnostics="weights",
     nature="unbiased for P(w) (importance sampling from a t or Gaussian proposal at the "
            "posterior mode)")

@@ -3,7 +3,8 @@
 Described in docs/methods/logistic-normal.md#laplace.
 
     f(z) = log N(z; mu, Sigma) + log p(w_d | z)
-    m = argmax f (a local maximum, by a trust-region Newton method from z = mu)
+    m = argmax f (a local maximum, by a trust-region Newton method from z = mu, at most
+                  MAX_EVALUATIONS evaluations of f, its gradient and Hessian together)
     C = (-grad^2 f(m))^{-1}
 
 The derivatives go through theta = softmax(z).  With g = d log p / d theta and H = d^2 log p /
@@ -16,6 +17,13 @@ and, with h = theta * (g - theta' g) (the gradient in z) and J = diag(theta) - t
 
     grad_z log p = h,    grad_z^2 log p = J H J + diag(h) - theta h' - h theta'.
 
+Work (multiply-adds, in the decoder terms of likelihood.evaluation_cost, c = J K or K V): one
+evaluation costs K c + 3 c + K J + 2 K^3 + O(K^2 + V) for the product (theta' B, B p, B diag(p)
+B', B_w c, J H J) and K c + 4 c + J + 2 K^3 + O(K^2) for the mixture, below
+``evaluation_work`` = (K + 7) c + 6 K^3 (the 4 K^3 beyond J H J for the trust-region
+subproblem's Cholesky factorizations, 24 of K^3 / 6); the search costs at most ``search_work`` =
+MAX_EVALUATIONS evaluations plus 10 K^3 for the final eigendecomposition.
+
 The proposal only has to be near the posterior for the importance weights to be light-tailed;
 is_laplace.py stays unbiased whatever m and C are.
 """
@@ -25,20 +33,38 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
 
 from topiceval.logistic_normal.likelihood import MIXTURE, Decoder
 
 EIGEN_FLOOR = 1e-12  # relative: curvature directions flatter than this get this much
+# at most this many evaluations of f (each point once; the trust region's iterations + 1):
+# 4 to 22 measured on 10- to 1,000-token documents at K = 20, V = 2,000, both decoders, prior
+# scales 1 and 3, logit-weight scales 1 to 10 (benchmarks/ln_mode_search.py)
+MAX_EVALUATIONS = 30
 
 
 class Laplace(NamedTuple):
-    """The posterior mode ``mode`` (K,), the covariance ``cov`` (K, K) and whether the
-    optimiser reported convergence."""
+    """The posterior mode ``mode`` (K,), the covariance ``cov`` (K, K), whether the
+    optimiser reported convergence and the evaluations of f it made (at most
+    ``MAX_EVALUATIONS``)."""
 
     mode: np.ndarray
     cov: np.ndarray
     converged: bool
+    evaluations: int
+
+
+def evaluation_work(c, n_topics: int):
+    """An upper bound on the multiply-adds of one evaluation of f, its gradient and Hessian
+    (and the trust-region step it feeds), from the decoder's cost ``c`` (module docstring)."""
+    return (n_topics + 7) * c + 6 * n_topics**3
+
+
+def search_work(c, n_topics: int):
+    """An upper bound on the multiply-adds of ``fit`` (module docstring)."""
+    return MAX_EVALUATIONS * evaluation_work(c, n_topics) + 10 * n_topics**3
 
 
 def theta_derivatives(dec: Decoder, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
@@ -59,47 +85,50 @@ def theta_derivatives(dec: Decoder, theta: np.ndarray) -> tuple[float, np.ndarra
     return float(c @ (eta[dec.words] - lse)), g, h
 
 
-def log_joint_density(dec: Decoder, z: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """f(z), its gradient and its Hessian (module docstring)."""
+def log_joint_density(dec: Decoder, z: np.ndarray, prec: np.ndarray | None = None
+                      ) -> tuple[float, np.ndarray, np.ndarray]:
+    """f(z), its gradient and its Hessian (module docstring); ``prec``: Sigma^{-1}, computed
+    here when not given."""
     e = np.exp(z - z.max())
     theta = e / e.sum()
     ell, g, h_theta = theta_derivatives(dec, theta)
     grad = theta * (g - theta @ g)
     jac = np.diag(theta) - np.outer(theta, theta)
     hess = jac @ h_theta @ jac + np.diag(grad) - np.outer(theta, grad) - np.outer(grad, theta)
-    white = np.linalg.solve(dec.chol, z - dec.mu)
-    prec_dev = np.linalg.solve(dec.chol.T, white)  # Sigma^{-1} (z - mu)
-    prec = np.linalg.solve(dec.chol.T, np.linalg.solve(dec.chol, np.eye(z.size)))
+    if prec is None:
+        prec = precision(dec)
+    white = solve_triangular(dec.chol, z - dec.mu, lower=True)
+    prec_dev = prec @ (z - dec.mu)  # Sigma^{-1} (z - mu)
     log_prior = -0.5 * (white @ white) - np.log(np.diag(dec.chol)).sum() \
         - 0.5 * z.size * np.log(2 * np.pi)
     return log_prior + ell, grad - prec_dev, hess - prec
 
 
+def precision(dec: Decoder) -> np.ndarray:
+    """Sigma^{-1} = L'^{-1} L^{-1}."""
+    inv_chol = solve_triangular(dec.chol, np.eye(dec.mu.size), lower=True)
+    return inv_chol.T @ inv_chol
+
+
 def fit(dec: Decoder) -> Laplace:
-    """The Laplace approximation of document ``dec``'s posterior (module docstring)."""
+    """The Laplace approximation of document ``dec``'s posterior (module docstring): f, its
+    gradient and Hessian evaluated once per point the optimiser visits."""
+    prec = precision(dec)
+    seen: dict = {}  # bytes of z -> (-f, -grad f, -grad^2 f)
 
     def negative(z):
-        f, g, h = log_joint_density(dec, z)
-        return -f, -g, -h
+        key = z.tobytes()
+        if key not in seen:
+            f, g, h = log_joint_density(dec, z, prec)
+            seen[key] = (-f, -g, -h)
+        return seen[key]
 
-    cache: dict = {}
-
-    def value(z):
-        cache["z"], cache["v"] = z.copy(), negative(z)
-        return cache["v"][0]
-
-    def part(i):
-        def get(z):
-            if "z" not in cache or not np.array_equal(cache["z"], z):
-                value(z)
-            return cache["v"][i]
-        return get
-
-    result = minimize(value, dec.mu.copy(), jac=part(1), hess=part(2), method="trust-exact",
-                      options={"gtol": 1e-8, "maxiter": 200})
+    result = minimize(lambda z: negative(z)[0], dec.mu.copy(), jac=lambda z: negative(z)[1],
+                      hess=lambda z: negative(z)[2], method="trust-exact",
+                      options={"gtol": 1e-8, "maxiter": MAX_EVALUATIONS - 1})
     mode = result.x
-    neg_hess = -log_joint_density(dec, mode)[2]
+    neg_hess = negative(mode)[2]
     values, vectors = np.linalg.eigh(0.5 * (neg_hess + neg_hess.T))
     values = np.maximum(values, EIGEN_FLOOR * values.max())
     cov = (vectors / values) @ vectors.T
-    return Laplace(mode, 0.5 * (cov + cov.T), bool(result.success))
+    return Laplace(mode, 0.5 * (cov + cov.T), bool(result.success), len(seen))

@@ -7,7 +7,8 @@ Cost unit: the *decoder term*, one multiply-add of an evaluation of log p(w_d | 
 mixture decoder (J distinct words), c = K V for the product (``likelihood.evaluation_cost``).  The
 work of one (document, run), known before it runs from J, K, V and the settings, is each method's
 ``Method.formula``: ``is_prior`` S c; ``is_laplace`` S (c + K^2) plus the mode search priced at
-``is_laplace.FIT_ITERATIONS`` Newton steps and charged to every run (an upper bound); ``ais``
+its bound ``laplace.search_work`` (``laplace.MAX_EVALUATIONS`` evaluations) and charged to every
+run (an upper bound); ``ais``
 ``ais.AIS_EVALUATIONS`` S c (the work recorded is the evaluations made); ``bdmc`` twice that
 (recorded as predicted); ``exact`` the nodes of every quadrature order up to the largest, times c
 (an upper bound; the work recorded is that of the orders evaluated).

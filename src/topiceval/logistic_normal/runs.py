@@ -92,10 +92,10 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
             spec.budget, _budget_value(resolved[spec.budget]),
             lambda k: registry.run_work(spec, c, model.n_topics,
                                              {**resolved, spec.budget: k})))
-    limits.check_work(work, limits.resolve_limit(work_limit,
-                                                 limits.DEFAULT_WORK_LIMIT["logistic_normal"]),
-                      family="logistic_normal", method=method, lengths=lengths, runs=runs,
-                      budgets=budgets)
+    limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["logistic_normal"])
+    limits.check_work(work, limit, family="logistic_normal", method=method, lengths=lengths,
+                      runs=runs, budgets=budgets,
+                      split=split_advice(spec, model, resolved, limit))
     per_run = int(resolved.get("samples", 0))
     record = spec.record_width(resolved, runs) if spec.diagnostics else 0
     n_docs = len(docs)
@@ -113,6 +113,20 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
     limits.check_memory(parts_at, {"runs": runs}, method=method,
                         alone="one document's working arrays alone are too large")
     return np.minimum(work, 2.0**62).astype(np.int64)
+
+
+def split_advice(spec, model: LogisticNormalModel, resolved: dict, limit) -> str:
+    """The advice for a document that alone is over ``limit``: split it only where that
+    helps, the mixture decoder (c = J K grows with the document's J distinct words) when a
+    one-word document would fit; its parts are then scored as documents of their own (one z
+    each), not as the document.  The product decoder's c = K V does not depend on the
+    document, so splitting cannot help: ``""``."""
+    if model.decoder != "mixture" or limit is None:
+        return ""
+    one_word = evaluation_cost("mixture", np.ones(1), model.n_topics, model.n_types)
+    if registry.run_work(spec, one_word, model.n_topics, resolved)[0] > limit:
+        return ""
+    return f"{limits.SPLIT} (each part is then scored as a document of its own)"
 
 
 def _budget_value(value) -> int:
