@@ -7,6 +7,7 @@ import pytest
 import topiceval
 from topiceval import crosscheck
 from topiceval.corpus import Corpus
+from topiceval.evaluation import DEFAULTS
 from topiceval.models import LDAModel
 from topiceval.training.lda.synthetic import synthetic_sample
 
@@ -59,25 +60,39 @@ def overlap():
     return model, Corpus.from_documents([np.asarray(corpus[d]) for d in range(4)], model)
 
 
+CHIB = DEFAULTS["lda"][1]  # Chib-style at the default's budget for short documents
+
+
 @pytest.mark.slow
-def test_evaluate_flags_the_defaults_misses_on_long_documents(overlap):
+def test_evaluate_flags_chib_styles_misses_on_long_documents(overlap):
     model, docs = overlap
-    result = topiceval.evaluate(model, docs, progress=False)
+    result = topiceval.evaluate(model, docs, "chib", progress=False, **CHIB)
     assert not result.trusted.any()
     assert result.diagnostics["reason"].str.contains("IS-theta is .* nats higher").all()
     assert "IS-theta higher 4" in result.summary()
-    # the estimates themselves are the default's, unchanged by the check
-    alone = topiceval.evaluate(model, docs, progress=False, method="chib", samples=1000,
-                               burnin=50, iterations=20, runs=7)
+    # the estimates themselves are Chib-style's, unchanged by the check
+    alone = topiceval.evaluate(model, docs, "chib", progress=False, runs=7, **CHIB)
     assert not np.array_equal(alone.logp, result.logp)  # 7 runs: another estimate
-    again = topiceval.evaluate(model, docs, progress=False)
+    again = topiceval.evaluate(model, docs, "chib", progress=False, **CHIB)
     np.testing.assert_array_equal(again.logp, result.logp)
+
+
+@pytest.mark.slow
+def test_the_default_takes_bridge_theta_there_and_is_not_far_off(overlap):
+    """What Chib-style misses by nats the default (bridge-theta from 100 tokens) does not: no
+    estimate is bad (more than 4 standard errors + 0.5 nats from the exact value)."""
+    model, docs = overlap
+    result = topiceval.evaluate(model, docs, progress=False)
+    exact = topiceval.evaluate(model, docs, "exact", runs=1, progress=False)
+    assert result.method == "bridge_theta"
+    assert np.all(np.abs(result.logp - exact.logp) <= 4 * result.stderr + 0.5)
 
 
 @pytest.mark.slow
 def test_the_check_is_left_out_with_a_note_when_it_does_not_fit(overlap):
     model, docs = overlap
-    result = topiceval.evaluate(model, docs, progress=False, runs=2, work_limit=6e6)
+    result = topiceval.evaluate(model, docs, "chib", progress=False, runs=2, work_limit=6e6,
+                                **CHIB)
     assert any("not cross-checked by IS-theta" in note for note in result.notes)
     assert not result.diagnostics["reason"].str.contains("IS-theta").any()
 

@@ -200,3 +200,25 @@ def test_every_sampling_method_diagnoses_every_document():
 ])
 def test_the_checks_only_longer_runs_can_pass(kind, reasons, expected):
     assert dg.needs_longer_runs(kind, reasons).tolist() == expected
+
+
+def test_runs_that_disagree_are_not_trusted_where_the_method_limits_their_spread():
+    """Bridge-theta's ``runs_sd_max``: runs whose log estimates spread by more are untrusted,
+    and only longer runs (not more of them) can pass; no limit, no check."""
+    rng = np.random.default_rng(3)
+    calm = -500.0 + rng.normal(0.0, 0.3, 8)
+    wide = calm + np.array([0.0, 0.0, 0.0, 0.0, 3.0, 3.0, -3.0, -3.0])
+    logp_runs = np.vstack([calm, wide])
+    sd = np.std(logp_runs, axis=1, ddof=1)
+    assert sd[0] < 2.0 < sd[1]
+    out = dg.diagnose("runs", logp_runs, runs_sd_max=2.0)
+    assert out["trusted"].tolist()[1] is False
+    assert out["reason"][1].startswith(f"runs disagree: their log estimates have a standard "
+                                       f"deviation of {sd[1]:.2f} > 2 nats")
+    assert "runs disagree" not in out["reason"][0]
+    assert dg.needs_longer_runs("runs", out["reason"]).tolist() == [False, True]
+    assert dg.reason_counts(out["reason"][1:]).get("runs disagree") == 1
+    assert "runs disagree" not in "".join(dg.diagnose("runs", logp_runs)["reason"])
+    assert registry.ESTIMATE["bridge_theta"].runs_sd_max == 2.0
+    assert all(m.runs_sd_max is None for name, m in registry.ESTIMATE.items()
+               if name != "bridge_theta")

@@ -8,6 +8,7 @@ import pytest
 
 import topiceval
 from topiceval.corpus import Corpus
+from topiceval.diagnostics import reason_counts
 from topiceval.evaluation import DEFAULTS
 from topiceval.models import LDAModel
 from topiceval.regimes import distrust_outside
@@ -23,8 +24,10 @@ def test_long_documents_outside_a_methods_regime_are_not_trusted():
     lengths = np.array([50, 99, 100, 2000])
     out = distrust_outside(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
     assert out["trusted"].tolist() == [True, True, False, False]
-    assert "chib was not shown to cover on documents of 100+ tokens" in out["reason"][2]
-    assert "method='bridge_theta'" in out["reason"][2]
+    assert out["reason"][2].startswith("regime: chib was not shown to cover on documents of "
+                                       "100+ tokens, which method='bridge_theta'")
+    # one check, one reason: the summary counts it once, under its label
+    assert reason_counts(out["reason"][2:]) == {"outside a regime": 2}
 
 
 def test_inside_the_regime_the_other_checks_verdict_stands():

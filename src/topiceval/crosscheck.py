@@ -23,6 +23,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from topiceval.diagnostics import distrust
+
 METHOD = "is_theta"
 RUNS = 4
 MIN_TOKENS = 100
@@ -59,13 +61,7 @@ def judge(diagnostics: pd.DataFrame, docs: np.ndarray, logp: np.ndarray, stderr:
     check, check_stderr, check_trusted : (K,)
         IS-theta's estimates of ``docs``, their standard errors and verdicts.
     """
-    out = diagnostics.copy()
     spread = 2 * np.hypot(np.nan_to_num(stderr[docs]), np.nan_to_num(check_stderr)) + SLACK
     above = check - logp[docs]
     caught = check_trusted & (above > spread)
-    for d, gap in zip(docs[caught], above[caught], strict=True):
-        out.loc[out.index[d], "trusted"] = False
-        reason = out["reason"].iloc[d]
-        out.loc[out.index[d], "reason"] = "; ".join(filter(None, (reason,
-                                                                    REASON.format(gap))))
-    return out
+    return distrust(diagnostics, docs[caught], [REASON.format(gap) for gap in above[caught]])

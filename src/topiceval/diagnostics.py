@@ -652,7 +652,8 @@ def _lse(a: np.ndarray) -> np.ndarray:
 
 def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, *,
              consistent: bool = True, floor: np.ndarray | None = None,
-             ceiling: np.ndarray | None = None, blind: np.ndarray | None = None) -> pd.DataFrame:
+             ceiling: np.ndarray | None = None, blind: np.ndarray | None = None,
+             runs_sd_max: float | None = None) -> pd.DataFrame:
     """One row per document: ``khat``, ``ess``, ``rhat``, ``runs_spread``, ``repeats``,
     ``heavy_factor_sd`` (L2R: ``Rows.heavy_sd``), ``floor``, ``ceiling`` (``Rows``), ``trusted`` and
     ``reason`` (``COLUMNS``), from the (D, R) run estimates and the (D, R, W) records of a
@@ -682,6 +683,9 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
     blind : numpy.ndarray, optional
         (D,) str: why each document is in the method's named blind spot ("" where it is not;
         ``Method.blind_spot``).
+    runs_sd_max : float, optional
+        The largest standard deviation of the runs' log estimates (nats) of a method whose
+        average of disagreeing runs is pulled toward the highest (``Method.runs_sd_max``).
 
     Returns
     -------
@@ -711,13 +715,32 @@ def diagnose(kind: str, logp_runs: np.ndarray, stats: np.ndarray | None = None, 
         rows.error_bound = np.maximum(logp - rows.floor, rows.ceiling - logp)
     spread = runs_spread(logp_runs) if kind else np.full(n_docs, np.nan)
     no_spread = (stderr == 0.0) if kind else np.zeros(n_docs, bool)
+    runs_sd = (np.std(logp_runs, axis=1, ddof=1) if runs_sd_max is not None and n_runs > 1
+               else None)
     trusted, reason = trust(kind, rows, spread, n_runs,
                             finite=np.all(np.isfinite(logp_runs), axis=1), consistent=consistent,
-                            no_spread=no_spread, blind=blind)
+                            no_spread=no_spread, blind=blind, runs_sd=runs_sd,
+                            runs_sd_max=runs_sd_max)
     return pd.DataFrame({"khat": rows.khat, "ess": rows.ess, "rhat": rows.rhat,
                          "runs_spread": spread, "repeats": rows.repeats,
                          "heavy_factor_sd": rows.heavy_sd, "floor": rows.floor,
                          "ceiling": rows.ceiling, "trusted": trusted, "reason": reason})
+
+
+def distrust(diagnostics: pd.DataFrame, rows: np.ndarray, reasons) -> pd.DataFrame:
+    """``diagnostics`` (one row per document, ``trusted`` and ``reason`` among its columns) with
+    the documents at positions ``rows`` untrusted and each one's reason in ``reasons`` added
+    after the reasons it had ("; "-separated)."""
+    out = diagnostics.copy()
+    rows = np.asarray(rows, dtype=np.int64)
+    if not rows.size:
+        return out
+    index = out.index[rows]
+    old = out["reason"].to_numpy(object)[rows]
+    out.loc[index, "trusted"] = False
+    out.loc[index, "reason"] = ["; ".join(filter(None, (str(a), str(b))))
+                                for a, b in zip(old, reasons, strict=True)]
+    return out
 
 
 def reason_counts(reasons) -> dict[str, int]:
@@ -751,7 +774,8 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("the method is not consistent", "inconsistent method"),
           ("no spread", "no spread"), ("blind spot", "blind spot"),
           ("no finite", "no finite estimate"),
-          ("IS-theta is", "IS-theta higher"))
+          ("IS-theta is", "IS-theta higher"), ("regime:", "outside a regime"),
+          ("runs disagree", "runs disagree"))
 
 
 # the checks that more runs cannot pass, or pass at far more cost than longer runs, per kind
@@ -761,8 +785,10 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
 # bound) below the floor missed the allocations that carry the mass: more temperatures find
 # them sooner than more runs (on one word counted 300 times, over 40 seeds, 4 times the work
 # took the median error from 1.9 nats to 0.82 as temperatures and to 1.55 as runs, 16 times to
-# 0.19 and 0.99; benchmarks/trust_examples.py)
-LONGER_RUNS = {"factors": ("k-hat",), "chain": ("R-hat",), "runs": ("below the floor",)}
+# 0.19 and 0.99; benchmarks/trust_examples.py).  Runs that disagree (bridge-theta) are each far
+# from converged: more of them keep the spread of each, longer ones narrow it.
+LONGER_RUNS = {"factors": ("k-hat",), "chain": ("R-hat",),
+               "runs": ("below the floor", "runs disagree")}
 
 
 def needs_longer_runs(kind: str, reasons) -> np.ndarray:
@@ -775,7 +801,8 @@ def needs_longer_runs(kind: str, reasons) -> np.ndarray:
 
 def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.ndarray,
           consistent: bool = True, no_spread: np.ndarray | None = None,
-          blind: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+          blind: np.ndarray | None = None, runs_sd: np.ndarray | None = None,
+          runs_sd_max: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``trusted`` (D,) bool and ``reason`` (D,) str (empty when trusted) from the diagnostics.
 
     An estimate is untrusted when any of these holds (docs/trust.md#the-rule):
@@ -804,6 +831,10 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
     * the largest run carries more than ``share_threshold(runs)`` of the probability average;
     * its runs have no spread (``no_spread``: several runs, every one the same number, a
       standard error of exactly 0): their agreement carries no information about the error;
+    * its runs disagree: the standard deviation of their log estimates (``runs_sd``) is above
+      ``runs_sd_max``, for a method consistent but not unbiased, whose average in probability
+      of runs that far apart is pulled toward the highest (bridge-theta,
+      ``Method.runs_sd_max``; docs/trust.md#the-rule);
     * the document is in the method's named blind spot (``blind``, the reason; ``""`` where it
       is not): what the method computes there cannot show its error (docs/trust.md#blind-spots).
 
@@ -850,6 +881,9 @@ def trust(kind: str, rows: Rows, spread: np.ndarray, runs: int, *, finite: np.nd
                        "of 0 says nothing about its error"),
             (np.zeros(n_docs, bool) if blind is None else blind.astype(bool),
              lambda d: blind[d]),
+            (np.zeros(n_docs, bool) if runs_sd is None else runs_sd > runs_sd_max,
+             lambda d: f"runs disagree: their log estimates have a standard deviation of "
+                       f"{runs_sd[d]:.2f} > {runs_sd_max:g} nats"),
         ]
     for flagged, say in checks:
         for d in np.flatnonzero(flagged):

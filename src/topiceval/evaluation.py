@@ -46,9 +46,9 @@ tokens, and bridge-theta with 100 samples, 500 draws and 8 runs on longer ones, 
 standard errors covered the truth on 94-100% of the real-length battery's documents of up to 2,000
 tokens at T = 3 to 200 (``topiceval.by_length``, ``LONG_DEFAULTS``); for GaP-FA AIS with 1,000
 temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
-estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0, was 2.02 nats off at ~100
-counts for 154 ms, none of those estimates trusted); for the logistic-normal family IS-Laplace with
-a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
+estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0,
+was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted); for the
+logistic-normal family IS-Laplace with a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
 0.02-0.10 against a BDMC sandwich at K = 20, where AIS with 1,000 temperatures and 4 runs was
 0.06-0.33 and 0.10-0.22 for about the same CPU time; benchmarks/ln_default_method.py,
 docs/methods/logistic-normal.md#default-method).  Several runs matter more than long chains: a

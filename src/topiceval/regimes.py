@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from topiceval.diagnostics import distrust
+
 FROM_TOKENS = 100  # the battery's shortest documents: below them the other checks judge
 PAGE = "trust.md#regimes"
 
@@ -84,14 +86,7 @@ def distrust_outside(diagnostics: pd.DataFrame, lengths: np.ndarray, n_topics: i
     lengths = np.asarray(lengths)
     reason = outside_reason(method, settings, runs, n_topics, lengths)
     hit = (lengths >= FROM_TOKENS) & diagnostics["trusted"].to_numpy(bool) & (reason != "")
-    if not hit.any():
-        return diagnostics
-    out = diagnostics.copy()
-    out.loc[out.index[hit], "trusted"] = False
-    out.loc[out.index[hit], "reason"] = [
-        "; ".join(filter(None, (old, new)))
-        for old, new in zip(out["reason"].to_numpy()[hit], reason[hit], strict=True)]
-    return out
+    return distrust(diagnostics, np.flatnonzero(hit), reason[hit])
 
 
 def outside_reason(method: str, settings: dict, runs: int, n_topics: int,
@@ -101,12 +96,12 @@ def outside_reason(method: str, settings: dict, runs: int, n_topics: int,
     out = np.full(lengths.shape, "", dtype=object)
     alternative = _alternative(n_topics, lengths, method)
     if regime is None:
-        text = f"{method} was not shown to cover on documents of {FROM_TOKENS}+ tokens"
+        text = f"regime: {method} was not shown to cover on documents of {FROM_TOKENS}+ tokens"
     elif not regime.covers(settings, runs):
-        text = f"{method} below the budget shown to cover ({regime.describe()})"
+        text = f"regime: {method} below the budget shown to cover ({regime.describe()})"
     else:
         beyond = (lengths > regime.max_tokens) | (n_topics > regime.max_topics)
-        text = f"outside the regime shown to cover ({regime.describe()})"
+        text = f"regime: outside the regime shown to cover ({regime.describe()})"
         out[beyond] = [text + alt for alt in alternative[beyond]]
         return out
     out[:] = [text + alt for alt in alternative]
@@ -120,7 +115,7 @@ def _alternative(n_topics: int, lengths: np.ndarray, method: str) -> np.ndarray:
         if regime.method == method or n_topics > regime.max_topics:
             continue
         fits = (out == "") & (lengths <= regime.max_tokens)
-        out[fits] = f"; {regime.describe()} covers it ({PAGE})"
+        out[fits] = f", which {regime.describe()} covers ({PAGE})"
     none = out == ""
-    out[none] = f"; no method was shown to cover it ({PAGE})"
+    out[none] = f", where no method was shown to cover it ({PAGE})"
     return out

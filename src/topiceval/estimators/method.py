@@ -145,6 +145,11 @@ class Method:
         document of N tokens, ``shared_error * sqrt(N)``, which no spread of runs shows and
         ``topiceval.error_bars`` adds to the standard error, with the runs' part scaled to a
         Student t interval (0: the standard error is the runs' spread alone).
+    runs_sd_max : float, optional
+        For a method consistent but not unbiased: the largest standard deviation of its runs'
+        log estimates (nats) at which they are trusted (``topiceval.diagnostics.trust``); runs
+        further apart are far from converged, and their average in probability is pulled toward
+        the highest.  None: no such limit.
     """
 
     name: str
@@ -165,6 +170,7 @@ class Method:
     consistent: bool = True
     blind_spot: Callable[..., np.ndarray] | None = None
     shared_error: float = 0.0
+    runs_sd_max: float | None = None
 
     def formula_for(self, settings: Mapping[str, Any]) -> str:
         """``formula`` for these resolved settings."""
@@ -187,7 +193,7 @@ class Method:
         floor, ceiling = (None, None) if bounds is None else (bounds[:, 0], bounds[:, 1])
         return diagnostics.diagnose(self.diagnostics, logp_runs, stats,
                                     consistent=self.consistent, floor=floor, ceiling=ceiling,
-                                    blind=blind)
+                                    blind=blind, runs_sd_max=self.runs_sd_max)
 
     def resolve(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """The defaults overridden by ``settings``, each checked; ``ValueError`` for an unknown
