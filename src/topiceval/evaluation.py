@@ -37,23 +37,23 @@ importance weights, its chains' effective sample size and R-hat, whether one run
 average): ``Evaluation.diagnostics`` and ``Evaluation.trusted``, and the summary counts the
 untrusted estimates (docs/trust.md).
 
-Default method.  ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
+Default method. ``method=None`` takes ``DEFAULTS[family]`` with ``DEFAULT_RUNS[family]`` runs,
 chosen by measurement (tables and reasons on the documentation page "Which estimator and budget
 should I use?", https://topiceval-heldout.readthedocs.io/en/latest/choosing-an-estimator.html): for
 LDA Chib-style with 1,000 samples, 50 burn-in sweeps and 8 runs (RMSE 0.12 nats at ~20 tokens and
-0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document) on documents of fewer than 100
-tokens, and bridge-theta with 100 samples, 500 draws and 8 runs on longer ones, where +/- 2 of its
-standard errors covered the truth on 94-100% of the real-length battery's documents of up to 2,000
-tokens at T = 3 to 200 (``topiceval.by_length``, ``LONG_DEFAULTS``); for GaP-FA AIS with 1,000
-temperatures and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every
-estimate trusted, at 14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0,
-was 2.02 nats off at ~100 counts for 154 ms, none of those estimates trusted); for the
-logistic-normal family IS-Laplace with a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
+0.22 at ~100 for T <= 100, at 14 and 52 CPU ms per document) on documents of fewer than 100 tokens,
+and bridge-theta with 100 samples, 500 draws and 8 runs on longer ones, where +/- 2 of its standard
+errors covered the truth on 94-100% of the real-length battery's documents of up to 2,000 tokens at
+T = 3 to 200 (``topiceval.by_length``, ``LONG_DEFAULTS``); for GaP-FA AIS with 1,000 temperatures
+and 4 runs (RMSE 0.10, 0.27 and 0.27 nats at <= 8, ~20 and ~100 counts, every estimate trusted, at
+14-20 CPU ms per document; L2R with 300 samples, the default up to 0.2.0, was 2.02 nats off at ~100
+counts for 154 ms, none of those estimates trusted); for the logistic-normal family IS-Laplace with
+a t_5 proposal, 500 samples and 8 runs (RMSE 0.003-0.007 nats against quadrature at K <= 3,
 0.02-0.10 against a BDMC sandwich at K = 20, where AIS with 1,000 temperatures and 4 runs was
 0.06-0.33 and 0.10-0.22 for about the same CPU time; benchmarks/ln_default_method.py,
-docs/methods/logistic-normal.md#default-method).  Several runs matter more than long chains: a
-single Chib run sometimes starts in a poor mode and lands tens of nats low, and the average in
-probability keeps the good runs.
+docs/methods/logistic-normal.md#default-method). Several runs matter more than long chains: a single
+Chib run sometimes starts in a poor mode and lands tens of nats low, and the average in probability
+keeps the good runs.
 """
 
 from __future__ import annotations

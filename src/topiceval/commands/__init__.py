@@ -20,7 +20,8 @@ SECONDS = (
     "blocks of documents run in parallel, not single documents, so the column sums to the "
     "command's total kernel time; 'work' is the per-row cost")
 SETTINGS = ("the estimator's settings as JSON, resolved: defaults included, as well as those "
-            "given on the command line")
+            "given on the command line (keyed by method when the default scored documents "
+            "with two: 'method' says which scored the row)")
 WORK = ("the row's cost: Gibbs site updates (LDA), topic-word site updates (GaP-FA sampled "
         "methods) or terms summed (GaP-FA exact); it does not depend on the machine")
 
