@@ -54,7 +54,7 @@ from long_battery import CACHE, HERE, averaged, log, real_model  # noqa: E402
 import topiceval  # noqa: E402
 from topiceval.corpus import Corpus  # noqa: E402
 from topiceval.estimators import lda  # noqa: E402
-from topiceval.evaluation import combine_runs  # noqa: E402
+from topiceval.evaluation import DEFAULTS, combine_runs  # noqa: E402
 from topiceval.seeds import generator  # noqa: E402
 
 PARTS = {"seen": HERE / "long_battery" / "real-ap",  # the first 40, seen while tuning
@@ -70,7 +70,10 @@ POOLS = {  # name -> (method, runs, settings)
 # not a lower bound), whose distance from the reference states the reference's own uncertainty
 BRIDGE_LONG = ("bridge_theta", 8, {"samples": 1000, "draws": 8000, "burnin": 500})
 REFERENCE_SEED = 7_000_019
-ESTIMATORS = {"seen": {"default": {}, "is_theta": {"method": "is_theta"},
+# the seen part: Chib-style at its default settings (the default up to issue 44's switch, with
+# the cross-check), the default by length, IS-theta and bridge-theta at their defaults
+ESTIMATORS = {"seen": {"chib": {"method": "chib", **DEFAULTS["lda"][1]}, "default": {},
+                       "is_theta": {"method": "is_theta"},
                        "bridge_theta": {"method": "bridge_theta"}},
               "fresh": {"default": {}}}
 ESTIMATE_SEED = 11
