@@ -163,3 +163,39 @@ def test_the_totals_recompute_from_the_documents(study, rows):
     caption = study_caption(cands, paired, pd.DataFrame(columns=S.RATIO_COLUMNS), "tiny")
     assert (f"topiceval's default by length: {SHORT_METHOD} on 3 and {LONG_METHOD} on 3 "
             "documents, 8 runs per document") in caption
+
+
+def test_untrusted_rows_of_either_method_are_rerun_and_widened_as_evaluate_widens(study):
+    """A budget too small to trust (2 runs, one sample, two draws): untrusted rows of both
+    methods are re-run with RERUN_FACTOR x the runs (runs 2 .. 9 of their streams), and every
+    row's estimate, standard error and shared part are what an ``Evaluation`` of those runs
+    reports (its ``__post_init__`` widening bridge-theta's)."""
+    import dataclasses
+
+    tmp, models = study
+    settings = {"samples": 1, "draws": 2, "burnin": 0}
+    estimate = {**S.ESTIMATE_DEFAULTS, "runs": 2, "settings": settings}
+    mine = estimated(tmp, "a", estimate)
+    held = Corpus.load(tmp / "corpus.npz").select_split("test")
+    seed = derive_seed(0, "study", "a")
+    first = topiceval.evaluate(models["a"], held, runs=2, seed=seed, progress=False, **settings)
+    plan, _ = S.estimate_parts(estimate, held.lengths)
+    width = 2 * S.RERUN_FACTOR
+    runs = np.full((held.n_docs, width), np.nan)
+    runs[:, :2] = first.logp_runs
+    for part in plan:
+        docs = part.docs
+        alone = lda.estimate_runs(part.method, [held[int(d)] for d in docs], models["a"].phi,
+                                  models["a"].alpha_m, runs=2, seed=seed, doc_keys=docs,
+                                  work_limit=None, **part.settings)
+        again = docs[~alone.diagnostics["trusted"].to_numpy(bool)]
+        assert list(mine["rerun"][docs]) == list(np.isin(docs, again))
+        redo = lda.estimate_runs(part.method, [held[int(d)] for d in again], models["a"].phi,
+                                 models["a"].alpha_m, runs=width, first_run=2, seed=seed,
+                                 doc_keys=again, work_limit=None, **part.settings)
+        runs[again] = redo.logp
+    assert set(mine.loc[mine["rerun"], "method"]) == {SHORT_METHOD, LONG_METHOD}
+    expected = dataclasses.replace(first, logp_runs=runs)
+    np.testing.assert_allclose(mine["logp"], expected.logp, rtol=1e-12)
+    np.testing.assert_allclose(mine["stderr"], expected.stderr, rtol=1e-12)
+    np.testing.assert_allclose(mine["shared_stderr"], expected.shared_stderr, rtol=1e-12)
