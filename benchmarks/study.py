@@ -74,22 +74,25 @@ def machine() -> str:
 def estimate_rows(study: Path, plan: S.StudyPlan, n_docs: int) -> pd.DataFrame:
     """CPU seconds of each candidate's default estimate of the first ``n_docs`` scored
     documents, with their predicted work."""
-    method, settings, runs = S.estimate_method(plan.estimate)
     corpus_path = study / "corpus.npz"
     rows = []
-    warm = True
+    warm = set()
     for c in plan.candidates:
         docs, scored, model = S._scored(corpus_path, study / "candidates" / c.name / "model.npz",
                                         plan.sample)
         docs = docs.subset(np.arange(min(n_docs, docs.n_docs)))
         work, _ = S.estimate_work(docs, model, plan.estimate)
-        if warm:  # compile (or load) the kernels outside the timed calls
-            lda.estimate_runs(method, [docs[0][:2]], model.phi, model.alpha_m, runs=1,
-                              work_limit=None, **settings)
-            warm = False
+        parts, runs = S.estimate_parts(plan.estimate, docs.lengths)
+        for part in parts:  # compile (or load) the kernels outside the timed calls
+            if part.method not in warm:
+                lda.estimate_runs(part.method, [docs[0][:2]], model.phi, model.alpha_m, runs=1,
+                                  work_limit=None, **part.settings)
+                warm.add(part.method)
         start = time.process_time()
-        lda.estimate_runs(method, list(docs), model.phi, model.alpha_m, runs=runs, seed=0,
-                          work_limit=None, **settings)
+        for part in parts:  # each document by its method, as the study's jobs score it
+            lda.estimate_runs(part.method, [docs[int(d)] for d in part.docs], model.phi,
+                              model.alpha_m, runs=runs, seed=0, work_limit=None,
+                              **part.settings)
         cpu = time.process_time() - start
         rows.append({"what": "estimate", "candidate": c.name, "trainer": c.trainer,
                      "topics": model.n_topics, "documents": docs.n_docs,

@@ -130,6 +130,36 @@ def test_sampled_total_with_exact_estimates_and_which_error_dominates():
     assert every.dominant == "Monte Carlo" and every.se == pytest.approx(0.1 * np.sqrt(300))
 
 
+def test_the_shared_parts_of_the_standard_errors_add_across_documents():
+    """Shared parts h_d (bridge-theta's, documents.csv's shared_stderr) add linearly, the runs'
+    parts s_d^2 - h_d^2 in quadrature, as Evaluation.total_stderr does; only the runs' parts
+    are taken from the documents' spread."""
+    rng = np.random.default_rng(3)
+    n, population = 40, 100
+    lengths = rng.integers(50, 400, n)
+    logp = -6.0 * lengths + rng.normal(0, 20, n)
+    shared = 0.0015 * np.sqrt(lengths) * (np.arange(n) % 2)  # half the documents share none
+    se = np.hypot(rng.uniform(0.1, 0.5, n), shared)
+    every = sampled_total(logp, se, n, tokens=lengths, population_tokens=int(lengths.sum()),
+                          shared=shared)
+    own = se ** 2 - shared ** 2
+    mc = np.sqrt(own.sum()) + shared.sum()
+    assert every.se == every.se_monte_carlo == pytest.approx(mc, rel=1e-12)
+    assert every.se > np.sqrt((se ** 2).sum())  # more than in quadrature
+    tau = int(lengths.sum()) * 3
+    some = sampled_total(logp, se, population, tokens=lengths, population_tokens=tau,
+                         shared=shared)
+    scale = tau / lengths.sum()
+    residual = logp - lengths * logp.sum() / lengths.sum()
+    sampling = population ** 2 * (1 - n / population) * (np.var(residual, ddof=1)
+                                                          - own.mean()) / n
+    assert some.se_monte_carlo == pytest.approx(scale * mc, rel=1e-12)
+    assert some.se_sampling == pytest.approx(np.sqrt(sampling), rel=1e-12)
+    # without shared parts: the documents' standard errors in quadrature, as before
+    plain = sampled_total(logp, se, n, tokens=lengths, population_tokens=int(lengths.sum()))
+    assert plain.se == pytest.approx(np.sqrt((se ** 2).sum()), rel=1e-12)
+
+
 def test_sample_documents_is_seeded_sorted_and_whole_when_asked():
     a, b = sample_positions(100, 10, 3), sample_positions(100, 10, 3)
     assert np.array_equal(a, b) and np.all(np.diff(a) > 0) and a.size == 10

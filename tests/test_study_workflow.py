@@ -229,7 +229,8 @@ def test_untrusted_estimates_are_rerun_with_more_runs_before_the_verdict(study_r
     pd.testing.assert_frame_equal(rows, pd.concat(
         [pd.read_csv(tmp_path / f"{i}of2.csv") for i in range(2)], ignore_index=True))
     docs, scored, model = S._scored(*paths, None)
-    method, settings, _ = S.estimate_method(estimate)
+    (part,), _ = S.estimate_parts(estimate, docs.lengths)  # documents under 100 tokens: chib
+    method, settings = part.method, part.settings
     seed = derive_seed(0, "study", name)
     first = lda.estimate_runs(method, list(docs), model.phi, model.alpha_m, runs=2, seed=seed,
                               doc_keys=scored, work_limit=None, **settings)

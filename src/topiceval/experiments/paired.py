@@ -130,8 +130,8 @@ def paired_difference(best: np.ndarray, other: np.ndarray, best_se: np.ndarray,
 
 
 def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int, *,
-                  tokens: np.ndarray | None = None,
-                  population_tokens: int | None = None) -> SampledTotal:
+                  tokens: np.ndarray | None = None, population_tokens: int | None = None,
+                  shared: np.ndarray | None = None) -> SampledTotal:
     """T-hat and its standard error from n documents drawn without replacement from N.
 
     Without ``tokens``: the expansion estimator T-hat = (N / n) sum_S L-hat_d (module
@@ -151,6 +151,12 @@ def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int, *,
         The sampled documents' token counts (with ``population_tokens``).
     population_tokens : int, optional
         tau, the tokens of all N documents.
+    shared : (n,) float, optional
+        The part of each standard error that a method's runs share
+        (``Evaluation.shared_stderr``, ``topiceval.error_bars``): not independent across
+        documents, so added rather than in quadrature, as ``Evaluation.total_stderr`` does.
+        The Monte Carlo part is then scale * (sqrt(sum_S (v_d - shared_d^2)) + sum_S shared_d),
+        and only the runs' part v_d - shared_d^2 is taken from the documents' spread.
 
     Returns
     -------
@@ -161,14 +167,17 @@ def sampled_total(logp: np.ndarray, stderr: np.ndarray, population: int, *,
     if not 1 <= n <= population:
         raise ValueError(f"a sample of {n} documents from {population} is not a sample")
     v = _variances(stderr)
+    shared = np.zeros(n) if shared is None else np.asarray(shared, np.float64)
+    own = v - shared ** 2
     if tokens is None:
         scale, residual = population / n, logp
     else:
         t = np.asarray(tokens, np.float64)
         scale = float(population_tokens) / float(t.sum())
         residual = logp - t * float(logp.sum()) / float(t.sum())
-    mc = scale ** 2 * float(v.sum())
-    spread = float(np.var(residual, ddof=1)) - float(v.mean()) if n > 1 else 0.0
+    mc = (scale * (np.sqrt(float(own.sum())) + float(shared.sum()))) ** 2 if shared.any() \
+        else scale ** 2 * float(v.sum())
+    spread = float(np.var(residual, ddof=1)) - float(own.mean()) if n > 1 else 0.0
     sampling = population ** 2 * (1.0 - n / population) * max(spread, 0.0) / n
     return SampledTotal(
         total=scale * float(logp.sum()), se=float(np.sqrt(mc + sampling)),

@@ -12,7 +12,8 @@ trained elsewhere (files).  The workflow (``workflow/rules/study.smk``) then
 2. trains each candidate (:func:`train_job`) or imports it (:func:`import_job`), and computes
    the library's own number on the held-out documents (``topiceval.adapters.own_number``);
 3. estimates every scored held-out document under every candidate with topiceval's default
-   estimator (runs averaged in probability), in jobs cut at equal predicted work
+   estimator for its length (``topiceval.by_length``: Chib-style below 100 tokens,
+   bridge-theta from there; runs averaged in probability), in jobs cut at equal predicted work
    (:func:`estimate_job`, ``experiments.tasks.work_blocks``), an untrusted estimate re-run
    once with :data:`RERUN_FACTOR` times the runs;
 4. compares them (:func:`summary_job`): totals with their errors (``experiments.paired``),
@@ -50,11 +51,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from topiceval import by_length, error_bars
 from topiceval._docs import page
 from topiceval.adapters._common import INSTALL_HINT
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import reason_counts
 from topiceval.estimators import lda
+from topiceval.estimators.lda import registry
 from topiceval.evaluation import (
     DEFAULT_RUNS,
     DEFAULTS,
@@ -163,7 +166,12 @@ CANDIDATE_COLUMNS = {
     "untrusted_documents": "scored documents whose estimate the diagnostics do not trust, "
                            "after that re-run (topiceval.diagnostics, " + page("trust.md") + ")",
     "untrusted_reason": "why: each diagnostic that flagged them and on how many documents",
-    "method": "the estimator", "runs": "runs per document, averaged in probability",
+    "method": "the estimator: its name, or for method auto the methods of topiceval's default "
+              "that scored the documents, joined by '+' (chib below 100 tokens, bridge_theta "
+              "from 100: documents.csv, method)",
+    "method_documents": "how many scored documents each method estimated ('chib on 31 and "
+                        "bridge_theta on 9')",
+    "runs": "runs per document, averaged in probability",
     "own_api": "the library's own number: the call",
     "own_kind": "what it is (a variational bound, a plug-in, a joint, left-to-right as MALLET)",
     "own_split": "held-out (on all the held-out documents) or training",
@@ -175,8 +183,8 @@ CANDIDATE_COLUMNS = {
     "own_note": "what to know when comparing it",
     **QUALITY_COLUMNS,
 }
-DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "logp", "stderr", "upper", "long",
-                    "trusted", "reason", "rerun"]
+DOCUMENT_COLUMNS = ["candidate", "doc", "name", "tokens", "method", "logp", "stderr",
+                    "shared_stderr", "upper", "long", "trusted", "reason", "rerun"]
 PAIRED_COLUMNS = ["candidate", "best", "documents", "difference", "difference_se",
                   "se_sampling", "se_monte_carlo", "difference_per_token", "z", "tie"]
 RATIO_COLUMNS = ["best", "runner_up", "topics", "documents", "log_ratio", "log_ratio_se",
@@ -295,9 +303,12 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
         raise ValueError(f"study {name!r} has {len(candidates)} candidate(s); a study compares "
                          "at least two (train: and models:)")
     estimate = {**ESTIMATE_DEFAULTS, **dict(cfg.get("estimate") or {})}
-    method, est_settings, runs = estimate_method(estimate)
-    lda.check_limits(method, [np.zeros(1, np.int64)], np.ones((1, 1)), runs=runs,
-                     work_limit=None, **est_settings)  # unknown method or setting: refused now
+    # unknown method or setting: refused now (for auto, a document on each side of 100 tokens)
+    from_tokens = by_length.LONG_DEFAULTS["lda"][0]
+    parts, runs = estimate_parts(estimate, np.array([1, from_tokens]))
+    for part in parts:
+        lda.check_limits(part.method, [np.zeros(1, np.int64)], np.ones((1, 1)), runs=runs,
+                         work_limit=None, **part.settings)
     data = CorpusPlan(name, corpus, heldout, dict(cfg.get("preprocess") or {"recipe": "default"}),
                       tuple(c for c in candidates if c.trainer == "file"),
                       float(cfg.get("min_overlap", MIN_OVERLAP)))
@@ -430,18 +441,36 @@ def _declaration(value, where: str):
                      "{texts: FOLDER}")
 
 
-def estimate_method(estimate: Mapping) -> tuple[str, dict, int]:
-    """(method, settings, runs) of the ``estimate:`` block: ``auto`` is topiceval's default
-    for LDA (``topiceval.evaluation.DEFAULTS``, chosen by cost) with its runs."""
+def estimate_parts(estimate: Mapping, lengths: np.ndarray
+                   ) -> tuple[list[by_length.Part], int]:
+    """(parts, runs) of the ``estimate:`` block on documents of ``lengths`` tokens (positions
+    0 .. D-1): each part a method, its settings and its documents.
+
+    A named method takes every document with the settings given.  ``auto`` is
+    ``topiceval.evaluate``'s default by length (``topiceval.by_length.plan``): Chib-style
+    (``evaluation.DEFAULTS["lda"]``) on documents of fewer than 100 tokens and bridge-theta at
+    the budget of its regime (``by_length.LONG_DEFAULTS``) on longer ones, each given setting
+    going to the default methods that have it (one that neither has is refused)."""
     method = estimate.get("method", "auto")
-    settings = dict(estimate.get("settings") or {})
-    if method == "auto":
-        method, defaults = DEFAULTS["lda"]
-        settings = {**defaults, **settings}
     runs = int(estimate.get("runs") or DEFAULT_RUNS["lda"])
     if runs < 2:
         raise ValueError(f"study.estimate.runs: {runs}; a standard error needs at least 2 runs")
-    return method, settings, runs
+    lengths = np.asarray(lengths, np.int64)
+    try:
+        parts = by_length.plan("lda", None if method == "auto" else method, DEFAULTS["lda"],
+                               dict(estimate.get("settings") or {}), lengths,
+                               np.arange(lengths.size))
+    except ValueError as err:
+        raise ValueError(f"study.estimate.settings: {err}") from None
+    return parts, runs
+
+
+def document_methods(parts: Sequence[by_length.Part], n_docs: int) -> np.ndarray:
+    """(D,) str: the method of each document's part."""
+    methods = np.full(n_docs, "", dtype=object)
+    for part in parts:
+        methods[part.docs] = part.method
+    return methods
 
 
 # --------------------------------------------------------------------------- the corpus
@@ -1079,10 +1108,14 @@ def _scored(corpus_path, model_path, sample: Mapping | None
 
 
 def estimate_work(docs: Corpus, model: LDAModel, estimate: Mapping) -> tuple[np.ndarray, int]:
-    """(predicted work of every document, one run; the runs)."""
-    method, settings, runs = estimate_method(estimate)
-    return lda.check_limits(method, docs, model.phi, runs=runs, work_limit=None,
-                            **settings), runs
+    """(predicted work of every document, one run of its own method; the runs)."""
+    parts, runs = estimate_parts(estimate, docs.lengths)
+    work = np.zeros(docs.n_docs, np.int64)
+    for part in parts:
+        if part.docs.size:
+            work[part.docs] = lda.check_limits(part.method, docs.subset(part.docs), model.phi,
+                                               runs=runs, work_limit=None, **part.settings)
+    return work, runs
 
 
 def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping | None,
@@ -1110,12 +1143,17 @@ RERUN_PRICED_SHARE = 0.25
 def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                  estimate: Mapping, sample: Mapping | None, rows_path, timings_path) -> None:
     """Rule ``study_estimate``: part ``part`` of ``parts`` (cut at equal predicted work) of the
-    scored held-out documents under one candidate, the untrusted ones re-run with
-    :data:`RERUN_FACTOR` times the runs (``rerun`` in the rows; ``trusted`` and ``reason`` are
-    then the re-run's).  Each document's random streams are keyed by its position among the
-    held-out documents, so the rows do not depend on ``parts``."""
+    scored held-out documents under one candidate, each by its own method
+    (:func:`estimate_parts`), the untrusted ones re-run with :data:`RERUN_FACTOR` times the
+    runs (``rerun`` in the rows; ``trusted`` and ``reason`` are then the re-run's).  Each
+    document's random streams are keyed by its position among the held-out documents, so the
+    rows do not depend on ``parts``, and a row equals ``topiceval.evaluate``'s for that
+    document with its method, settings and seed: its standard error widened by the part its
+    method's runs share (``shared_stderr``, :func:`widened_stderr`)."""
     docs, scored, model = _scored(corpus_path, model_path, sample)
-    method, settings, runs = estimate_method(estimate)
+    plan, runs = estimate_parts(estimate, docs.lengths)
+    methods = document_methods(plan, docs.n_docs)
+    settings = {p.method: p.settings for p in plan}
     work, _ = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, int(parts))[int(part)]
     block = np.arange(lo, hi)
@@ -1125,43 +1163,74 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
     rerun = np.zeros(block.size, bool)
     seed = derive_seed(int(estimate["seed"]), "study", candidate)
 
-    def estimated(rows: np.ndarray, n_runs: int, first_run: int):
-        return lda.estimate_runs(method, [docs[int(d)] for d in rows], model.phi, model.alpha_m,
-                                 runs=n_runs, seed=seed, first_run=first_run,
-                                 doc_keys=scored[rows], work_limit=None, **settings)
+    def estimated(rows: np.ndarray, n_runs: int, first_run: int) -> dict:
+        """Runs ``first_run ..`` of ``rows``, one call per method: logp and upper (rows, n_runs),
+        trusted, reason and the seconds."""
+        out = {"logp": np.full((rows.size, n_runs), np.nan),
+               "upper": np.full((rows.size, n_runs), np.nan), "trusted": np.zeros(rows.size, bool),
+               "reason": np.zeros(rows.size, object), "seconds": 0.0}
+        for method in dict.fromkeys(methods[rows]):
+            mine = methods[rows] == method
+            res = lda.estimate_runs(method, [docs[int(d)] for d in rows[mine]], model.phi,
+                                    model.alpha_m, runs=n_runs, seed=seed, first_run=first_run,
+                                    doc_keys=scored[rows[mine]], work_limit=None,
+                                    **settings[method])
+            out["logp"][mine] = res.logp
+            if res.upper is not None:
+                out["upper"][mine] = res.upper
+            out["trusted"][mine] = res.diagnostics["trusted"].to_numpy(bool)
+            out["reason"][mine] = res.diagnostics["reason"].to_numpy(object)
+            out["seconds"] += res.seconds
+        return out
 
     say = progress(f"{candidate} part {int(part) + 1} of {int(parts)}")
-    say(f"scoring {block.size:,} held-out documents, {runs} runs each ({method}; the first "
+    say(f"scoring {block.size:,} held-out documents, {runs} runs each "
+        f"({by_length.describe(methods[block], np.ones(block.size, bool)) or 'none'}; the first "
         "job of a run may spend minutes compiling the kernels)")
     if block.size:
         res = estimated(block, runs, 0)
-        seconds = res.seconds
-        trusted = res.diagnostics["trusted"].to_numpy(bool).copy()
-        reason = res.diagnostics["reason"].to_numpy(object).copy()
-        upper = res.upper if res.upper is not None else np.full(res.logp.shape, np.nan)
+        seconds = res["seconds"]
+        trusted, reason = res["trusted"], res["reason"]
         rerun = ~trusted
         width = runs * (RERUN_FACTOR if rerun.any() else 1)
         logp = np.full((block.size, width), np.nan)  # rows of fewer runs end in NaN
-        logp[:, :runs] = res.logp
-        upper = np.pad(upper, ((0, 0), (0, width - runs)), constant_values=np.nan)
+        logp[:, :runs] = res["logp"]
+        upper = np.pad(res["upper"], ((0, 0), (0, width - runs)), constant_values=np.nan)
         if rerun.any():
             say(f"{int(rerun.sum()):,} of {block.size:,} estimates untrusted: re-running them "
                 f"with {RERUN_FACTOR * runs} runs")
             again = estimated(block[rerun], RERUN_FACTOR * runs, runs)
-            seconds += again.seconds
-            logp[rerun] = again.logp
-            upper[rerun] = again.upper if again.upper is not None else np.nan
-            trusted[rerun] = again.diagnostics["trusted"].to_numpy(bool)
-            reason[rerun] = again.diagnostics["reason"].to_numpy(object)
-    mean, se = combine_runs(logp, exact=method == "exact")
+            seconds += again["seconds"]
+            logp[rerun] = again["logp"]
+            upper[rerun] = again["upper"]
+            trusted[rerun] = again["trusted"]
+            reason[rerun] = again["reason"]
+    mean, se = combine_runs(logp, exact=estimate.get("method") == "exact")
+    se, shared = widened_stderr(se, np.count_nonzero(~np.isnan(logp), axis=1),
+                                docs.lengths[block], methods[block])
     frame = pd.DataFrame({
         "candidate": candidate, "doc": scored[block], "name": docs.names[block],
-        "tokens": docs.lengths[block], "logp": mean, "stderr": se,
-        "upper": combine_upper(upper)[0], "long": docs.lengths[block] > LONG_DOCUMENT,
-        "trusted": trusted, "reason": np.asarray(reason, dtype=object), "rerun": rerun,
+        "tokens": docs.lengths[block], "method": methods[block], "logp": mean, "stderr": se,
+        "shared_stderr": shared, "upper": combine_upper(upper)[0],
+        "long": docs.lengths[block] > LONG_DOCUMENT, "trusted": trusted,
+        "reason": np.asarray(reason, dtype=object), "rerun": rerun,
         "seconds": seconds / max(block.size, 1), "threads": _threads()})
     write_split([frame], ["candidate", "doc"], rows_path, timings_path)
     say(f"done: {int(rerun.sum()):,} re-run, {int((~trusted).sum()):,} still untrusted")
+
+
+def widened_stderr(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
+                   methods: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(standard error, its shared part) of each document, as ``topiceval.Evaluation`` reports
+    them: for a method whose runs share an error (``Method.shared_error`` c > 0, bridge-theta's)
+    sqrt((t_{R-1} s_d)^2 + (c sqrt(N_d))^2) and c sqrt(N_d) (``topiceval.error_bars``); the
+    runs' standard error and 0 otherwise."""
+    shared_error = np.array([registry.ESTIMATE[m].shared_error for m in methods], np.float64)
+    has = shared_error > 0
+    if not has.any():
+        return stderr, np.zeros(stderr.shape)
+    spread, shared = error_bars.widened(stderr, runs, tokens, shared_error)
+    return np.where(has, np.hypot(spread, shared), stderr), np.where(has, shared, 0.0)
 
 
 def progress(job: str):
@@ -1189,7 +1258,6 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     """(candidates, paired) tables from every candidate's document rows (``DOCUMENT_COLUMNS``)
     and own number; every candidate must have scored the same documents."""
     held, scored = scored_heldout(corpus, sample)
-    method, _, runs = estimate_method(estimate)
     by = {c.name: documents[documents["candidate"] == c.name].sort_values("doc")
           for c in candidates}
     for name, rows in by.items():
@@ -1197,8 +1265,9 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
             raise ValueError(f"{name}: its estimates are not of the {scored.size} scored "
                              "held-out documents (an incomplete or stale part)")
     cands = pd.DataFrame([
-        {**_candidate_row(c, by[c.name], held, models[c.name]), "method": method, "runs": runs,
-         **own[c.name].iloc[0].to_dict()} for c in candidates])
+        {**_candidate_row(c, by[c.name], held, models[c.name]),
+         **_method_columns(estimate, by[c.name]), **own[c.name].iloc[0].to_dict()}
+        for c in candidates])
     order = np.argsort(-cands["log_likelihood"].to_numpy(), kind="stable")
     cands["rank"] = np.argsort(order) + 1
     best = cands.loc[order[0], "candidate"]
@@ -1212,6 +1281,16 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     for column, value in dropped_columns(corpus.meta.get("study", {})).items():
         cands[column] = value
     return _in_order(check_assumptions(cands, by, candidates)), paired
+
+
+def _method_columns(estimate: Mapping, rows: pd.DataFrame) -> dict:
+    """candidates.csv's ``method`` (the parts' methods joined by '+', as ``Evaluation.method``
+    of a call that used both), ``method_documents`` and ``runs`` of one candidate's rows."""
+    parts, runs = estimate_parts(estimate, rows["tokens"].to_numpy())
+    methods = rows["method"].to_numpy(object)
+    return {"method": "+".join(p.method for p in parts),
+            "method_documents": by_length.describe(methods, np.ones(methods.size, bool)),
+            "runs": runs}
 
 
 def _in_order(cands: pd.DataFrame) -> pd.DataFrame:
@@ -1276,28 +1355,34 @@ def verdicts(by: Mapping[str, pd.DataFrame], keep: np.ndarray) -> dict[str, str]
     return out
 
 
-def per_token_se(logp: np.ndarray, stderr: np.ndarray, tokens: np.ndarray) -> float:
+def per_token_se(logp: np.ndarray, stderr: np.ndarray, tokens: np.ndarray,
+                 shared: np.ndarray | None = None) -> float:
     """The standard error of R-hat = sum_d L-hat_d / sum_d t_d (nats per token) over documents
     drawn from a population of documents like them: the delta method for a ratio,
     se^2 = n var(e) / (sum_d t_d)^2 with the residuals e_d = L-hat_d - R-hat t_d (their sample
-    variance, ddof 1, holds the Monte Carlo noise too), and at least the Monte Carlo part
-    sum_d v_d / (sum_d t_d)^2."""
+    variance, ddof 1, holds the runs' noise too), and at least the runs' part
+    sum_d v_d / (sum_d t_d)^2; the parts of the standard errors that a method's runs share
+    (``shared``, documents.csv's ``shared_stderr``: no spread shows them) are then added,
+    sum_d shared_d / sum_d t_d, as ``Evaluation.total_stderr`` adds them."""
     logp, t = np.asarray(logp, np.float64), np.asarray(tokens, np.float64)
-    v = np.asarray(stderr, np.float64) ** 2
+    shared = np.zeros(logp.shape) if shared is None else np.asarray(shared, np.float64)
+    v = np.asarray(stderr, np.float64) ** 2 - shared ** 2
     rate = logp.sum() / t.sum()
     spread = logp.size * float(np.var(logp - rate * t, ddof=1)) if logp.size > 1 else 0.0
-    return float(np.sqrt(max(spread, float(v.sum()))) / t.sum())
+    return float((np.sqrt(max(spread, float(v.sum()))) + shared.sum()) / t.sum())
 
 
 def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAModel) -> dict:
     """One candidate's totals over all held-out documents (estimated from the scored ones)."""
     tokens = int(held.n_tokens)
+    shared = _shared(rows)
     total = sampled_total(rows["logp"].to_numpy(), rows["stderr"].to_numpy(), held.n_docs,
-                          tokens=rows["tokens"].to_numpy(), population_tokens=tokens)
+                          tokens=rows["tokens"].to_numpy(), population_tokens=tokens,
+                          shared=shared)
     untrusted = ~rows["trusted"].astype(bool)
     reasons = reason_counts(rows.loc[untrusted, "reason"].fillna(""))
     rate_se = per_token_se(rows["logp"].to_numpy(), rows["stderr"].to_numpy(),
-                           rows["tokens"].to_numpy())
+                           rows["tokens"].to_numpy(), shared)
     upper = rows["upper"].to_numpy()
     upper_total = float("nan")
     if np.isfinite(upper).all():  # the same estimator of the total, from the upper bounds
@@ -1322,6 +1407,13 @@ def _candidate_row(c: Candidate, rows: pd.DataFrame, held: Corpus, model: LDAMod
         "rerun_documents": int(rows["rerun"].astype(bool).sum()) if "rerun" in rows else 0,
         "untrusted_documents": int(untrusted.sum()),
         "untrusted_reason": "; ".join(f"{label} {n}" for label, n in reasons.items())}
+
+
+def _shared(rows: pd.DataFrame) -> np.ndarray:
+    """The documents' ``shared_stderr`` (0 where the rows have none)."""
+    if "shared_stderr" not in rows:
+        return np.zeros(len(rows))
+    return rows["shared_stderr"].fillna(0.0).to_numpy(np.float64)
 
 
 def _paired_row(name: str, best: str, by: Mapping[str, pd.DataFrame]) -> dict:

@@ -163,6 +163,15 @@ def assumption_lines(candidates: pd.DataFrame, best: pd.Series) -> list[str]:
                         "relying on it."]
 
 
+def _method_text(best: pd.Series) -> str:
+    """What scored the documents: the method's name, or for topiceval's default on documents
+    of both sides of 100 tokens the methods and their documents ("topiceval's default by
+    length: chib on 31 and bridge_theta on 9 documents")."""
+    if "+" not in str(best["method"]) or not best.get("method_documents"):
+        return str(best["method"])
+    return f"topiceval's default by length: {best['method_documents']} documents"
+
+
 def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.DataFrame,
                   name: str) -> str:
     """The verdict in Markdown: the winner, the ties, the rest, ratio-AIS, the own numbers."""
@@ -183,7 +192,7 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
         f"{best['perplexity_docs_high']:,.1f}], Monte Carlo error alone "
         f"[{best['perplexity_low']:,.1f}, {best['perplexity_high']:,.1f}]; "
         f"{best['nats_per_token']:.4f} nats per token on {int(best['tokens']):,} tokens of "
-        f"{scored}; {best['method']}, {int(best['runs'])} runs per document).",
+        f"{scored}; {_method_text(best)}, {int(best['runs'])} runs per document).",
         "",
         f"The rule: z = a candidate's paired difference to the best over its paired standard "
         f"error; a tie when z <= {TIE_SES:g}, worse when z > {TIE_SES:g}. Ties: "
