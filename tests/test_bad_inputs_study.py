@@ -74,6 +74,10 @@ def missing_model(tmp, study):
     study["models"] = {"gone": {"library": "mallet", "path": str(tmp / "gone.gz")}}
 
 
+def relative_model_path(tmp, study):
+    study["models"] = {"here": {"library": "mallet", "path": "not-here/state.gz"}}
+
+
 def mirror_model_without_mirror(tmp, study):
     study["models"] = {"m": {"library": "mallet", "mirror": "mallet-ap/state.gz"}}
 
@@ -115,6 +119,8 @@ CASES = [
     ("model-of-another-corpus", another_corpus,
      "training documents are documents of the corpus: it was trained on another corpus"),
     ("model-file-missing", missing_model, "gone.gz is not a readable file"),
+    ("model-path-relative", relative_model_path,
+     "not-here/state.gz is not a readable file (a relative path is read from"),
     ("mirror-model-without-mirror", mirror_model_without_mirror, "no data_mirror is set"),
     ("model-name-clash", clashing_name, "is also the name of a trained candidate"),
     ("heldout-too-large", too_many_heldout, "100 held-out document(s) asked of 36 eligible"),

@@ -88,6 +88,20 @@ def test_study_from_an_installed_wheel_says_it_needs_a_clone(tmp_path, monkeypat
     assert "--workflow elsewhere: no Snakefile there" in error_line(capsys)
 
 
+def test_a_bad_study_is_refused_in_one_line_before_snakemake_starts(tmp_path, monkeypatch,
+                                                                   capsys):
+    """The study's plan is checked in the command (paths from the workflow's folder), not only
+    inside the Snakefile, where Snakemake wraps the message in its own traceback."""
+    config = tmp_path / "study.yaml"
+    config.write_text("study:\n  name: x\n  corpus: {texts: /nowhere/at/all}\n",
+                      encoding="utf-8")
+    monkeypatch.setattr(study.subprocess, "run", lambda *a, **k: pytest.fail("Snakemake ran"))
+    assert cli.main(["study", str(config), "--dry-run"]) == 1
+    line = error_line(capsys)
+    assert line.startswith("topiceval study: error: study.corpus.texts: /nowhere/at/all is not "
+                           "a readable folder")
+
+
 @pytest.mark.parametrize(("content", "problem"), [
     (None, "No such file or directory"),
     ("a: [1\n", "not YAML (line 2, column 1)"),

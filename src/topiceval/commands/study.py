@@ -160,11 +160,23 @@ def run(args: argparse.Namespace) -> int:
     if args.split:
         return write_study_split(args)
     cmd, root = snakemake_command(args)
+    check_plan(args, root)
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
     code = subprocess.run(cmd, cwd=root).returncode
     if code == 0 and not (args.dry_run or args.report):
         print_verdict(args, root)
     return code
+
+
+def check_plan(args: argparse.Namespace, root: Path) -> None:
+    """CONFIG's study checked as the workflow will check it (``experiments.study.study_plan``,
+    paths from ``root``), so that a bad study is refused in one line before Snakemake starts."""
+    from topiceval.experiments import study as S
+
+    mirror = str(Path(args.data_mirror).resolve()) if args.data_mirror else None
+    study = load_yaml(args.config)["study"]
+    with contextlib.chdir(root):
+        S.study_plan(study, mirror=mirror)
 
 
 def print_verdict(args: argparse.Namespace, root: Path) -> None:

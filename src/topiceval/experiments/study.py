@@ -381,8 +381,8 @@ def _source(spec: Mapping, where: str, *, dataset_ok: bool) -> dict:
         if key in ("texts", "csv", "jsonl", "uci", "vocab"):
             path = Path(spec[key])
             if not (path.is_dir() if key == "texts" else path.is_file()):
-                raise ValueError(f"{where}.{key}: {path} is not a readable "
-                                 f"{'folder' if key == 'texts' else 'file'}")
+                raise ValueError(f"{where}.{key}: "
+                                 + unreadable(path, "folder" if key == "texts" else "file"))
             if not os.access(path, os.R_OK):
                 raise ValueError(f"{where}.{key}: {path} cannot be read (permissions)")
     return spec
@@ -412,7 +412,7 @@ def _file_candidate(key: str, spec: dict, mirror: str | None, explicit: bool) ->
     else:
         path = Path(spec["path"])
     if not path.is_file():
-        raise ValueError(f"{where}: {path} is not a readable file")
+        raise ValueError(f"{where}: " + unreadable(path, "file"))
     trained_on = _declaration(spec.get("trained_on"), where)
     if library not in RECORDING_LIBRARIES and trained_on is None and not explicit:
         raise ValueError(
@@ -434,11 +434,19 @@ def _declaration(value, where: str):
         return list(value)
     if isinstance(value, Mapping) and set(value) == {"texts"}:
         if not Path(value["texts"]).is_dir():
-            raise ValueError(f"{where}.trained_on.texts: {value['texts']} is not a readable "
-                             "folder")
+            raise ValueError(f"{where}.trained_on.texts: "
+                             + unreadable(Path(value["texts"]), "folder"))
         return {"texts": str(value["texts"])}
     raise ValueError(f"{where}.trained_on: {value!r}; give split, a list of document names or "
                      "{texts: FOLDER}")
+
+
+def unreadable(path: Path, what: str) -> str:
+    """"PATH is not a readable WHAT", saying where a relative path was looked for (the
+    workflow's folder, where Snakemake runs)."""
+    where = "" if path.is_absolute() else (f" (a relative path is read from {Path.cwd()}, "
+                                           "where the workflow runs: give an absolute path)")
+    return f"{path} is not a readable {what}{where}"
 
 
 def estimate_parts(estimate: Mapping, lengths: np.ndarray
