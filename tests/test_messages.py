@@ -100,6 +100,9 @@ def test_a_bad_study_is_refused_in_one_line_before_snakemake_starts(tmp_path, mo
     line = error_line(capsys)
     assert line.startswith("topiceval study: error: study.corpus.texts: /nowhere/at/all is not "
                            "a readable folder")
+    config.write_text("study:\n  name: x\n", encoding="utf-8")
+    assert cli.main(["study", str(config), "--dry-run"]) == 1
+    assert error_line(capsys).startswith("topiceval study: error: study.corpus: missing;")
 
 
 @pytest.mark.parametrize(("content", "problem"), [

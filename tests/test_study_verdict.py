@@ -109,6 +109,7 @@ def test_the_study_command_prints_the_verdict_when_the_run_ends(tmp_path, monkey
 
     config = tmp_path / "study.yaml"
     config.write_text(yaml.safe_dump({"study": {"name": "mine"}}))
+    monkeypatch.setattr("topiceval.commands.study.check_plan", lambda args, root: None)
     folder = tmp_path / "results" / "studies" / "mine"
     folder.mkdir(parents=True)
     (folder / "perplexity.caption.md").write_text("**Study mine: A is the best**\n")

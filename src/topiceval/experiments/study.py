@@ -288,6 +288,10 @@ def study_plan(cfg: Mapping, *, mirror: str | None = None) -> StudyPlan:
     choice, known trainers and libraries, the peer libraries installed, the model files present,
     no two candidates of one name, the estimator's method and settings, the recipe.
     """
+    if missing := [key for key in ("name", "corpus") if key not in cfg]:
+        raise ValueError(f"study.{missing[0]}: missing; a study names itself (name:) and its "
+                         "corpus (corpus: {dataset: ap}, {texts: FOLDER}, {csv: FILE, column: "
+                         "text}, ...; config/study-example.yaml)")
     name = str(cfg["name"])
     corpus = _source(cfg["corpus"], "study.corpus", dataset_ok=True)
     heldout = _heldout(dict(cfg.get("heldout") or {"fraction": 0.1, "seed": 0}), corpus)
