@@ -5,8 +5,9 @@ quantity compared on each panel (a data set, a collection, a trainer), the direc
 claims, the statistic that measures it (oriented so that a positive value is the claimed
 direction) and its standard error, with the kind of error: ``"Monte Carlo"`` (the estimators'
 randomness, over runs or repeats), ``"document sampling"`` (which documents were drawn, over
-documents), ``"between collections"`` (a trend's scatter about its line) or ``"none"`` (a deterministic function of the published run, such as a plug-in
-perplexity or a word overlap; its s.e. is 0 and only the sign counts).
+documents), ``"between collections"`` (a trend's scatter about its line) or ``"none"`` (a
+deterministic function of the published run, such as a plug-in perplexity or a word overlap; its
+s.e. is 0 and only the sign counts).
 
 The one tie rule (:func:`tie_rule`), used for every claim and every panel: a panel **agrees** when
 the statistic exceeds :data:`MARGIN` (2) standard errors in the claimed direction, **disagrees**

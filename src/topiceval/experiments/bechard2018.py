@@ -446,7 +446,8 @@ def tables_caption(matches: pd.DataFrame, table: str) -> str:
     lines[0] += (" Theme words: how many of our topic's top-5 words are among the words the "
                  "paper lists for that label in either table (Tables 1 and 2 name the same six "
                  "themes with different words); the verdicts below judge them.")
-    lines += ["", "| label | paper | ours (topic) | shared | theme words |", "|---|---|---|---|---|"]
+    lines += ["", "| label | paper | ours (topic) | shared | theme words |",
+              "|---|---|---|---|---|"]
     lines += [f"| {r.label} | {r.paper_words} | {r.words} ({r.topic}) | {r.overlap}/5 | "
               f"{t.theme_words}/5 |"
               for r, t in zip(matches.itertuples(), themes.itertuples(), strict=True)]
