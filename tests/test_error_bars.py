@@ -59,3 +59,14 @@ def test_evaluate_widens_bridge_theta_and_adds_the_shared_parts_of_a_total():
     chib = topiceval.evaluate(model, docs, "chib", progress=False)
     np.testing.assert_array_equal(chib.stderr, run_average(chib.logp_runs)[1])
     assert chib.total_stderr == pytest.approx(np.sqrt(np.sum(chib.stderr ** 2)))
+
+
+def test_reported_widens_only_the_documents_whose_method_shares_an_error():
+    stderr, runs = np.array([0.1, 0.1, np.nan]), np.array([8, 8, 0])
+    tokens = np.array([100, 100, 0])
+    out, shared = error_bars.reported(stderr, runs, tokens, np.array([0.0, 0.0015, 0.0]))
+    spread, part = error_bars.widened(stderr[1:2], runs[1:2], tokens[1:2], 0.0015)
+    assert out[0] == 0.1 and shared[0] == 0.0
+    assert out[1] == np.hypot(spread[0], part[0]) and shared[1] == part[0] == 0.015
+    assert np.isnan(out[2]) and shared[2] == 0.0
+    np.testing.assert_array_equal(error_bars.reported(stderr, runs, tokens, 0.0)[0], stderr)

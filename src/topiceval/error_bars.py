@@ -52,3 +52,17 @@ def widened(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
     spread = np.asarray(stderr, dtype=np.float64) * t_scale(runs)
     shared = shared_error * np.sqrt(np.asarray(tokens, dtype=np.float64))
     return spread, np.where(np.isfinite(spread), shared, np.nan)
+
+
+def reported(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
+             shared_error: float | np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the standard error reported, its shared part) of each document: ``widened``'s root
+    sum of squares where the document's method has a ``shared_error`` (one, or per document),
+    the runs' standard error and 0 where it has none."""
+    stderr = np.asarray(stderr, dtype=np.float64)
+    shared_error = np.broadcast_to(np.asarray(shared_error, np.float64), stderr.shape)
+    has = shared_error > 0
+    if not has.any():
+        return stderr, np.zeros(stderr.shape)
+    spread, shared = widened(stderr, runs, tokens, shared_error)
+    return np.where(has, np.hypot(spread, shared), stderr), np.where(has, shared, 0.0)

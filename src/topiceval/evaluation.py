@@ -241,14 +241,8 @@ class Evaluation:
 
     def __post_init__(self) -> None:
         logp, stderr = combine_runs(self.logp_runs, exact=self.method == "exact")
-        shared = np.zeros_like(stderr)
-        shared_error = np.broadcast_to(np.asarray(self.shared_error, np.float64), stderr.shape)
-        if shared_error.any():
-            spread, widened = error_bars.widened(stderr, self.runs_done, self.tokens,
-                                                 shared_error)
-            has = shared_error > 0
-            stderr = np.where(has, np.hypot(spread, widened), stderr)
-            shared = np.where(has, widened, 0.0)
+        stderr, shared = error_bars.reported(stderr, self.runs_done, self.tokens,
+                                             self.shared_error)
         object.__setattr__(self, "logp", logp)
         object.__setattr__(self, "stderr", stderr)
         object.__setattr__(self, "shared_stderr", shared)

@@ -1238,11 +1238,7 @@ def widened_stderr(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
     sqrt((t_{R-1} s_d)^2 + (c sqrt(N_d))^2) and c sqrt(N_d) (``topiceval.error_bars``); the
     runs' standard error and 0 otherwise."""
     shared_error = np.array([registry.ESTIMATE[m].shared_error for m in methods], np.float64)
-    has = shared_error > 0
-    if not has.any():
-        return stderr, np.zeros(stderr.shape)
-    spread, shared = error_bars.widened(stderr, runs, tokens, shared_error)
-    return np.where(has, np.hypot(spread, shared), stderr), np.where(has, shared, 0.0)
+    return error_bars.reported(stderr, runs, tokens, shared_error)
 
 
 def progress(job: str):
