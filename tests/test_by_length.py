@@ -55,7 +55,8 @@ def test_totals_add_the_shared_parts_of_the_long_documents_only(default):
 
 def test_the_result_says_which_method_scored_what(default):
     summary = default.summary()
-    assert summary.startswith(f"LDA chib on 2 and {LONG_METHOD} on 2 of 5 documents")
+    assert summary.startswith(f"LDA chib and {LONG_METHOD} on 4 of 5 documents (chib on 2 and "
+                              f"{LONG_METHOD} on 2; ")
     assert f"  method {LONG_METHOD}: " in summary and "  method chib: " in summary
     assert set(default.settings) == {"chib", LONG_METHOD}
     assert default.settings[LONG_METHOD] == LONG_SETTINGS

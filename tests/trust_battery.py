@@ -41,8 +41,10 @@ TEST_SEEDS = {"11-30": tuple(range(11, 31)), "31-50": tuple(range(31, 51)),
 # alpha m <= 1e-3 added 4, 12 and 10 (229, 224 and 199 before)
 # is_theta and bridge_theta joined on 2026-12-07 (issue 44; new methods on problems they had not
 # seen, after their calibration seeds 101-102): they added 13 + 0, 10 + 0 and 10 + 0 (of 303 +
-# 253, 294 + 262 and 301 + 239 good ones), and no missed bad estimate
-FALSE_ALARMS_MEASURED = {"11-30": 246 / 3423, "31-50": 246 / 3429, "51-70": 219 / 3406}
+# 253, 294 + 262 and 301 + 239 good ones), and no missed bad estimate; bridge-theta's
+# runs-disagree rule (chosen on long documents, issue 44) then added 5, 9 and 8, all at
+# alpha m = 1e-300 on documents of 3-6 tokens, and caught no bad estimate here
+FALSE_ALARMS_MEASURED = {"11-30": 251 / 3423, "31-50": 255 / 3429, "51-70": 227 / 3406}
 # and the bad estimates missed, (family, problem, prior, document, method): IS-IP's one mode at
 # alpha m = 0.1 (a blind spot) twice on 31-50 and once on 51-70; none on 11-30 since the ceiling
 MISSED_MEASURED = {

@@ -403,18 +403,19 @@ class Evaluation:
         share = dropped / max(dropped + int(self.tokens.sum()), 1)
         backend = _BACKENDS[self.family]
         if self.document_methods is None:
-            what = f"{self.method} on {int(scored.sum()):,} of {d_all:,} documents"
+            what, which = self.method, ""
             natures = [f"  method: {backend.method(self.method).nature}"]
             settings = _settings_text(self.settings) or "none"
         else:
             methods = self.method.split("+")
-            what = (f"{by_length.describe(self.document_methods, scored)} of {d_all:,} "
-                    "documents")
+            what = " and ".join(methods)
+            which = by_length.describe(self.document_methods, scored) + "; "
             natures = [f"  method {m}: {backend.method(m).nature}" for m in methods]
             settings = "; ".join(f"{m}: {_settings_text(self.settings[m])}" for m in methods)
         lines = [
-            f"{FAMILY_NAMES[self.family]} {what} ({self.n_tokens:,} tokens; {dropped:,} "
-            f"out-of-vocabulary tokens dropped, {share:.1%})",
+            f"{FAMILY_NAMES[self.family]} {what} on {int(scored.sum()):,} of {d_all:,} "
+            f"documents ({which}{self.n_tokens:,} tokens; {dropped:,} out-of-vocabulary tokens "
+            f"dropped, {share:.1%})",
             *natures,
             f"  settings: {settings}; runs={self.runs}, seed={self.seed}",
             f"  log-likelihood: {self.total:,.2f} +/- {self.total_stderr:,.2f} nats (sum over "
