@@ -96,6 +96,7 @@ def test_a_bad_study_is_refused_in_one_line_before_snakemake_starts(tmp_path, mo
     config.write_text("study:\n  name: x\n  corpus: {texts: /nowhere/at/all}\n",
                       encoding="utf-8")
     monkeypatch.setattr(study.subprocess, "run", lambda *a, **k: pytest.fail("Snakemake ran"))
+    monkeypatch.setattr(study, "workflow_root", lambda workflow: tmp_path)  # a wheel has none
     assert cli.main(["study", str(config), "--dry-run"]) == 1
     line = error_line(capsys)
     assert line.startswith("topiceval study: error: study.corpus.texts: /nowhere/at/all is not "
