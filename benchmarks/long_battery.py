@@ -1,6 +1,7 @@
 """The real-length battery (issue 44; docs/choosing-an-estimator.md#long-documents).
 
-    NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py [--part calibration|fresh|fresh-2|fresh-3]
+    NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py
+        [--part calibration|fresh|fresh-2|fresh-3|libraries]
         [--mirror ../shared/data] [--estimators chib is_theta bridge_theta]
         [--truth-only | --analyse-only]
 
@@ -43,6 +44,11 @@ once, by the protocol in docs/choosing-an-estimator.md#long-documents) and ``fre
 201-202, run once after the changes the first fresh part left to make, by the same protocol) and
 ``fresh-3`` (seeds 301-302, its truth computed before the changes the second one left to make,
 and its estimates run once after them).
+The ``libraries`` part (seeds 401-404, 8 documents per cell) asks whether bridge-theta's regime
+holds for the models users bring: instead of the models above, AP models trained by
+scikit-learn and gensim at T = 50 with their own default priors (alpha_t = 1 / T, so alpha sums
+to 1, against 1.4-3.8 for the battery's Gibbs models), by the study's trainers
+(``topiceval.experiments.study.train_candidate``) on ap-T50's training documents.
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
 ``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
@@ -81,6 +87,7 @@ from topiceval.data.prepare import build_corpus  # noqa: E402
 from topiceval.estimators import lda  # noqa: E402
 from topiceval.estimators.lda import exact  # noqa: E402
 from topiceval.estimators.lda.is_theta import DEFENSIVE  # noqa: E402
+from topiceval.experiments.study import TRAIN_DEFAULTS, train_candidate  # noqa: E402
 from topiceval.models import LDAModel, load_model, save_model  # noqa: E402
 from topiceval.training.lda import fit_gibbs  # noqa: E402
 from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample  # noqa: E402
@@ -88,12 +95,18 @@ from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / "out" / "long_battery_cache"
 PARTS = {"calibration": (1, 2), "fresh": (101, 102), "fresh-2": (201, 202),
-         "fresh-3": (301, 302)}
+         "fresh-3": (301, 302), "libraries": (401, 402, 403, 404)}
 DOCS_PER_SEED = 2
 REAL = {  # name -> (dataset, recipe, options, T)
     "ap-T50": ("ap", "asis", {"split": "random", "test_fraction": 0.1}, 50),
     "20ng-T20": ("20newsgroups", "wallach2009", {}, 20),
     "20ng-T200": ("20newsgroups", "wallach2009", {}, 200),
+}
+# the libraries' own trainers at their default priors (alpha_t = 1 / T), on ap-T50's corpus and
+# training documents: the ``libraries`` part only
+LIBRARIES = {  # name -> (trainer of topiceval.experiments.study, REAL corpus, T)
+    "sklearn-ap-T50": ("sklearn", "ap-T50", 50),
+    "gensim-ap-T50": ("gensim", "ap-T50", 50),
 }
 REAL_LENGTHS = (100, 300, 1000, 2000)
 EXACT = {  # name -> (row concentration, alpha m_t)
@@ -116,24 +129,37 @@ def log(msg: str) -> None:
 
 
 # ------------------------------------------------------------------------------ models
+def real_corpus(name: str, mirror: Path) -> Corpus:
+    dataset, recipe, options, _ = REAL[name]
+    corpus_path = CACHE / f"corpus-{dataset}-{recipe}.npz"
+    if corpus_path.is_file():
+        return Corpus.load(corpus_path)
+    corpus = build_corpus(dataset, mirror, recipe, dict(options), nltk_data=mirror / "nltk_data")
+    corpus.save(corpus_path)
+    return corpus
+
+
 def real_model(name: str, mirror: Path) -> LDAModel:
-    dataset, recipe, options, n_topics = REAL[name]
     path = CACHE / f"{name}.npz"
     if path.is_file():
         return load_model(path)
-    corpus_path = CACHE / f"corpus-{dataset}-{recipe}.npz"
-    if corpus_path.is_file():
-        corpus = Corpus.load(corpus_path)
-    else:
-        corpus = build_corpus(dataset, mirror, recipe, dict(options),
-                              nltk_data=mirror / "nltk_data")
-        corpus.save(corpus_path)
     log(f"training {name}")
-    result = fit_gibbs(corpus.select_split("train"), n_topics, sweeps=400,
-                       alpha_m=5.0 / n_topics, beta=0.01,
-                       optimize={**SEED002_OPTIMIZE, "interval": 10}, threads=1, seed=0)
-    save_model(path, result.model)
-    return result.model
+    if name in LIBRARIES:
+        trainer, corpus_name, n_topics = LIBRARIES[name]
+        model, _ = train_candidate(real_corpus(corpus_name, mirror).select_split("train"),
+                                   trainer, n_topics, 0, TRAIN_DEFAULTS[trainer])
+    else:
+        model = fit_gibbs(real_corpus(name, mirror).select_split("train"), REAL[name][3],
+                          sweeps=400, alpha_m=5.0 / REAL[name][3], beta=0.01,
+                          optimize={**SEED002_OPTIMIZE, "interval": 10}, threads=1,
+                          seed=0).model
+    save_model(path, model)
+    return model
+
+
+def part_models(part: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(exact models, sandwich models) of ``part``."""
+    return ((), tuple(LIBRARIES)) if part == "libraries" else (tuple(EXACT), tuple(REAL))
 
 
 def exact_model(name: str) -> LDAModel:
@@ -261,7 +287,8 @@ def bdmc_bounds(doc, phi, am, z) -> dict:
 
 def truth_rows(part: str, mirror: Path) -> pd.DataFrame:
     rows = []
-    for name in EXACT:
+    exact_names, sandwich_names = part_models(part)
+    for name in exact_names:
         model = exact_model(name)
         for length in EXACT_LENGTHS:
             for seed in PARTS[part]:
@@ -273,7 +300,7 @@ def truth_rows(part: str, mirror: Path) -> pd.DataFrame:
                                      kind="exact", lower=value, upper=value,
                                      cpu=time.process_time() - start))
         log(f"truth {name} done")
-    for name in REAL:
+    for name in sandwich_names:
         model = real_model(name, mirror)
         for length in REAL_LENGTHS:
             for seed in PARTS[part]:
