@@ -51,11 +51,11 @@ to 1, against 1.4-3.8 for the battery's Gibbs models), by the study's trainers
 (``topiceval.experiments.study.train_candidate``) on ap-T50's training documents.
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
-``trusted``): ``chib`` (the default: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta on
-documents of 100 tokens or more), ``is_theta`` (its defaults, 8 runs) and ``bridge_theta`` (its
-defaults, 8 runs; until the second fresh part, 4 runs of twice today's budget).  Per estimate: error against the truth, its standard error, whether +/- 2
-s.e. covers the truth (allowing for the truth's own half-gap, |upper - lower| / 2), trusted or
-not, CPU seconds.
+``trusted``): ``chib`` (the default then: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta
+on documents of 100 tokens or more), ``is_theta`` (its defaults, 8 runs) and ``bridge_theta``
+(its defaults, 8 runs; until the second fresh part, 4 runs of twice today's budget).  Per
+estimate: error against the truth, its standard error, whether +/- 2 s.e. covers the truth
+(allowing for the truth's own half-gap, |upper - lower| / 2), trusted or not, CPU seconds.
 An estimate is *bad* when it is off by more than 4 s.e. + 0.5 nats (issue 44's rule), *good*
 when within 2 s.e.
 
