@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import topiceval
+from topiceval import by_length
 from topiceval.by_length import LONG_DEFAULTS
 from topiceval.evaluation import DEFAULTS
 from topiceval.limits import WorkLimitError
@@ -96,3 +97,12 @@ def test_a_target_below_the_shared_part_is_not_chased(model, docs):
     result = topiceval.evaluate(model, [docs[1]], progress=False, target="0.001 nats")
     assert result.budget.rounds == 1 and not result.budget.reached[0]
     assert "every run shares above the target" in result.budget.stopped
+
+
+def test_the_counts_follow_the_order_of_the_methods_not_of_the_documents():
+    methods = np.array(["bridge_theta", "chib", "", "chib"], dtype=object)
+    scored = np.array([True, True, False, True])
+    assert by_length.describe(methods, scored, ["chib", "bridge_theta"]) == (
+        "chib on 2 and bridge_theta on 1")
+    assert by_length.describe(methods, scored, ["chib", "bridge_theta", "lr"]) == (
+        "chib on 2 and bridge_theta on 1")

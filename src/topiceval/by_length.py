@@ -135,8 +135,8 @@ def _merged_budget(parts: list[Evaluation], plan_parts: list[Part],
         stopped="; ".join(dict.fromkeys(b.stopped for b in budgets if b.stopped)))
 
 
-def describe(document_methods: np.ndarray, scored: np.ndarray) -> str:
-    """"chib on 31 and bridge_theta on 9": how many scored documents each method took."""
-    names = list(dict.fromkeys(m for m in document_methods[scored] if m))
-    return " and ".join(f"{m} on {int(np.count_nonzero(document_methods[scored] == m)):,}"
-                        for m in names)
+def describe(document_methods: np.ndarray, scored: np.ndarray, methods: list[str]) -> str:
+    """"chib on 31 and bridge_theta on 9": how many scored documents each of ``methods`` (in
+    their order, those with none left out) took."""
+    counts = {m: int(np.count_nonzero(document_methods[scored] == m)) for m in methods}
+    return " and ".join(f"{m} on {n:,}" for m, n in counts.items() if n)

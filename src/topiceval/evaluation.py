@@ -409,7 +409,7 @@ class Evaluation:
         else:
             methods = self.method.split("+")
             what = " and ".join(methods)
-            which = by_length.describe(self.document_methods, scored) + "; "
+            which = by_length.describe(self.document_methods, scored, methods) + "; "
             natures = [f"  method {m}: {backend.method(m).nature}" for m in methods]
             settings = "; ".join(f"{m}: {_settings_text(self.settings[m])}" for m in methods)
         lines = [
@@ -702,7 +702,9 @@ def evaluate(model: LDAModel | GaPModel,
 
 def _shared_limits(call: _Call, parts: list[by_length.Part], work_limit) -> list:
     """Each part's share of ``work_limit`` (in proportion to its predicted work), after the
-    whole call's predicted work was checked against it (``topiceval.limits.check_work``)."""
+    whole call's predicted work was checked against it (``topiceval.limits.check_work``).
+    Each part is priced again as it starts, against its share: that pass checks its memory and
+    each (document, run), which this one, for the whole call, does not."""
     backend = _BACKENDS[call.family]
     work = [backend.predict(p.method, call.corpus, p.docs,
                             backend.method(p.method).resolve(p.settings), call.model, call.runs,
