@@ -165,9 +165,11 @@ def test_the_totals_recompute_from_the_documents(study, rows):
             "documents, 8 runs per document") in caption
 
 
-def test_untrusted_rows_of_either_method_are_rerun_and_widened_as_evaluate_widens(study):
-    """A budget too small to trust (2 runs, one sample, two draws): untrusted rows of both
-    methods are re-run with RERUN_FACTOR x the runs (runs 2 .. 9 of their streams), and every
+def test_untrusted_rows_are_rerun_where_more_runs_can_help_and_widened_as_evaluate_widens(
+        study):
+    """A budget too small to trust (2 runs, one sample, two draws): Chib-style's untrusted rows
+    are re-run with RERUN_FACTOR x the runs (runs 2 .. 9 of their streams); bridge-theta's,
+    with one chain sample outside its regime whatever the runs, are not, and say why.  Every
     row's estimate, standard error and shared part are what an ``Evaluation`` of those runs
     reports (its ``__post_init__`` widening bridge-theta's)."""
     import dataclasses
@@ -179,23 +181,50 @@ def test_untrusted_rows_of_either_method_are_rerun_and_widened_as_evaluate_widen
     held = Corpus.load(tmp / "corpus.npz").select_split("test")
     seed = derive_seed(0, "study", "a")
     first = topiceval.evaluate(models["a"], held, runs=2, seed=seed, progress=False, **settings)
-    plan, _ = S.estimate_parts(estimate, held.lengths)
+    (short, long), _ = S.estimate_parts(estimate, held.lengths)
     width = 2 * S.RERUN_FACTOR
     runs = np.full((held.n_docs, width), np.nan)
     runs[:, :2] = first.logp_runs
-    for part in plan:
-        docs = part.docs
-        alone = lda.estimate_runs(part.method, [held[int(d)] for d in docs], models["a"].phi,
-                                  models["a"].alpha_m, runs=2, seed=seed, doc_keys=docs,
-                                  work_limit=None, **part.settings)
-        again = docs[~alone.diagnostics["trusted"].to_numpy(bool)]
-        assert list(mine["rerun"][docs]) == list(np.isin(docs, again))
-        redo = lda.estimate_runs(part.method, [held[int(d)] for d in again], models["a"].phi,
-                                 models["a"].alpha_m, runs=width, first_run=2, seed=seed,
-                                 doc_keys=again, work_limit=None, **part.settings)
-        runs[again] = redo.logp
-    assert set(mine.loc[mine["rerun"], "method"]) == {SHORT_METHOD, LONG_METHOD}
+    alone = lda.estimate_runs(short.method, [held[int(d)] for d in short.docs],
+                              models["a"].phi, models["a"].alpha_m, runs=2, seed=seed,
+                              doc_keys=short.docs, work_limit=None, **short.settings)
+    again = short.docs[~alone.diagnostics["trusted"].to_numpy(bool)]
+    assert again.size and list(mine["rerun"][short.docs]) == list(np.isin(short.docs, again))
+    redo = lda.estimate_runs(short.method, [held[int(d)] for d in again], models["a"].phi,
+                             models["a"].alpha_m, runs=width, first_run=2, seed=seed,
+                             doc_keys=again, work_limit=None, **short.settings)
+    runs[again] = redo.logp
+    assert not mine["rerun"][long.docs].any() and not mine["trusted"][long.docs].any()
+    # the regime's reason is added to those the runs' checks trusted
+    assert mine["reason"][long.docs].str.contains("regime: bridge_theta below the budget").any()
     expected = dataclasses.replace(first, logp_runs=runs)
     np.testing.assert_allclose(mine["logp"], expected.logp, rtol=1e-12)
     np.testing.assert_allclose(mine["stderr"], expected.stderr, rtol=1e-12)
     np.testing.assert_allclose(mine["shared_stderr"], expected.shared_stderr, rtol=1e-12)
+    assert list(mine["trusted"][long.docs]) == list(first.trusted[long.docs])
+
+
+def test_rows_outside_the_regime_for_too_few_runs_are_rerun_into_it(study):
+    """Bridge-theta at its budget but 2 runs is outside its regime (8 runs); 8 runs put it
+    inside, so every long row is re-run, and none is then untrusted for its regime."""
+    tmp, _ = study
+    mine = estimated(tmp, "a", {**S.ESTIMATE_DEFAULTS, "runs": 2})
+    long = mine["tokens"] >= FROM_TOKENS
+    assert mine["rerun"][long].all()
+    assert not mine["reason"][long].astype(str).str.contains("regime:").any()
+
+
+def test_a_named_method_is_judged_by_its_regime_and_not_rerun_in_vain(study):
+    """Chib-style named for every document: its long rows are untrusted as ``evaluate``
+    untrusts them (no regime covers Chib-style from 100 tokens), and not re-run, which could
+    not change that."""
+    tmp, models = study
+    mine = estimated(tmp, "a", {**S.ESTIMATE_DEFAULTS, "method": "chib"})
+    held = Corpus.load(tmp / "corpus.npz").select_split("test")
+    result = topiceval.evaluate(models["a"], held, "chib", seed=derive_seed(0, "study", "a"),
+                                progress=False)
+    long = (mine["tokens"] >= FROM_TOKENS).to_numpy()
+    assert long.any() and not mine["trusted"][long].any()
+    assert mine["reason"][long].str.startswith("regime: chib was not shown to cover").all()
+    assert not mine["rerun"][long].any()
+    assert list(mine["trusted"]) == list(result.trusted)

@@ -254,7 +254,7 @@ def test_a_training_job_says_what_it_trains(study_run, tmp_path, capsys):
     S.train_job(corpus, candidate, {"sweeps": 5}, tmp_path / "model.npz", tmp_path / "own.csv")
     said = capsys.readouterr().out.splitlines()
     assert said[0].endswith("study gibbs-T2-seed5: training on 96 documents (1,286 tokens), "
-                            "sweeps 5: about 0.0 CPU minutes predicted"), said
+                            "sweeps 5: under 2 CPU seconds predicted"), said
     assert said[-1].endswith("study gibbs-T2-seed5: trained, and its library's own number "
                              "computed")
 

@@ -50,12 +50,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from topiceval.claims import MARGIN
 from topiceval.seeds import generator
 
 __all__ = ["PairedDifference", "SampledTotal", "paired_difference", "sample_positions",
            "sampled_total"]
 
-TIE_SES = 2.0  # a candidate within this many standard errors of the best is a tie
+# a candidate within this many standard errors of the best is a tie: the one tie rule of the
+# papers' ledger too (topiceval.claims)
+TIE_SES = MARGIN
 _KEY_SAMPLE = "study-sample"  # stream purpose: the sampled held-out documents
 
 

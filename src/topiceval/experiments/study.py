@@ -51,7 +51,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topiceval import by_length, error_bars
+from topiceval import by_length, error_bars, regimes
 from topiceval._docs import page
 from topiceval.adapters._common import INSTALL_HINT
 from topiceval.corpus import Corpus
@@ -1034,10 +1034,11 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
     train = corpus.select_split("train")
     say = progress(candidate.name)
     effort = TRAIN_EFFORT[candidate.trainer]
-    minutes = train_seconds(train.n_tokens, candidate.trainer, int(candidate.topics),
-                            settings) / 60
+    seconds = train_seconds(train.n_tokens, candidate.trainer, int(candidate.topics), settings)
+    cost = (f"about {seconds / 60:.1f} CPU minutes" if seconds >= 60 else
+            f"about {seconds:.0f} CPU seconds" if seconds >= 2 else "under 2 CPU seconds")
     say(f"training on {train.n_docs:,} documents ({train.n_tokens:,} tokens), {effort} "
-        f"{settings[effort]}: about {minutes:.1f} CPU minutes predicted")
+        f"{settings[effort]}: {cost} predicted")
     model, native = train_candidate(train, candidate.trainer, int(candidate.topics),
                                     int(candidate.seed), settings)
     if set(model.vocab.tolist()) != set(corpus.vocab.tolist()):
@@ -1156,8 +1157,10 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                  estimate: Mapping, sample: Mapping | None, rows_path, timings_path) -> None:
     """Rule ``study_estimate``: part ``part`` of ``parts`` (cut at equal predicted work) of the
     scored held-out documents under one candidate, each by its own method
-    (:func:`estimate_parts`), the untrusted ones re-run with :data:`RERUN_FACTOR` times the
-    runs (``rerun`` in the rows; ``trusted`` and ``reason`` are then the re-run's).  Each
+    (:func:`estimate_parts`), judged by its method's regime as ``evaluate`` judges it
+    (``topiceval.regimes``), the untrusted ones re-run with :data:`RERUN_FACTOR` times the
+    runs (``rerun`` in the rows; ``trusted`` and ``reason`` are then the re-run's) unless they
+    would stay outside their method's regime.  Each
     document's random streams are keyed by its position among the held-out documents, so the
     rows do not depend on ``parts``, and a row equals ``topiceval.evaluate``'s for that
     document with its method, settings and seed: its standard error widened by the part its
@@ -1177,10 +1180,12 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
 
     def estimated(rows: np.ndarray, n_runs: int, first_run: int) -> dict:
         """Runs ``first_run ..`` of ``rows``, one call per method: logp and upper (rows, n_runs),
-        trusted, reason and the seconds."""
+        trusted, reason, whether :data:`RERUN_FACTOR` times the runs would put each inside its
+        method's regime (``more_runs_help``) and the seconds."""
         out = {"logp": np.full((rows.size, n_runs), np.nan),
                "upper": np.full((rows.size, n_runs), np.nan), "trusted": np.zeros(rows.size, bool),
-               "reason": np.zeros(rows.size, object), "seconds": 0.0}
+               "reason": np.zeros(rows.size, object),
+               "more_runs_help": np.zeros(rows.size, bool), "seconds": 0.0}
         for method in dict.fromkeys(methods[rows]):
             mine = methods[rows] == method
             res = lda.estimate_runs(method, [docs[int(d)] for d in rows[mine]], model.phi,
@@ -1190,20 +1195,27 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
             out["logp"][mine] = res.logp
             if res.upper is not None:
                 out["upper"][mine] = res.upper
-            out["trusted"][mine] = res.diagnostics["trusted"].to_numpy(bool)
-            out["reason"][mine] = res.diagnostics["reason"].to_numpy(object)
+            lengths = docs.lengths[rows[mine]]
+            resolved = registry.ESTIMATE[method].resolve(settings[method])
+            judged = regimes.distrust_outside(res.diagnostics, lengths, model.n_topics, method,
+                                              resolved, n_runs)
+            out["trusted"][mine] = judged["trusted"].to_numpy(bool)
+            out["reason"][mine] = judged["reason"].to_numpy(object)
+            out["more_runs_help"][mine] = (lengths < regimes.FROM_TOKENS) | (
+                regimes.outside_reason(method, resolved, RERUN_FACTOR * n_runs,
+                                       model.n_topics, lengths) == "")
             out["seconds"] += res.seconds
         return out
 
     say = progress(f"{candidate} part {int(part) + 1} of {int(parts)}")
-    say(f"scoring {block.size:,} held-out documents, {runs} runs each "
-        f"({by_length.describe(methods[block], np.ones(block.size, bool)) or 'none'}; the first "
-        "job of a run may spend minutes compiling the kernels)")
+    took = by_length.describe(methods[block], np.ones(block.size, bool), list(settings))
+    say(f"scoring {block.size:,} held-out documents, {runs} runs each ({took or 'none'}; the "
+        "first job of a run may spend minutes compiling the kernels)")
     if block.size:
         res = estimated(block, runs, 0)
         seconds = res["seconds"]
         trusted, reason = res["trusted"], res["reason"]
-        rerun = ~trusted
+        rerun = ~trusted & res["more_runs_help"]  # more runs cannot lift a regime's verdict
         width = runs * (RERUN_FACTOR if rerun.any() else 1)
         logp = np.full((block.size, width), np.nan)  # rows of fewer runs end in NaN
         logp[:, :runs] = res["logp"]
@@ -1297,7 +1309,8 @@ def _method_columns(estimate: Mapping, rows: pd.DataFrame) -> dict:
     parts, runs = estimate_parts(estimate, rows["tokens"].to_numpy())
     methods = rows["method"].to_numpy(object)
     return {"method": "+".join(p.method for p in parts),
-            "method_documents": by_length.describe(methods, np.ones(methods.size, bool)),
+            "method_documents": by_length.describe(methods, np.ones(methods.size, bool),
+                                                   [p.method for p in parts]),
             "runs": runs}
 
 
