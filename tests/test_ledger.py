@@ -82,6 +82,34 @@ def test_a_tie_is_not_counted_as_agreement():
     assert judged.verdict == TIE and judged.counts()[AGREES] == 0
 
 
+def _f2_summary(kl: dict[str, tuple[float, float]]) -> "pd.DataFrame":
+    """A one-panel 004-F2 table at S = 100: {method: (KL, its s.e.)} over 40 documents."""
+    import pandas as pd
+
+    return pd.DataFrame([{"collection": "AP", "method": m, "samples": 100, "kl_bits": v,
+                          "kl_se": se, "mae": 0.1, "mae_se": 0.0, "repeats": 5, "n_docs": 40}
+                         for m, (v, se) in kl.items()])
+
+
+@pytest.mark.parametrize("ds, verdict", [
+    ((0.20, 0.10), TIE),  # 0.10 above L2R-E, within 2 x 0.1005: not lowest beyond the rule
+    ((0.20, 0.01), AGREES),  # 0.10 above, beyond 2 x 0.014
+    ((0.05, 0.01), DISAGREES),  # DS below L2R-E beyond the rule, though not the nearest mean
+])
+def test_l2r_e_is_lowest_only_when_below_every_other_method_beyond_the_tie_rule(ds, verdict):
+    """Issue 48: L2R-E beyond 2 s.e. below L2R, the nearest mean (0.03 against 2 x 0.011), is
+    not the lowest while DS, further by the means, is within the tie rule or below it.  The
+    caption's count (ledger.l2re_lowest_verdict) and the claim's panel are the same judgement."""
+    from topiceval.ledger import RunTables, f2_finals, l2re_lowest_verdict
+
+    summary = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r": (0.13, 0.005), "ds": ds,
+                           "hm": (0.9, 0.01), "l2r_code": (0.0, 0.0)})  # an extra curve
+    (panel,) = EVALUATORS["004-F2-L2RE-lowest"](RunTables({"capdevila2018-F2.csv": summary}))
+    assert panel.verdict == verdict == l2re_lowest_verdict("AP", f2_finals(summary)["AP"])
+    assert [label for label, _, _ in panel.operands] == ["KL(L2R-E)", "KL(DS)", "KL(HM)",
+                                                         "KL(L2R)"]
+
+
 def test_a_claim_the_data_cannot_judge_says_why():
     judged = judge_claim(claim("004-F3-few-hundred"), PUBLISHED, "default")
     assert judged.verdict == "not testable" and "final S is 200" in judged.reason
