@@ -55,8 +55,10 @@ __all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "Judgement", "NotTestable",
            "unpublished_numbers", "unsupported_numbers"]
 
 SIZES = {"default": "default configuration", "paper": "paper size"}
-FEW_HUNDRED = 300
-"""The S at which 004-F3's "a few hundred samples suffice" is judged."""
+A_FEW_HUNDRED = range(200, 1000)
+"""The S that are "a few hundred" in 004-F3's claim "a few hundred samples suffice": the claim is
+judged at the run's ``capdevila2018.realistic.convergence.enough`` (where its caption gives L2R's
+distance) only when that S is one of them."""
 
 
 class NotTestable(Exception):
@@ -632,20 +634,36 @@ def _ordered(t: Publication) -> list[Panel]:
 
 
 def _few_hundred(t: Publication) -> list[Panel]:
+    """004-F3-few-hundred at the run's own settings (``capdevila2018.realistic.convergence``, the
+    ones its caption describes): L2R's distance at S = ``enough`` against ``gap_share`` of the
+    HM - DS gap at the final S, when ``enough`` is a few hundred (:data:`A_FEW_HUNDRED`), a
+    checkpoint of the run, and at most half its final S."""
     conv = _convergence(t)
+    settings = t.config()["capdevila2018"]["realistic"]["convergence"]
+    enough, share = int(settings["enough"]), float(settings["gap_share"])
     final = int(conv["samples"].max())
-    if final < 2 * FEW_HUNDRED or FEW_HUNDRED not in set(conv["samples"]):
-        raise NotTestable(f"the run's final S is {final}: a few hundred samples ({FEW_HUNDRED}) "
-                          "are not well before it, and each method's distance is measured from "
-                          "its own final estimate")
+    reasons = []
+    if enough not in A_FEW_HUNDRED:
+        reasons.append(f"the run measures L2R's distance at S = {enough} (its convergence "
+                       f"setting enough; its final S is {final}), not a few hundred "
+                       f"({A_FEW_HUNDRED.start} to {A_FEW_HUNDRED.stop - 1})")
+    if final < 2 * enough:
+        reasons.append(f"the run's final S is {final}: S = {enough} is not well before it (at "
+                       "most half), and each method's distance is measured from its own final "
+                       "estimate")
+    elif enough not in set(conv["samples"]):
+        reasons.append(f"the run has no checkpoint at S = {enough}")
+    if reasons:
+        raise NotTestable("; ".join(reasons))
     panels = []
     for coll in dict.fromkeys(conv["collection"]):
-        dist, s_dist = _stat(conv, coll, FEW_HUNDRED, "distance", "l2r")
+        dist, s_dist = _stat(conv, coll, enough, "distance", "l2r")
         ds, s_ds = _stat(conv, coll, final, "estimate_minus_l2r", "ds")
         hm, s_hm = _stat(conv, coll, final, "estimate_minus_l2r", "hm")
-        panels.append(Panel(coll, ((f"L2R distance at S = {FEW_HUNDRED}", dist, s_dist),
+        panels.append(Panel(coll, ((f"L2R distance at S = {enough}", dist, s_dist),
                                    ("DS - L2R", ds, s_ds), ("HM - L2R", hm, s_hm)),
-                            ((0.01 * (hm - ds) - dist, _quad(s_dist, 0.01 * s_ds, 0.01 * s_hm)),)))
+                            ((share * (hm - ds) - dist,
+                              _quad(s_dist, share * s_ds, share * s_hm)),)))
     return panels
 
 
