@@ -82,9 +82,85 @@ def test_a_tie_is_not_counted_as_agreement():
     assert judged.verdict == TIE and judged.counts()[AGREES] == 0
 
 
+def _f2_summary(kl: dict[str, tuple[float, float]]) -> "pd.DataFrame":
+    """A one-panel 004-F2 table at S = 100: {method: (KL, its s.e.)} over 40 documents."""
+    import pandas as pd
+
+    return pd.DataFrame([{"collection": "AP", "method": m, "samples": 100, "kl_bits": v,
+                          "kl_se": se, "mae": 0.1, "mae_se": 0.0, "repeats": 5, "n_docs": 40}
+                         for m, (v, se) in kl.items()])
+
+
+@pytest.mark.parametrize("ds, verdict", [
+    ((0.20, 0.10), TIE),  # 0.10 above L2R-E, within 2 x 0.1005: not lowest beyond the rule
+    ((0.20, 0.01), AGREES),  # 0.10 above, beyond 2 x 0.014
+    ((0.05, 0.01), DISAGREES),  # DS below L2R-E beyond the rule, though not the nearest mean
+])
+def test_l2r_e_is_lowest_only_when_below_every_other_method_beyond_the_tie_rule(ds, verdict):
+    """Issue 48: L2R-E beyond 2 s.e. below L2R, the nearest mean (0.03 against 2 x 0.011), is
+    not the lowest while DS, further by the means, is within the tie rule or below it.  The
+    caption's count (ledger.l2re_lowest_verdict) and the claim's panel are the same judgement."""
+    from topiceval.ledger import RunTables, f2_finals, l2re_lowest_verdict
+
+    summary = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r": (0.13, 0.005), "ds": ds,
+                           "hm": (0.9, 0.01), "l2r_code": (0.0, 0.0)})  # an extra curve
+    (panel,) = EVALUATORS["004-F2-L2RE-lowest"](RunTables({"capdevila2018-F2.csv": summary}))
+    assert panel.verdict == verdict == l2re_lowest_verdict("AP", f2_finals(summary)["AP"])
+    assert [label for label, _, _ in panel.operands] == ["KL(L2R-E)", "KL(DS)", "KL(HM)",
+                                                         "KL(L2R)"]
+
+
 def test_a_claim_the_data_cannot_judge_says_why():
     judged = judge_claim(claim("004-F3-few-hundred"), PUBLISHED, "default")
-    assert judged.verdict == "not testable" and "final S is 200" in judged.reason
+    assert judged.verdict == "not testable" and "distance at S = 100" in judged.reason
+    assert "final S is 200" in judged.reason
+
+
+def _f3_convergence(distance: dict[int, float]) -> "pd.DataFrame":
+    """004-F3's per-document statistics on one collection up to S = 1000: L2R's mean distance
+    {S: nats} (s.e. 0.002), DS and HM 5 below and 3 above L2R at the end (s.e. 0.1)."""
+    import pandas as pd
+
+    rows = [("X", s, "distance", "l2r", d, 0.002) for s, d in distance.items()]
+    rows += [("X", 1000, "estimate_minus_l2r", "ds", -5.0, 0.1),
+             ("X", 1000, "estimate_minus_l2r", "hm", 3.0, 0.1)]
+    return pd.DataFrame(rows, columns=["collection", "samples", "statistic", "method", "mean",
+                                       "se"])
+
+
+@pytest.mark.parametrize("enough, gap_share, verdict", [
+    (300, 0.01, AGREES),  # 0.02 against 1% of the gap of 8: 0.08 - 0.02 = 0.06 +/- 0.0024
+    (300, 0.001, DISAGREES),  # 0.008 - 0.02 = -0.012 +/- 0.002
+    (400, 0.01, DISAGREES),  # L2R's distance at S = 400 (0.2) is ten times 1% of the gap
+])
+def test_a_few_hundred_is_judged_at_the_settings_the_caption_describes(enough, gap_share,
+                                                                       verdict):
+    """Issue 48: 004-F3-few-hundred reads S = enough and gap_share from the run's settings
+    (capdevila2018.realistic.convergence), as the caption does, not numbers of its own."""
+    from topiceval.ledger import RunTables
+
+    conv = _f3_convergence({300: 0.02, 400: 0.2})
+    tables = RunTables({"capdevila2018-F3-convergence.csv": conv}, {"capdevila2018": {
+        "realistic": {"convergence": {"at": [300], "enough": enough, "gap_share": gap_share}}}})
+    (panel,) = EVALUATORS["004-F3-few-hundred"](tables)
+    assert panel.verdict == verdict
+    assert panel.operands[0][0] == f"L2R distance at S = {enough}"
+
+
+@pytest.mark.parametrize("enough, reason", [
+    (100, "the run measures L2R's distance at S = 100 (its convergence setting enough; its "
+          "final S is 1000), not a few hundred (200 to 999)"),
+    (600, "the run's final S is 1000: S = 600 is not well before it"),
+    (250, "the run has no checkpoint at S = 250"),
+])
+def test_a_few_hundred_is_not_testable_where_the_settings_cannot_judge_it(enough, reason):
+    from topiceval.ledger import NotTestable, RunTables
+
+    conv = _f3_convergence({100: 0.02, 300: 0.02, 600: 0.02})
+    tables = RunTables({"capdevila2018-F3-convergence.csv": conv}, {"capdevila2018": {
+        "realistic": {"convergence": {"at": [300], "enough": enough, "gap_share": 0.01}}}})
+    with pytest.raises(NotTestable, match=re.escape(reason)):
+        EVALUATORS["004-F3-few-hundred"](tables)
 
 
 def test_the_distance_statistic_carries_the_shared_reference_error():

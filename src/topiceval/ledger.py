@@ -50,13 +50,15 @@ from topiceval.claims import (
 
 __all__ = ["EVALUATORS", "SIZES", "JudgedElsewhere", "Judgement", "NotTestable", "Panel",
            "Quoted", "RunTables", "caption_verdicts", "f2_finals", "judge_claim", "judgements",
-           "kl_verdict", "notes_rows", "publication", "published_numbers", "quoted_numbers",
-           "render_blocks", "render_page", "source_numbers", "unpublished_numbers",
-           "unsupported_numbers"]
+           "kl_verdict", "l2re_lowest_verdict", "notes_rows", "publication", "published_numbers",
+           "quoted_numbers", "render_blocks", "render_page", "source_numbers",
+           "unpublished_numbers", "unsupported_numbers"]
 
 SIZES = {"default": "default configuration", "paper": "paper size"}
-FEW_HUNDRED = 300
-"""The S at which 004-F3's "a few hundred samples suffice" is judged."""
+A_FEW_HUNDRED = range(200, 1000)
+"""The S that are "a few hundred" in 004-F3's claim "a few hundred samples suffice": the claim is
+judged at the run's ``capdevila2018.realistic.convergence.enough`` (where its caption gives L2R's
+distance) only when that S is one of them."""
 
 
 class NotTestable(Exception):
@@ -508,20 +510,45 @@ def kl_verdict(panel: str, final: pd.DataFrame, high: str, low: str) -> str:
     :data:`~topiceval.claims.MARGIN` standard errors of the difference, DISAGREES when it is below
     by as much, TIE otherwise, and TIE when a standard error is unknown (a single repeat, which
     makes a claim of the ledger not testable)."""
-    judged = _kl_difference(panel, final, high, low)
+    return _caption_verdict(_kl_difference(panel, final, high, low))
+
+
+def l2re_lowest_verdict(panel: str, final: pd.DataFrame) -> str:
+    """004-F2-L2RE-lowest's verdict on one panel (``final``, from :func:`f2_finals`), by the
+    code that judges the claim (:func:`_l2re_panel`): AGREES when L2R-E's KL (MAE on a
+    one-document panel) is below that of each of DS, HM and L2R by more than
+    :data:`~topiceval.claims.MARGIN` standard errors of the difference, DISAGREES when one of them
+    is below L2R-E's by as much, TIE otherwise (and when a standard error is unknown, as in
+    :func:`kl_verdict`).  NotTestable when the panel has no L2R-E or none of the others."""
+    return _caption_verdict(_l2re_panel(panel, final))
+
+
+def _caption_verdict(judged: Panel) -> str:
+    """A panel's verdict for a caption's count: TIE when a standard error is unknown (a single
+    repeat, which makes the ledger's claim not testable), the tie rule otherwise."""
     if not all(math.isfinite(x) for comparison in judged.comparisons for x in comparison):
         return TIE
     return judged.verdict
 
 
+_L2RE_OTHERS = ("ds", "hm", "l2r")
+"""The methods L2R-E must be below for 004-F2-L2RE-lowest (the paper's; the code's proposal and
+the S' sweep are extra curves)."""
+
+
+def _l2re_panel(coll: str, final: pd.DataFrame) -> Panel:
+    """Panel: KL(other) - KL(L2R-E) for each of DS, HM and L2R on the panel, a conjunction (L2R-E
+    is lowest when it is below every one of them beyond the tie rule)."""
+    others = [m for m in _L2RE_OTHERS if m in final.index]
+    if not others:
+        raise NotTestable(f"the table has no DS, HM or L2R on {coll}")
+    pairs = [_kl_difference(coll, final, m, "l2r_exact") for m in others]
+    return Panel(coll, (pairs[0].operands[1], *(p.operands[0] for p in pairs)),
+                 tuple(c for p in pairs for c in p.comparisons))
+
+
 def _l2re_lowest(t: Publication) -> list[Panel]:
-    panels = []
-    for coll, final in _final_panels(t).items():
-        others = final.loc[[m for m in ("ds", "hm", "l2r") if m in final.index]]
-        if others.empty:
-            raise NotTestable(f"the table has no DS, HM or L2R on {coll}")
-        panels.append(_kl_difference(coll, final, others["metric"].idxmin(), "l2r_exact"))
-    return panels
+    return [_l2re_panel(coll, final) for coll, final in _final_panels(t).items()]
 
 
 _SHORT = ("Twitter", "WS", "Twitter (L2R release)")
@@ -607,20 +634,36 @@ def _ordered(t: Publication) -> list[Panel]:
 
 
 def _few_hundred(t: Publication) -> list[Panel]:
+    """004-F3-few-hundred at the run's own settings (``capdevila2018.realistic.convergence``, the
+    ones its caption describes): L2R's distance at S = ``enough`` against ``gap_share`` of the
+    HM - DS gap at the final S, when ``enough`` is a few hundred (:data:`A_FEW_HUNDRED`), a
+    checkpoint of the run, and at most half its final S."""
     conv = _convergence(t)
+    settings = t.config()["capdevila2018"]["realistic"]["convergence"]
+    enough, share = int(settings["enough"]), float(settings["gap_share"])
     final = int(conv["samples"].max())
-    if final < 2 * FEW_HUNDRED or FEW_HUNDRED not in set(conv["samples"]):
-        raise NotTestable(f"the run's final S is {final}: a few hundred samples ({FEW_HUNDRED}) "
-                          "are not well before it, and each method's distance is measured from "
-                          "its own final estimate")
+    reasons = []
+    if enough not in A_FEW_HUNDRED:
+        reasons.append(f"the run measures L2R's distance at S = {enough} (its convergence "
+                       f"setting enough; its final S is {final}), not a few hundred "
+                       f"({A_FEW_HUNDRED.start} to {A_FEW_HUNDRED.stop - 1})")
+    if final < 2 * enough:
+        reasons.append(f"the run's final S is {final}: S = {enough} is not well before it (at "
+                       "most half), and each method's distance is measured from its own final "
+                       "estimate")
+    elif enough not in set(conv["samples"]):
+        reasons.append(f"the run has no checkpoint at S = {enough}")
+    if reasons:
+        raise NotTestable("; ".join(reasons))
     panels = []
     for coll in dict.fromkeys(conv["collection"]):
-        dist, s_dist = _stat(conv, coll, FEW_HUNDRED, "distance", "l2r")
+        dist, s_dist = _stat(conv, coll, enough, "distance", "l2r")
         ds, s_ds = _stat(conv, coll, final, "estimate_minus_l2r", "ds")
         hm, s_hm = _stat(conv, coll, final, "estimate_minus_l2r", "hm")
-        panels.append(Panel(coll, ((f"L2R distance at S = {FEW_HUNDRED}", dist, s_dist),
+        panels.append(Panel(coll, ((f"L2R distance at S = {enough}", dist, s_dist),
                                    ("DS - L2R", ds, s_ds), ("HM - L2R", hm, s_hm)),
-                            ((0.01 * (hm - ds) - dist, _quad(s_dist, 0.01 * s_ds, 0.01 * s_hm)),)))
+                            ((share * (hm - ds) - dist,
+                              _quad(s_dist, share * s_ds, share * s_hm)),)))
     return panels
 
 

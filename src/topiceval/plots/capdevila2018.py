@@ -37,7 +37,7 @@ from topiceval.experiments.capdevila2018 import (
     method_variant,
 )
 from topiceval.io import write_text_atomic
-from topiceval.ledger import caption_verdicts, f2_finals, kl_verdict
+from topiceval.ledger import caption_verdicts, f2_finals, kl_verdict, l2re_lowest_verdict
 from topiceval.plots.flags import untrusted_note
 from topiceval.plots.save import save_figure
 
@@ -274,13 +274,15 @@ PAPER_F3 = ("L2R converges faster than DS on all six collections; HM converges f
 
 def caption_f2(summary: pd.DataFrame) -> str:
     """What the paper found and what ``summary`` shows: rankings at the largest S among the
-    paper's methods (by MAE on one-document panels, where KL is 0 by construction), L2R
-    against L2R-E and against DS with each proposal (separated or not by the ledger's tie rule,
-    :func:`topiceval.ledger.kl_verdict`, the code that judges the ledger's 004-F2 claims), the
-    paper's whole ranking with each proposal and, where the table has them, L2R with more inner
-    samples S' against L2R-E."""
+    paper's methods (by MAE on one-document panels, where KL is 0 by construction), L2R-E lowest
+    (below each of DS, HM and L2R beyond the ledger's tie rule,
+    :func:`topiceval.ledger.l2re_lowest_verdict`), L2R against L2R-E and against DS with each
+    proposal (separated or not by the same rule, :func:`topiceval.ledger.kl_verdict`: the code
+    that judges the ledger's 004-F2 claims), the paper's whole ranking with each proposal and,
+    where the table has them, L2R with more inner samples S' against L2R-E."""
     final = final_accuracy(summary)
-    lines, lowest_e, second_l2r = [], [], []
+    lines, second_l2r = [], []
+    lowest_e = {AGREES: [], DISAGREES: [], TIE: []}  # L2R-E below each other method, or not
     against_ds = {m: {AGREES: [], DISAGREES: [], TIE: []} for m in ("l2r", "l2r_code")}
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
@@ -298,8 +300,8 @@ def caption_f2(summary: pd.DataFrame) -> str:
         ranked = ranked.sort_values(kind="stable").index.tolist()
         lines.append(f"{coll} ({n_docs} doc{'s' if n_docs > 1 else ', by MAE'}): "
                      + " < ".join(label(m) for m in ranked))
-        if ranked[0] == "l2r_exact":
-            lowest_e.append(coll)
+        if "l2r_exact" in value.index:
+            lowest_e[l2re_lowest_verdict(coll, panel)].append(coll)
         if len(ranked) > 1 and ranked[1] == "l2r":
             second_l2r.append(coll)
         for method, by_verdict in against_ds.items():
@@ -338,9 +340,13 @@ def caption_f2(summary: pd.DataFrame) -> str:
     return (f"{DESCRIBE_F2}\nPaper: {PAPER_F2} Ours (S = {s_max}, mean over {n_rep} repeat"
             f"{'s' if n_rep != 1 else ''}; panels with a single tractable document are ranked "
             f"by the mean absolute error of log p-hat, since KL over one document is 0 by "
-            f"construction): L2R-E lowest on {len(lowest_e)} of {n} panels "
-            f"({', '.join(lowest_e) or 'none'}); L2R second on {len(second_l2r)} "
-            f"({', '.join(second_l2r) or 'none'}). "
+            f"construction): L2R-E lowest, below each of DS, HM and L2R by more than twice "
+            f"the standard error of the difference over repeats (the ledger's tie rule), on "
+            f"{len(lowest_e[AGREES])} of {n} panels ({', '.join(lowest_e[AGREES]) or 'none'}), "
+            f"not separated from one of them on {counted_names(lowest_e[TIE])}, above one of "
+            f"them beyond it on "
+            f"{counted_names(lowest_e[DISAGREES])}; L2R second by the means on "
+            f"{len(second_l2r)} ({', '.join(second_l2r) or 'none'}). "
             f"L2R-E against L2R, separated when their difference exceeds twice its standard "
             f"error over repeats (the ledger's tie rule): L2R-E lower on "
             f"{counted_names(separation['l2r_exact'])}, L2R lower on "
