@@ -17,7 +17,7 @@ FROM_TOKENS, LONG_METHOD, LONG_SETTINGS = LONG_DEFAULTS["lda"]
 @pytest.fixture(scope="module")
 def model():
     rng = np.random.default_rng(4)
-    return LDAModel(rng.dirichlet(np.full(60, 0.3), size=5), np.full(5, 0.2))
+    return LDAModel(rng.dirichlet(np.full(60, 0.3), size=5), np.full(5, 0.3))
 
 
 @pytest.fixture(scope="module")

@@ -16,13 +16,18 @@ from topiceval.regimes import distrust_outside
 BRIDGE = {"samples": 100, "draws": 500, "burnin": 50}
 
 
+def _judged(*args, alpha_sum: float = 5.0) -> pd.DataFrame:
+    """``distrust_outside`` for a model whose prior sums to ``alpha_sum``."""
+    return distrust_outside(*args, alpha_sum=alpha_sum)
+
+
 def _diagnostics(n: int, trusted=True) -> pd.DataFrame:
     return pd.DataFrame({"trusted": np.full(n, trusted), "reason": [""] * n})
 
 
 def test_long_documents_outside_a_methods_regime_are_not_trusted():
     lengths = np.array([50, 99, 100, 2000])
-    out = distrust_outside(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
+    out = _judged(_diagnostics(4), lengths, 50, "chib", {"samples": 1000}, 8)
     assert out["trusted"].tolist() == [True, True, False, False]
     assert out["reason"][2].startswith("regime: chib was not shown to cover on documents of "
                                        "100+ tokens, which method='bridge_theta'")
@@ -34,7 +39,7 @@ def test_inside_the_regime_the_other_checks_verdict_stands():
     lengths = np.array([100, 600, 2000, 2001])
     diagnostics = _diagnostics(4)
     diagnostics.loc[1, ["trusted", "reason"]] = [False, "k-hat 0.9"]
-    out = distrust_outside(diagnostics, lengths, 200, "bridge_theta", BRIDGE, 8)
+    out = _judged(diagnostics, lengths, 200, "bridge_theta", BRIDGE, 8)
     assert out["trusted"].tolist() == [True, False, True, False]
     assert out["reason"][1] == "k-hat 0.9"  # an untrusted estimate keeps its own reason
     assert "outside the regime shown to cover" in out["reason"][3]
@@ -42,14 +47,14 @@ def test_inside_the_regime_the_other_checks_verdict_stands():
 
 
 def test_more_topics_than_the_battery_measured_is_outside():
-    out = distrust_outside(_diagnostics(1), np.array([300]), 201, "bridge_theta", BRIDGE, 8)
+    out = _judged(_diagnostics(1), np.array([300]), 201, "bridge_theta", BRIDGE, 8)
     assert not out["trusted"][0]
 
 
 @pytest.mark.parametrize("settings, runs", [({**BRIDGE, "draws": 499}, 8), (BRIDGE, 7),
                                             ({**BRIDGE, "draws": 1000}, 16)])
 def test_a_budget_is_inside_only_when_no_smaller_than_the_one_measured(settings, runs):
-    out = distrust_outside(_diagnostics(1), np.array([300]), 20, "bridge_theta", settings, runs)
+    out = _judged(_diagnostics(1), np.array([300]), 20, "bridge_theta", settings, runs)
     inside = settings["draws"] >= 500 and runs >= 8
     assert out["trusted"][0] == inside
     if not inside:
@@ -57,17 +62,29 @@ def test_a_budget_is_inside_only_when_no_smaller_than_the_one_measured(settings,
 
 
 def test_the_advice_names_a_regime_that_covers_the_document():
-    out = distrust_outside(_diagnostics(2), np.array([500, 700]), 3, "is_theta", {**BRIDGE}, 8)
+    out = _judged(_diagnostics(2), np.array([500, 700]), 3, "is_theta", {**BRIDGE}, 8)
     assert out["trusted"].tolist() == [True, False]
     assert "method='bridge_theta'" in out["reason"][1]
     small = {**BRIDGE, "draws": 100}
-    out = distrust_outside(_diagnostics(2), np.array([500, 700]), 3, "bridge_theta", small, 8)
+    out = _judged(_diagnostics(2), np.array([500, 700]), 3, "bridge_theta", small, 8)
     assert "method='is_theta'" in out["reason"][0]
     assert "no method was shown to cover it" in out["reason"][1]
 
 
+def test_a_prior_smaller_than_the_battery_measured_is_outside():
+    """Bridge-theta covered 84% on a gensim model whose alpha sums to 1: below 1.42 (the
+    smallest sum it was shown to cover at, by the rule fixed first) it is outside."""
+    lengths = np.array([99, 300, 300])
+    out = _judged(_diagnostics(3), lengths, 50, "bridge_theta", BRIDGE, 8, alpha_sum=1.0)
+    assert out["trusted"].tolist() == [True, False, False]
+    assert "alpha summing to at least 1.42" in out["reason"][1]
+    assert "no method was shown to cover it" in out["reason"][1]
+    assert _judged(_diagnostics(1), lengths[1:2], 50, "bridge_theta", BRIDGE, 8,
+                   alpha_sum=1.42)["trusted"][0]
+
+
 def test_exact_answers_are_exempt():
-    out = distrust_outside(_diagnostics(1), np.array([5000]), 500, "exact", {}, 1)
+    out = _judged(_diagnostics(1), np.array([5000]), 500, "exact", {}, 1)
     assert out["trusted"][0]
 
 

@@ -43,7 +43,7 @@ def study(tmp_path_factory):
     T = 3 models."""
     tmp = tmp_path_factory.mktemp("by_length")
     rng = np.random.default_rng(7)
-    models = {n: LDAModel(rng.dirichlet(np.full(len(WORDS), 0.5), size=3), np.full(3, 0.4),
+    models = {n: LDAModel(rng.dirichlet(np.full(len(WORDS), 0.5), size=3), np.full(3, 0.5),
                           vocab=WORDS) for n in NAMES}
     docs = drawn(models["a"], (30, 50, 20, 60), rng) + drawn(models["a"], HELD_LENGTHS, rng)
     split = ["train"] * 4 + ["test"] * len(HELD_LENGTHS)

@@ -799,7 +799,8 @@ class _Call:
                                         progress)
             if family == "lda":
                 result = dataclasses.replace(result, diagnostics=regimes.distrust_outside(
-                    result.diagnostics, corpus.lengths, model.n_topics, method, resolved, runs))
+                    result.diagnostics, corpus.lengths, model.n_topics, method, resolved, runs,
+                    alpha_sum=float(model.alpha_m.sum())))
             return result
 
 

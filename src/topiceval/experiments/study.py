@@ -1197,13 +1197,14 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                 out["upper"][mine] = res.upper
             lengths = docs.lengths[rows[mine]]
             resolved = registry.ESTIMATE[method].resolve(settings[method])
+            prior = float(model.alpha_m.sum())
             judged = regimes.distrust_outside(res.diagnostics, lengths, model.n_topics, method,
-                                              resolved, n_runs)
+                                              resolved, n_runs, alpha_sum=prior)
             out["trusted"][mine] = judged["trusted"].to_numpy(bool)
             out["reason"][mine] = judged["reason"].to_numpy(object)
             out["more_runs_help"][mine] = (lengths < regimes.FROM_TOKENS) | (
                 regimes.outside_reason(method, resolved, RERUN_FACTOR * n_runs,
-                                       model.n_topics, lengths) == "")
+                                       model.n_topics, lengths, alpha_sum=prior) == "")
             out["seconds"] += res.seconds
         return out
 
