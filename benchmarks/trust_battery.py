@@ -1,7 +1,7 @@
 """The diagnostics' exact-answer battery as a table (issue 31; docs/trust.md#the-battery).
 
     python benchmarks/trust_battery.py [--seeds 11 12 ...] [--out benchmarks/out/trust_battery]
-        [--uncertified]
+        [--uncertified] [--logistic-normal]
 
 Runs ``tests/trust_battery.py`` on the problems of ``--seeds`` and writes one row per estimate
 (``.csv``) and, per class of estimate (bad: off by more than 4 standard errors + 0.1 nats; good:
@@ -14,6 +14,10 @@ the three sets.
 ``--uncertified`` judges the same estimates as if certified estimates (an estimate within 0.1
 nats of both the floor and the ceiling is trusted) were not part of the rule: what they take
 back (docs/trust.md, "Certified estimates").
+``--logistic-normal`` runs that family's battery instead
+(``tests/trust_battery_logistic_normal.py``; without ``--seeds``, its test seeds; default
+``--out`` benchmarks/out/trust_battery_logistic_normal; docs/trust.md, "The logistic-normal
+family").
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from topiceval import diagnostics
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
+import trust_battery_logistic_normal as logistic_normal  # noqa: E402
 from trust_battery import TEST_SEEDS, battery  # noqa: E402
 
 
@@ -56,16 +61,21 @@ def judge_uncertified() -> None:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, nargs="+",
-                        default=[seed for seeds in TEST_SEEDS.values() for seed in seeds])
-    parser.add_argument("--out", default=str(HERE / "out" / "trust_battery"))
+    parser.add_argument("--seeds", type=int, nargs="+")
+    parser.add_argument("--out")
     parser.add_argument("--uncertified", action="store_true",
                         help="judge as if no estimate were certified by the floor and ceiling")
+    parser.add_argument("--logistic-normal", action="store_true",
+                        help="the logistic-normal family's battery (default: LDA and GaP-FA's)")
     args = parser.parse_args(argv)
     if args.uncertified:
         judge_uncertified()
-    frame = battery(args.seeds)
-    out = Path(args.out)
+    if args.seeds is None:
+        args.seeds = (list(logistic_normal.TEST_SEEDS) if args.logistic_normal
+                      else [seed for seeds in TEST_SEEDS.values() for seed in seeds])
+    frame = (logistic_normal.battery if args.logistic_normal else battery)(args.seeds)
+    out = Path(args.out or HERE / "out" / ("trust_battery_logistic_normal"
+                                           if args.logistic_normal else "trust_battery"))
     out.parent.mkdir(parents=True, exist_ok=True)
     frame.to_csv(out.with_suffix(".csv"), index=False)
     rates = flag_rates(frame)
