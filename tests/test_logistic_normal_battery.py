@@ -40,9 +40,6 @@ MISSED_MEASURED = {
 }
 
 
-# the library's quadrature takes the log of Hermite weights that underflow to 0 at its highest
-# orders (order 1024 here: the product decoder under the wide prior), harmless, as they add 0
-@pytest.mark.filterwarnings("ignore:divide by zero encountered in log:RuntimeWarning")
 @pytest.mark.parametrize("decoder", ["mixture", pytest.param("product", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("prior", ["ordinary", "wide", "narrow"])
 def test_the_oracle_meets_gauss_hermite_quadrature(decoder, prior):

@@ -74,7 +74,8 @@ def gauss_hermite(dec, centre: np.ndarray, chol: np.ndarray, order: int) -> floa
     dim = centre.size
     grids = np.meshgrid(*([nodes] * dim), indexing="ij")
     x = np.stack([g.ravel() for g in grids], axis=1)
-    log_w = sum(np.log(w).ravel() for w in np.meshgrid(*([weights] * dim), indexing="ij"))
+    with np.errstate(divide="ignore"):  # the outermost weights underflow to 0: log 0 = -inf
+        log_w = sum(np.log(w).ravel() for w in np.meshgrid(*([weights] * dim), indexing="ij"))
     parts = []
     for lo in range(0, x.shape[0], CHUNK):
         z = centre + np.sqrt(2.0) * x[lo:lo + CHUNK] @ chol.T
