@@ -182,6 +182,7 @@ def test_guide_names_the_papers_and_explains_the_agreement_statements(report):
     for title in ["Latent Dirichlet Allocation", "Evaluation Methods for Topic Models",
                   "Robust Evaluation of Topic Models",
                   "A Left-to-right Algorithm for Likelihood Estimation in Gamma-Poisson Factor "
-                  "Analysis", "config/quick.yaml", "config/paper.yaml", "agrees", "partly", "and is a tie otherwise",
+                  "Analysis", "config/quick.yaml", "config/paper.yaml", "agrees", "partly",
+                  "and is a tie otherwise",
                   "DISAGREES", "documents per corpus split: 150"]:
         assert title in text, title

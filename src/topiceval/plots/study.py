@@ -237,9 +237,11 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     if int(reran.sum()):
         lines += ["", f"Before the verdict, {int(reran.sum()):,} estimate(s) the diagnostics did "
                       f"not trust (up to {int(reran.max()):,} per candidate) were estimated "
-                      f"again with {RERUN_FACTOR} times the runs; "
-                      f"{int(candidates['untrusted_documents'].sum()):,} stayed untrusted "
-                      "(candidates.csv, rerun_documents and untrusted_documents)."]
+                      f"again with {RERUN_FACTOR} times the runs; in all "
+                      f"{int(candidates['untrusted_documents'].sum()):,} stay untrusted, "
+                      "those outside their method's regime not re-run, since more runs cannot "
+                      "bring them inside it (candidates.csv, rerun_documents and "
+                      "untrusted_documents)."]
     if untrusted:
         lines += ["", f"The diagnostics do not trust up to {untrusted} scored document(s) per "
                       "candidate: their estimates may be off by more than their standard "
