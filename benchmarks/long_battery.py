@@ -1,7 +1,7 @@
 """The real-length battery (issue 44; docs/choosing-an-estimator.md#long-documents).
 
     NUMBA_NUM_THREADS=1 python benchmarks/long_battery.py
-        [--part calibration|fresh|fresh-2|fresh-3|libraries]
+        [--part calibration|fresh|fresh-2|fresh-3|libraries|libraries-2]
         [--mirror ../shared/data] [--estimators chib is_theta bridge_theta]
         [--truth-only | --analyse-only]
 
@@ -48,7 +48,9 @@ The ``libraries`` part (seeds 401-404, 8 documents per cell) asks whether bridge
 holds for the models users bring: instead of the models above, AP models trained by
 scikit-learn and gensim at T = 50 with their own default priors (alpha_t = 1 / T, so alpha sums
 to 1, against 1.4-3.8 for the battery's Gibbs models), by the study's trainers
-(``topiceval.experiments.study.train_candidate``) on ap-T50's training documents.
+(``topiceval.experiments.study.train_candidate``) on ap-T50's training documents.  The
+``libraries-2`` part (seeds 405-408) is its fresh part, with a gensim model at T = 100 besides,
+run once to judge the wider error bar chosen on ``libraries``.
 
 Estimators, each through ``topiceval.evaluate`` as a user calls it (its runs, standard error and
 ``trusted``): ``chib`` (the default then: S = 1,000, G0 = 50, 8 runs, cross-checked by IS-theta
@@ -95,7 +97,8 @@ from topiceval.training.lda.synthetic import SEED002_OPTIMIZE, synthetic_sample 
 HERE = Path(__file__).resolve().parent
 CACHE = HERE / "out" / "long_battery_cache"
 PARTS = {"calibration": (1, 2), "fresh": (101, 102), "fresh-2": (201, 202),
-         "fresh-3": (301, 302), "libraries": (401, 402, 403, 404)}
+         "fresh-3": (301, 302), "libraries": (401, 402, 403, 404),
+         "libraries-2": (405, 406, 407, 408)}
 DOCS_PER_SEED = 2
 REAL = {  # name -> (dataset, recipe, options, T)
     "ap-T50": ("ap", "asis", {"split": "random", "test_fraction": 0.1}, 50),
@@ -103,11 +106,14 @@ REAL = {  # name -> (dataset, recipe, options, T)
     "20ng-T200": ("20newsgroups", "wallach2009", {}, 200),
 }
 # the libraries' own trainers at their default priors (alpha_t = 1 / T), on ap-T50's corpus and
-# training documents: the ``libraries`` part only
+# training documents: the ``libraries`` parts only (``libraries-2`` adds a model at T = 100)
 LIBRARIES = {  # name -> (trainer of topiceval.experiments.study, REAL corpus, T)
     "sklearn-ap-T50": ("sklearn", "ap-T50", 50),
     "gensim-ap-T50": ("gensim", "ap-T50", 50),
+    "gensim-ap-T100": ("gensim", "ap-T50", 100),
 }
+LIBRARY_PARTS = {"libraries": ("sklearn-ap-T50", "gensim-ap-T50"),
+                 "libraries-2": tuple(LIBRARIES)}
 REAL_LENGTHS = (100, 300, 1000, 2000)
 EXACT = {  # name -> (row concentration, alpha m_t)
     "exact-c0.5-a0.3": (0.5, 0.3),
@@ -159,7 +165,9 @@ def real_model(name: str, mirror: Path) -> LDAModel:
 
 def part_models(part: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(exact models, sandwich models) of ``part``."""
-    return ((), tuple(LIBRARIES)) if part == "libraries" else (tuple(EXACT), tuple(REAL))
+    if part in LIBRARY_PARTS:
+        return (), LIBRARY_PARTS[part]
+    return tuple(EXACT), tuple(REAL)
 
 
 def exact_model(name: str) -> LDAModel:
