@@ -5,6 +5,7 @@ the files name."""
 
 import json
 import pickle
+import re
 import shutil
 from pathlib import Path
 
@@ -23,7 +24,8 @@ from topiceval.logistic_normal.importers import (
 from topiceval.logistic_normal.importers_numpy import scholar_prior
 from topiceval.logistic_normal.simulate import word_probabilities
 
-DATA = Path(__file__).parent / "data" / "logistic_normal"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "logistic_normal"
 VOCAB = ["apple", "bread", "cheese", "dog", "egg", "fish", "grape", "honey", "ink", "jam",
          "kale", "lime"]
 
@@ -169,6 +171,33 @@ def test_a_file_that_is_not_octis_output_is_named(tmp_path):
     np.savez(path, beta=np.ones(3))
     with pytest.raises(ValueError, match="other.npz: not an OCTIS model output"):
         from_octis(path)
+
+
+def test_the_recipes_of_score_a_model_run(tmp_path, monkeypatch, capsys):
+    """docs/score-a-model.md's recipes for the family, as written, on the files the libraries
+    wrote, each at most 6 lines."""
+    text = (ROOT / "docs" / "score-a-model.md").read_text(encoding="utf-8")
+    (block,) = re.findall(r"```\{code-block\} python\n(.*?)```", text, flags=re.DOTALL)
+    imports, *recipes = block.strip().split("\n\n")
+    named = {re.match(r"# ([\w-]+)", recipe).group(1): recipe for recipe in recipes}
+    assert sorted(named) == ["ETM", "contextualized-topic-models", "pyro", "scholar"]
+    assert all(len(recipe.splitlines()) <= 6 for recipe in named.values())
+    for source, target in (("ctm_prodlda.pth", "epoch_99.pth"), ("pyro_prodlda.pth",
+                           "prodlda.pth"), ("etm_model.pth", "etm.pth")):
+        shutil.copy(DATA / source, tmp_path / target)
+    shutil.copytree(DATA / "scholar", tmp_path / "output")
+    monkeypatch.chdir(tmp_path)
+
+    class Vectorizer:
+        def get_feature_names_out(self):
+            return np.array(VOCAB)
+
+    for name, recipe in named.items():
+        namespace = {"test_token_lists": [["apple", "fish", "zebra"], ["kale", "lime"]],
+                     "vectorizer": Vectorizer(), "vocabulary": VOCAB}
+        exec(compile(f"{imports}\n\n{recipe}", f"score-a-model.md ({name})", "exec"),
+             namespace)
+        assert "nats" in capsys.readouterr().out, name
 
 
 def _payload(marker):
