@@ -31,6 +31,7 @@ VOCAB = ["apple", "bread", "cheese", "dog", "egg", "fish", "grape", "honey", "in
 
 CASES = [  # (importer, file, check file, decoder)
     (from_pyro_prodlda, "pyro_prodlda.pth", "pyro_prodlda", "product"),
+    (from_pyro_prodlda, "pyro_prodlda_v1.pth", "pyro_prodlda_v1", "product"),
     (from_etm, "etm_model.pth", "etm_model", "mixture"),
     (from_etm, "etm_fixed.pth", "etm_fixed", "mixture"),
     (from_etm, "etm_state.pth", "etm_model", "mixture"),

@@ -12,7 +12,9 @@ and octis 1.14.0 (the last two installed with ``pip install --no-deps``):
   in the package; it is written out below as the tutorial has it: the decoder is a Linear
   without bias and a BatchNorm1d(affine=False), the prior on the logits N(0, I)).  Its batch
   norms get running statistics from training-mode passes; the check is the module's own
-  ``decoder`` in evaluation mode.
+  ``decoder`` in evaluation mode.  ``pyro_prodlda_v1.pth``: the decoder of the tutorial's
+  earlier version (a Linear with bias, a BatchNorm1d with affine parameters), its
+  ``state_dict`` after training-mode passes and with affine parameters away from 1 and 0.
 * ``etm_model.pth`` (word embeddings trained) and ``etm_fixed.pth`` (fixed, given embeddings,
   which the module keeps as a plain tensor attribute): ``torch.save(model)`` of
   embedded-topic-model's own ``Model``, as its ``ETM`` wrapper saves it (``model_path=``) and
@@ -134,6 +136,24 @@ def write_pyro_prodlda():
         save_check("pyro_prodlda", theta, module.decoder(theta))
 
 
+def write_pyro_prodlda_v1():
+    torch.manual_seed(4)
+    decoder = nn.Sequential()
+    decoder.beta = nn.Linear(K, len(VOCAB))
+    decoder.bn = nn.BatchNorm1d(len(VOCAB))
+    with torch.no_grad():
+        decoder.bn.weight.uniform_(0.5, 1.5)
+        decoder.bn.bias.uniform_(-0.5, 0.5)
+        for _ in range(5):  # training-mode passes: the running statistics
+            decoder.bn(decoder.beta(torch.softmax(torch.randn(16, K), dim=1)))
+    decoder.eval()
+    torch.save({f"decoder.{name}": value for name, value in decoder.state_dict().items()},
+               HERE / "pyro_prodlda_v1.pth")
+    theta = check_thetas()
+    with torch.no_grad():  # the earlier tutorial's Decoder.forward, evaluation mode
+        save_check("pyro_prodlda_v1", theta, F.softmax(decoder.bn(decoder.beta(theta)), dim=1))
+
+
 def write_etm():
     torch.manual_seed(1)
     cpu = torch.device("cpu")
@@ -191,6 +211,7 @@ def write_octis():
 
 if __name__ == "__main__":
     write_pyro_prodlda()
+    write_pyro_prodlda_v1()
     write_etm()
     write_scholar()
     write_octis()
