@@ -140,6 +140,8 @@ def test_scholar_files_are_never_unpickled(tmp_path):
 
 def test_scholar_folders_that_cannot_be_scored_are_named(tmp_path):
     folder = _scholar_copy(tmp_path)
+    with pytest.raises(ValueError, match="differs from vocab; leave vocab out"):
+        from_scholar(folder, vocab=VOCAB[::-1])
     (folder / "vocab.json").unlink()
     assert from_scholar(folder).vocab is None
     assert from_scholar(folder, vocab=VOCAB).vocab[0] == "apple"

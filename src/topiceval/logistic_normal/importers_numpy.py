@@ -69,7 +69,7 @@ def from_scholar(folder, *, alpha=1.0, vocab=None) -> LogisticNormalModel:
     alpha : float or (K,) array of float, default 1.0
         The ``--alpha`` the model was trained with (scholar's default is 1).
     vocab : sequence of str, optional
-        The words of the columns, when the folder has no ``vocab.json``.
+        The words of the columns, when the folder has no ``vocab.json`` (scholar writes one).
 
     Raises
     ------
@@ -92,8 +92,12 @@ def from_scholar(folder, *, alpha=1.0, vocab=None) -> LogisticNormalModel:
         beta = data.numbers("beta", ndim=2)
     with read_npz(folder / "bg.npz", ValueError, "scholar background") as data:
         bg = data.numbers("bg", ndim=1)
-    if vocab is None and (folder / "vocab.json").is_file():
-        vocab = _scholar_vocab(folder / "vocab.json")
+    if (folder / "vocab.json").is_file():
+        words = _scholar_vocab(folder / "vocab.json")
+        if vocab is not None and list(vocab) != words:
+            raise ValueError(f"{folder}: holds its own vocabulary (vocab.json), which differs "
+                             "from vocab; leave vocab out")
+        vocab = words
     mu, var = scholar_prior(alpha, beta.shape[0])
     alpha_meta = np.asarray(alpha, dtype=np.float64).tolist()
     try:
