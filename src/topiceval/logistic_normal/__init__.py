@@ -13,7 +13,9 @@ Described in docs/methods/logistic-normal.md.
 * ``registry``, ``runs``: the methods by name and their runs on many documents, priced first
   (what ``topiceval.evaluate`` calls);
 * ``completion``: document completion log P(w2 | w1);
-* ``importers``, ``torchfile``: models saved by contextualized-topic-models, read without torch.
+* ``importers`` (with ``importers_torch``, ``importers_numpy``), ``torchfile``: models saved by
+  contextualized-topic-models, pyro's ProdLDA, ETM and scholar, read without torch; OCTIS's
+  output refused.
 """
 
 from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm

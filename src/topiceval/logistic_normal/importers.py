@@ -16,7 +16,12 @@ and without running anything the file names.  The decoder network's arrays:
 batch norm folded in (``fold_batch_norm``).  ``model_type="LDA"``: p(w | theta) = theta'
 softmax(BN(beta)), the mixture decoder with topics softmax(BN(beta)) row by row.  The model type
 and the vocabulary (``idx2token``) are read from the CTM object's saved attributes when the file
-has them.
+has them.  A decoder network saved whole (``torch.save(network)``, as OCTIS's ProdLDA and CTM
+hold one) is read too, its arrays flattened by ``torchfile.module_arrays``.
+
+The importers of the other libraries live beside this one and are imported from here too:
+``from_pyro_prodlda`` and ``from_etm`` (``importers_torch``), ``from_scholar`` and the refusal
+``from_octis`` (``importers_numpy``).
 """
 
 from __future__ import annotations
@@ -24,8 +29,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from topiceval.logistic_normal.importers_numpy import from_octis, from_scholar
+from topiceval.logistic_normal.importers_torch import from_etm, from_pyro_prodlda
 from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm
-from topiceval.logistic_normal.torchfile import Inert, read_torch_file
+from topiceval.logistic_normal.torchfile import Inert, module_arrays, read_torch_file
+
+__all__ = ["from_ctm", "from_etm", "from_octis", "from_pyro_prodlda", "from_scholar"]
 
 CTM_ARRAYS = ("prior_mean", "prior_variance", "beta", "beta_batchnorm.running_mean",
               "beta_batchnorm.running_var")
@@ -39,7 +48,8 @@ def from_ctm(path, *, vocab=None, model_type: str | None = None) -> LogisticNorm
     Parameters
     ----------
     path : str or path-like
-        The ``.pth`` file ``CTM.save`` wrote, or a saved ``DecoderNetwork.state_dict()``.
+        The ``.pth`` file ``CTM.save`` wrote, a saved ``DecoderNetwork.state_dict()``, or the
+        decoder network saved whole.
     vocab : sequence of str, optional
         The words of the columns, when the file does not hold them (``idx2token``).
     model_type : {"prodLDA", "LDA"}, optional
@@ -84,6 +94,8 @@ def _ctm_parts(saved, path) -> tuple[dict, dict]:
         return dict(saved["state_dict"]), attributes if isinstance(attributes, dict) else {}
     if isinstance(saved, dict):
         return dict(saved), {}
+    if isinstance(saved, Inert) and isinstance(saved.state, dict):
+        return module_arrays(saved), {"model_type": saved.state.get("model_type")}
     raise ValueError(f"{path}: holds a {type(saved).__name__}, not a state_dict or the "
                      "dictionary CTM.save writes")
 

@@ -15,7 +15,9 @@ reader never imports anything: ``find_class`` answers every name with
   ``Inert`` objects whose recorded ``state`` can be read as plain data.
 
 The result is the saved object with every tensor a NumPy array.  Tensors of types NumPy has not
-(bfloat16, complex halves, quantised) are refused with the type's name.
+(bfloat16, complex halves, quantised) are refused with the type's name.  A whole module saved
+with ``torch.save(module)`` becomes an ``Inert`` whose state is the module's ``__dict__``;
+``module_arrays`` flattens it into the names a ``state_dict`` would use.
 """
 
 from __future__ import annotations
@@ -123,3 +125,30 @@ def read_torch_file(path) -> object:
                 return _Reader(file, archive, prefix, byteorder, path).load()
             except (pickle.UnpicklingError, EOFError, KeyError, TypeError) as exc:
                 raise ValueError(f"{path}: cannot be read as a torch.save file ({exc})") from None
+
+
+def module_arrays(module: Inert, max_depth: int = 16) -> dict:
+    """The arrays of a module saved whole (``torch.save(module)``), by the names its
+    ``state_dict`` would give them (``"rho.weight"``), plus the arrays it holds as plain
+    attributes (ETM's fixed embeddings ``rho``), which a ``state_dict`` leaves out.  Submodules
+    deeper than ``max_depth`` are not followed (a pickle can make a cycle)."""
+    out: dict = {}
+    _collect(module, "", out, max_depth)
+    return out
+
+
+def _collect(module, prefix: str, out: dict, depth: int) -> None:
+    state = module.state if isinstance(module, Inert) else None
+    if not isinstance(state, dict) or depth < 0:
+        return
+    for group in ("_parameters", "_buffers"):
+        members = state.get(group)
+        for name, value in (members.items() if isinstance(members, dict) else ()):
+            if isinstance(value, np.ndarray):
+                out[prefix + name] = value
+    for name, value in state.items():
+        if isinstance(name, str) and not name.startswith("_") and isinstance(value, np.ndarray):
+            out[prefix + name] = value
+    children = state.get("_modules")
+    for name, child in (children.items() if isinstance(children, dict) else ()):
+        _collect(child, f"{prefix}{name}.", out, depth - 1)
