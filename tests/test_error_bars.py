@@ -7,10 +7,9 @@ import pytest
 from scipy import stats
 
 import topiceval
-from topiceval import error_bars
+from topiceval import error_bars, regimes
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import run_average
-from topiceval.estimators.lda.bridge_theta import SHARED_ERROR
 from topiceval.models import LDAModel
 
 
@@ -45,14 +44,19 @@ def test_the_shared_part_grows_with_the_square_root_of_the_length():
     assert spread[0] == pytest.approx(0.1 * error_bars.t_scale(np.array([8]))[0])
 
 
-def test_evaluate_widens_bridge_theta_and_adds_the_shared_parts_of_a_total():
+@pytest.mark.parametrize("alpha_m, shared_error", [(0.5, 0.0015), (1 / 3, 0.005)])
+def test_evaluate_widens_bridge_theta_and_adds_the_shared_parts_of_a_total(alpha_m,
+                                                                           shared_error):
+    """The shared part is the regime's: 0.0015 sqrt(N) where alpha sums to 1.42 or more (here
+    1.5), 0.005 sqrt(N) for a library's default prior (alpha_t = 1 / T, summing to 1)."""
     rng = np.random.default_rng(5)
-    model = LDAModel(rng.dirichlet(np.full(30, 0.5), 3), np.full(3, 0.5))
+    model = LDAModel(rng.dirichlet(np.full(30, 0.5), 3), np.full(3, alpha_m))
+    assert regimes.shared_error("bridge_theta", 3, float(model.alpha_m.sum())) == shared_error
     docs = Corpus.from_documents([rng.integers(0, 30, n) for n in (40, 160)], model)
     result = topiceval.evaluate(model, docs, "bridge_theta", progress=False)
     _, runs_se = run_average(result.logp_runs)
     spread = runs_se * error_bars.t_scale(np.full(2, 8))
-    shared = SHARED_ERROR * np.sqrt([40, 160])
+    shared = shared_error * np.sqrt([40, 160])
     np.testing.assert_allclose(result.shared_stderr, shared)
     np.testing.assert_allclose(result.stderr, np.hypot(spread, shared))
     assert result.total_stderr == pytest.approx(np.sqrt(np.sum(spread ** 2)) + shared.sum())

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import topiceval
+from topiceval import regimes
 from topiceval.corpus import Corpus
 from topiceval.diagnostics import reason_counts
 from topiceval.evaluation import DEFAULTS
@@ -72,15 +73,32 @@ def test_the_advice_names_a_regime_that_covers_the_document():
 
 
 def test_a_prior_smaller_than_the_battery_measured_is_outside():
-    """Bridge-theta covered 84% on a gensim model whose alpha sums to 1: below 1.42 (the
-    smallest sum it was shown to cover at, by the rule fixed first) it is outside."""
+    """Bridge-theta's regimes reach a prior summing to 1.0 (the libraries' default, with the
+    wider shared error measured there) at T <= 100; below it, or above T = 100 below 1.42, an
+    estimate is outside, and the reason states the model's own T and prior."""
     lengths = np.array([99, 300, 300])
-    out = _judged(_diagnostics(3), lengths, 50, "bridge_theta", BRIDGE, 8, alpha_sum=1.0)
-    assert out["trusted"].tolist() == [True, False, False]
-    assert "alpha summing to at least 1.42" in out["reason"][1]
-    assert "no method was shown to cover it" in out["reason"][1]
-    assert _judged(_diagnostics(1), lengths[1:2], 50, "bridge_theta", BRIDGE, 8,
-                   alpha_sum=1.42)["trusted"][0]
+    inside = _judged(_diagnostics(3), lengths, 100, "bridge_theta", BRIDGE, 8, alpha_sum=1.0)
+    assert inside["trusted"].all()
+    for n_topics, prior in ((50, 0.99), (101, 1.0)):
+        out = _judged(_diagnostics(3), lengths, n_topics, "bridge_theta", BRIDGE, 8,
+                      alpha_sum=prior)
+        assert out["trusted"].tolist() == [True, False, False]
+        assert "alpha summing to at least 1.42; or method=" in out["reason"][1]
+        assert f"this model: T = {n_topics}, alpha summing to {prior:g})" in out["reason"][1]
+        assert "no method was shown to cover it" in out["reason"][1]
+    above = _judged(_diagnostics(1), lengths[1:2], 200, "bridge_theta", BRIDGE, 8,
+                    alpha_sum=1.42)
+    assert above["trusted"].all()
+
+
+def test_the_shared_error_is_the_regime_the_model_is_in():
+    """The narrowest regime that fits the model gives its error bar's shared part; outside
+    every regime, the widest measured; 0 for a method without a regime."""
+    assert regimes.shared_error("bridge_theta", 200, 1.42) == 0.0015
+    assert regimes.shared_error("bridge_theta", 50, 1.0) == 0.005
+    assert regimes.shared_error("bridge_theta", 150, 1.0) == 0.005
+    assert regimes.shared_error("bridge_theta", 50, 0.5) == 0.005
+    assert regimes.shared_error("chib", 50, 5.0) == 0.0
 
 
 def test_exact_answers_are_exempt():

@@ -12,7 +12,7 @@
   document grows, covered the truth with +/- 2 standard errors on 94-100% of the real-length
   battery's third fresh part at every T from 3 to 200 (``benchmarks/long_battery.py``), at about
   Chib-style's cost; its settings are the budget its regime was shown at
-  (``topiceval.regimes.REGIMES``).
+  (``topiceval.regimes.BRIDGE_THETA_BUDGET``).
 
 Each part runs exactly as ``evaluate`` with that method would run it on the same documents
 (every document's random streams are keyed by its position in the call), so a document's
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 # family -> (tokens from which the second method applies, that method, its settings)
 LONG_DEFAULTS = {
     "lda": (regimes.FROM_TOKENS, "bridge_theta",
-            dict(regimes.REGIMES["bridge_theta"].settings)),
+            dict(regimes.BRIDGE_THETA_BUDGET)),
 }
 
 

@@ -9,14 +9,15 @@ battery (``benchmarks/long_battery.py``) for bridge-theta:
   t_{R-1}(0.975) / z(0.975) (1.21 for 8 runs), so that +/- 2 standard errors is a 95% Student t
   interval;
 * every run can share a bias (its chains miss the same part of the posterior), which grows with
-  the document: ``Method.shared_error`` * sqrt(N) nats on a document of N tokens, added in
-  quadrature.
+  the document: c sqrt(N) nats on a document of N tokens, added in quadrature, c measured in
+  each of the method's regimes (``topiceval.regimes.shared_error``: 0.0015 where alpha sums
+  to 1.42 or more, 0.005 for the libraries' default priors).
 
     se_d = sqrt( (t_{R-1}(0.975) / z(0.975) * s_d)^2 + (c sqrt(N_d))^2 )
 
-with s_d the runs' delta-method standard error (``diagnostics.run_average``) and c the method's
-``shared_error``.  Across documents the shared parts are not independent, so a total's standard
-error adds them: sqrt(sum_d (t s_d)^2) + sum_d c sqrt(N_d).
+with s_d the runs' delta-method standard error (``diagnostics.run_average``) and c the shared
+error of the method's regime.  Across documents the shared parts are not independent, so a
+total's standard error adds them: sqrt(sum_d (t s_d)^2) + sum_d c sqrt(N_d).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def widened(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
     tokens : (D,) int
         Tokens per document.
     shared_error : float or (D,) float
-        Nats per square root of a token (``Method.shared_error``), one or per document.
+        Nats per square root of a token (``regimes.shared_error``), one or per document.
     """
     spread = np.asarray(stderr, dtype=np.float64) * t_scale(runs)
     shared = shared_error * np.sqrt(np.asarray(tokens, dtype=np.float64))

@@ -199,8 +199,9 @@ class Evaluation:
         LDA: the estimators in a named blind spot on some of the scored documents
         (``estimators.lda.blind_spots``), which the advice for untrusted estimates leaves out.
     shared_error : float or (D,) float
-        The method's ``Method.shared_error`` (nats per square root of a token), per document
-        when the documents were scored by different methods.
+        The error the method's runs share, in nats per square root of a token
+        (``regimes.shared_error``), per document when the documents were scored by different
+        methods.
     document_methods : (D,) str or None
         The method that scored each document, when they differ (the default on LDA documents
         of both sides of 100 tokens: ``topiceval.by_length``; "" for a skipped document);
@@ -786,7 +787,7 @@ class _Call:
                 logp_runs=logp_runs, work=work, predicted_work=int(predicted.sum()),
                 seconds=seconds, notes=tuple(notes), diagnostics=diagnostics,
                 upper_runs=upper_runs, posterior_given=posterior is not None,
-                blind_methods=self.blind, shared_error=declaration.shared_error)
+                blind_methods=self.blind, shared_error=_shared_error(family, method, model))
             if goal is not None:
                 result = refine(result, goal, run_round=run_round,
                                 price=lambda *a: float(price(*a).sum()),
@@ -802,6 +803,14 @@ class _Call:
                     result.diagnostics, corpus.lengths, model.n_topics, method, resolved, runs,
                     alpha_sum=float(model.alpha_m.sum())))
             return result
+
+
+def _shared_error(family: str, method: str, model) -> float:
+    """Nats per square root of a token that ``method``'s runs share on ``model``
+    (``topiceval.regimes.shared_error``; 0 outside LDA, whose regimes alone measured it)."""
+    if family != "lda":
+        return 0.0
+    return regimes.shared_error(method, model.n_topics, float(model.alpha_m.sum()))
 
 
 def _cross_checked(result: Evaluation, corpus, todo, model, seed, work_limit, threads,

@@ -140,11 +140,6 @@ class Method:
         LDA: ``blind_spot(docs, alpha_m) -> (D,) str``, the documents in the method's named
         blind spot, each with the reason ("" outside it; ``estimators.lda.blind_spots``): its
         estimates there are not trusted unless certified.
-    shared_error : float
-        Nats per square root of a token: the error that every run of the method shares on a
-        document of N tokens, ``shared_error * sqrt(N)``, which no spread of runs shows and
-        ``topiceval.error_bars`` adds to the standard error, with the runs' part scaled to a
-        Student t interval (0: the standard error is the runs' spread alone).
     runs_sd_max : float, optional
         For a method consistent but not unbiased: the largest standard deviation of its runs'
         log estimates (nats) at which they are trusted (``topiceval.diagnostics.trust``); runs
@@ -169,7 +164,6 @@ class Method:
     diagnostics: str = ""
     consistent: bool = True
     blind_spot: Callable[..., np.ndarray] | None = None
-    shared_error: float = 0.0
     runs_sd_max: float | None = None
 
     def formula_for(self, settings: Mapping[str, Any]) -> str:

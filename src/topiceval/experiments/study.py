@@ -1232,7 +1232,7 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
             reason[rerun] = again["reason"]
     mean, se = combine_runs(logp, exact=estimate.get("method") == "exact")
     se, shared = widened_stderr(se, np.count_nonzero(~np.isnan(logp), axis=1),
-                                docs.lengths[block], methods[block])
+                                docs.lengths[block], methods[block], model)
     frame = pd.DataFrame({
         "candidate": candidate, "doc": scored[block], "name": docs.names[block],
         "tokens": docs.lengths[block], "method": methods[block], "logp": mean, "stderr": se,
@@ -1245,12 +1245,14 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
 
 
 def widened_stderr(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
-                   methods: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                   methods: np.ndarray, model: LDAModel) -> tuple[np.ndarray, np.ndarray]:
     """(standard error, its shared part) of each document, as ``topiceval.Evaluation`` reports
-    them: for a method whose runs share an error (``Method.shared_error`` c > 0, bridge-theta's)
-    sqrt((t_{R-1} s_d)^2 + (c sqrt(N_d))^2) and c sqrt(N_d) (``topiceval.error_bars``); the
-    runs' standard error and 0 otherwise."""
-    shared_error = np.array([registry.ESTIMATE[m].shared_error for m in methods], np.float64)
+    them: for a method whose runs share an error on ``model`` (c > 0 nats per square root of a
+    token, ``regimes.shared_error``: bridge-theta's) sqrt((t_{R-1} s_d)^2 + (c sqrt(N_d))^2)
+    and c sqrt(N_d) (``topiceval.error_bars``); the runs' standard error and 0 otherwise."""
+    prior = float(model.alpha_m.sum())
+    shared_error = np.array([regimes.shared_error(m, model.n_topics, prior) for m in methods],
+                            np.float64)
     return error_bars.reported(stderr, runs, tokens, shared_error)
 
 

@@ -131,7 +131,6 @@ def bridge_theta_document(tab, d, samples, draws, burnin, rng, rec, stop):
 # the declaration of the method (estimators/method.py); BRIDGE_THETA_CODE is its branch in
 # tasks.run_tasks
 BRIDGE_THETA_CODE = 13
-SHARED_ERROR = 0.0015  # nats per sqrt(token): topiceval.error_bars
 # runs whose log estimates spread by more (s.d., nats) are not trusted: on 40 real AP documents
 # (T = 50) the default budget's 8 runs spread by up to 2.7 nats and their average in probability
 # landed up to 2.2 nats above long runs (S = 1,000, M = 8,000) on the two whose runs spread by
@@ -148,7 +147,5 @@ BRIDGE_THETA = Method(
     memory=lambda n, n_topics, s: 8 * (s["samples"] * n_topics + 2 * s["draws"]),
     diagnostics="runs",
     nature="consistent for P(w), not unbiased (bridge sampling over theta)",
-    # its runs' chains miss the same posterior mass on long documents: up to 0.13 nats at
-    # T = 20 and 2,000 tokens on the real-length battery's seen parts, where 64 runs agree
-    # within 0.02 (docs/methods/lda-estimators.md#bridge-theta)
-    shared_error=SHARED_ERROR, runs_sd_max=RUNS_SD_MAX)
+    # the error its runs share on long documents is its regimes' (topiceval.regimes)
+    runs_sd_max=RUNS_SD_MAX)
