@@ -541,7 +541,8 @@ def evaluate(model: LDAModel | GaPModel,
         Estimator name (LDA: ``lr``, ``lr_wallach``, ``chib``, ``ais``, ``is_pt``, ``is_pzw``,
         ``is_ip``, ``is_theta``, ``bridge_theta``, ``hm``, ``bdmc``, ``exact``; GaP-FA:
         ``ais``, ``bdmc``, ``l2r``, ``l2r_exact``, ``l2r_seq``, ``ds``, ``hm``, ``exact``;
-        logistic-normal: ``is_laplace``, ``ais``, ``is_prior``, ``exact`` (K <= 3);
+        logistic-normal: ``is_laplace``, ``ais``, ``bdmc``, ``is_prior``, ``is_encoder`` (a model
+        with an encoder), ``exact`` (K <= 3);
         the documentation's methods pages say what each computes).  Default
         ``DEFAULTS[family]``: Chib-style with 1,000 samples, 50 burn-in sweeps and 20 ICM
         passes for LDA documents of fewer than 100 tokens and bridge-theta with 100 samples

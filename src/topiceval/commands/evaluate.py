@@ -80,7 +80,7 @@ def register(subparsers) -> None:
                              "bridge_theta from 100, ais for GaP-FA, is_laplace for "
                              "the logistic-normal family, chosen by benchmark; 'topiceval "
                              "estimate --help' lists the LDA and GaP-FA methods; logistic-normal: "
-                             "is_laplace, ais, is_prior, exact)")
+                             "is_laplace, ais, bdmc, is_prior, is_encoder, exact)")
     add_setting_options(parser)
     add_limit_option(parser)
     parser.add_argument("--runs", type=int, default=None,

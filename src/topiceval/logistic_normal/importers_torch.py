@@ -14,7 +14,8 @@ module saved whole (``torch.save(model)``) is flattened to its ``state_dict`` na
     p(w | theta) = softmax(BN(theta' W' + c))            decoder.beta (Linear, W (V, K)),
                                                          decoder.bn (BatchNorm1d, eps 1e-5)
 
-in evaluation mode, the batch norm's running statistics folded in by ``fold_batch_norm``.  The
+in evaluation mode, the batch norm's running statistics folded in by ``fold_batch_norm``; the
+encoder (the guide's network) is read too when the file holds it (``importers_encoders``).  The
 tutorial's decoder has no bias c and a batch norm without affine parameters; an earlier version
 of the tutorial had both, and they are folded in when the file holds them.  pyro's parameter
 store (``pyro.get_param_store().save``) is refused: it lacks the running statistics.
@@ -30,7 +31,8 @@ what a user has; a ``state_dict`` works too.  Their module's arrays:
     beta = softmax over words of rho alpha', (K, V)      ``get_beta``
     p(w | theta) = theta' beta,  z ~ N(0, I)             the KL term of its ELBO is to N(0, I)
 
-Neither file holds the vocabulary: pass ``vocab=`` (the words of the columns, in order).
+A module saved whole also gives its encoder q_theta (``importers_encoders``).  Neither file holds
+the vocabulary: pass ``vocab=`` (the words of the columns, in order).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import softmax
 
+from topiceval.logistic_normal.importers_encoders import etm_encoder, pyro_encoder
 from topiceval.logistic_normal.model import LogisticNormalModel, fold_batch_norm
 from topiceval.logistic_normal.torchfile import Inert, module_arrays, read_torch_file
 
@@ -80,10 +83,11 @@ def from_pyro_prodlda(path, *, vocab=None) -> LogisticNormalModel:
                          f"{weight.shape}")
     beta, bias = fold_batch_norm(weight.T, extra["beta.bias"], mean, var, extra["bn.weight"],
                                  extra["bn.bias"], eps=BATCH_NORM_EPS)
-    return _model(path, beta, "product", bias, vocab, "pyro ProdLDA")
+    return _model(path, beta, "product", bias, vocab, "pyro ProdLDA",
+                  pyro_encoder(state, "encoder." if prefix else ""))
 
 
-def from_etm(path, *, vocab=None) -> LogisticNormalModel:
+def from_etm(path, *, vocab=None, bow_norm: bool = True) -> LogisticNormalModel:
     """The model of an Embedded Topic Model file (the module docstring).
 
     Parameters
@@ -93,13 +97,17 @@ def from_etm(path, *, vocab=None) -> LogisticNormalModel:
         or ``torch.save(model.state_dict(), path)``.
     vocab : sequence of str, optional
         The words of the columns (``embedded-topic-model``: the ``vocabulary`` it was given).
+    bow_norm : bool, default True
+        Whether the model was trained on normalised bags of words (both libraries' default):
+        what its encoder reads.
 
     Raises
     ------
     ValueError
         Naming the file and what is missing.
     """
-    state = _state(read_torch_file(path), path)
+    saved = read_torch_file(path)
+    state = _state(saved, path)
     rho_name = "rho.weight" if "rho.weight" in state else "rho"
     if rho_name not in state and "alphas.weight" in state:
         raise ValueError(f"{path}: lacks the word embeddings rho (a state_dict leaves fixed "
@@ -109,15 +117,17 @@ def from_etm(path, *, vocab=None) -> LogisticNormalModel:
         raise ValueError(f"{path}: rho {rho.shape} and alphas.weight {alphas.shape} must be "
                          "(V, E) and (K, E) matrices")
     topics = softmax(rho @ alphas.T, axis=0).T  # get_beta: softmax over the vocabulary
-    return _model(path, topics, "mixture", None, vocab, "ETM")
+    return _model(path, topics, "mixture", None, vocab, "ETM",
+                  etm_encoder(saved, state, bool(bow_norm), path))
 
 
-def _model(path, beta, decoder, bias, vocab, source) -> LogisticNormalModel:
-    """The model with the N(0, I) prior both libraries use; its errors name the file."""
+def _model(path, beta, decoder, bias, vocab, source, encoder) -> LogisticNormalModel:
+    """The model with the N(0, I) prior both libraries use and its ``encoder`` (or None); its
+    errors name the file."""
     n_topics = beta.shape[0]
     try:
         return LogisticNormalModel(np.zeros(n_topics), np.ones(n_topics), beta, decoder, bias,
-                                   vocab, {"source": source, "file": str(path)})
+                                   vocab, {"source": source, "file": str(path)}, encoder)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 

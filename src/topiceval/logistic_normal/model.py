@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from topiceval.logistic_normal.encoder import Encoder, encoder_from_npz
 from topiceval.models import PHI_SUM_TOL, ModelError, _check_vocab, _float_array
 
 DECODERS = ("mixture", "product")
@@ -173,6 +174,9 @@ class LogisticNormalModel:
         The word of every column of ``beta``.
     meta : dict, optional
         JSON-serialisable provenance.
+    encoder : Encoder, optional
+        The amortized posterior q(z | w) of a neural topic model (its importer fills it when the
+        file holds it), the proposal of ``is_encoder``.
     """
 
     mu: np.ndarray
@@ -182,6 +186,7 @@ class LogisticNormalModel:
     bias: np.ndarray | None = None
     vocab: np.ndarray | None = None
     meta: dict = field(default_factory=dict)
+    encoder: Encoder | None = None
 
     family = "logistic_normal"
 
@@ -193,6 +198,8 @@ class LogisticNormalModel:
         object.__setattr__(self, "beta", beta)
         object.__setattr__(self, "bias", bias)
         _check_vocab(self.vocab, beta.shape[1])
+        if self.encoder is not None:
+            check_encoder(self.encoder, mu.size, beta.shape[1])
 
     @property
     def n_topics(self) -> int:
@@ -217,7 +224,19 @@ class LogisticNormalModel:
                "decoder": np.array(self.decoder)}
         if self.decoder == "product":
             out["bias"] = self.bias
+        if self.encoder is not None:
+            out.update(self.encoder.arrays())
         return out
+
+
+def check_encoder(enc, n_topics: int, n_types: int) -> None:
+    """``enc`` an ``Encoder`` reading V = ``n_types`` words and giving K = ``n_topics``."""
+    if not isinstance(enc, Encoder):
+        raise ValueError(f"encoder must be a topiceval.logistic_normal.encoder.Encoder, got "
+                         f"{type(enc).__name__}")
+    if enc.n_inputs != n_types or enc.n_topics != n_topics:
+        raise ValueError(f"the encoder reads {enc.n_inputs} words and gives {enc.n_topics} "
+                         f"topics; the model has V = {n_types}, K = {n_topics}")
 
 
 def from_npz(data) -> LogisticNormalModel:
@@ -229,6 +248,7 @@ def from_npz(data) -> LogisticNormalModel:
     bias = data.numbers("bias") if "bias" in data.files else None
     meta = data.json_object("meta")
     try:
-        return LogisticNormalModel(*arrays, decoder, bias, vocab, meta)
+        enc = encoder_from_npz(data) if "encoder_inputs" in data.files else None
+        return LogisticNormalModel(*arrays, decoder, bias, vocab, meta, enc)
     except ValueError as exc:
         raise ModelError(f"{data.path}: {exc}") from None

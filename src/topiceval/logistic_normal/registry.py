@@ -8,7 +8,8 @@ mixture decoder (J distinct words), c = K V for the product (``likelihood.evalua
 work of one (document, run), known before it runs from J, K, V and the settings, is each method's
 ``Method.formula``: ``is_prior`` S c; ``is_laplace`` S (c + K^2) plus the mode search priced at
 its bound ``laplace.search_work`` (``laplace.MAX_EVALUATIONS`` evaluations) and charged to every
-run (an upper bound); ``ais``
+run (an upper bound); ``is_encoder`` S (c + K^2) plus the encoder's forward pass
+(``encoder.Encoder.work``, the ``extra`` of ``run_work``) charged to every run; ``ais``
 ``ais.AIS_EVALUATIONS`` S c (the work recorded is the evaluations made); ``bdmc`` twice that
 (recorded as predicted); ``exact`` the nodes of every quadrature order up to the largest, times c
 (an upper bound; the work recorded is that of the orders evaluated).
@@ -22,10 +23,11 @@ from topiceval.estimators.method import Method, lookup, table
 from topiceval.logistic_normal.ais import AIS
 from topiceval.logistic_normal.bdmc import BDMC
 from topiceval.logistic_normal.exact import EXACT
+from topiceval.logistic_normal.is_encoder import IS_ENCODER
 from topiceval.logistic_normal.is_laplace import IS_LAPLACE
 from topiceval.logistic_normal.is_prior import IS_PRIOR
 
-METHODS: dict[str, Method] = table(IS_LAPLACE, AIS, BDMC, IS_PRIOR, EXACT)
+METHODS: dict[str, Method] = table(IS_LAPLACE, AIS, BDMC, IS_PRIOR, EXACT, IS_ENCODER)
 
 
 def declaration(method) -> Method:
@@ -34,8 +36,11 @@ def declaration(method) -> Method:
     return lookup(METHODS, method, "logistic-normal")
 
 
-def run_work(spec: Method, c: np.ndarray, n_topics: int, resolved: dict) -> np.ndarray:
+def run_work(spec: Method, c: np.ndarray, n_topics: int, resolved: dict,
+             extra=0.0) -> np.ndarray:
     """Predicted decoder terms of one run per document (D,) float64, from each document's cost
-    of one likelihood evaluation ``c`` (D,)."""
+    of one likelihood evaluation ``c`` (D,), plus ``extra`` (D,) (the model's own work a method
+    adds: ``is_encoder``'s forward pass of the encoder)."""
     c = np.asarray(c, dtype=np.float64)
-    return np.asarray(spec.cost(c, n_topics, resolved), dtype=np.float64) * np.ones(c.shape)
+    return (np.asarray(spec.cost(c, n_topics, resolved), dtype=np.float64) * np.ones(c.shape)
+            + extra)

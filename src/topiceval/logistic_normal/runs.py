@@ -6,10 +6,10 @@ Run r of document d draws from its own stream (seed, the method's key, doc_keys[
 first_run + r) (``weights.stream``), so results do not depend on the thread count, on how the
 documents are blocked or on the order of the tasks.  Per (document, run):
 
-* ``is_prior``, ``is_laplace``: log of the mean of S importance weights (the Laplace proposal is
-  fitted once per document); the weights go into a record of ``topiceval.diagnostics`` (kind
-  ``"weights"``: k-hat and ESS of the R S weights pooled, as the runs are averaged in
-  probability);
+* ``is_prior``, ``is_laplace``, ``is_encoder``: log of the mean of S importance weights (the
+  Laplace proposal fitted, the encoder run, once per document); the weights go into a record of
+  ``topiceval.diagnostics`` (kind ``"weights"``: k-hat and ESS of the R S weights pooled, as
+  the runs are averaged in probability);
 * ``ais``: one AIS run's log weight (kind ``"runs"``: the runs' spread);
 * ``bdmc``: that run (the lower bound) and a reverse run from the given posterior sample or the
   forward run's final state (the upper bound); a document whose bounds are more than
@@ -36,6 +36,7 @@ from topiceval.logistic_normal import laplace, registry
 from topiceval.logistic_normal.ais import ais_run_into
 from topiceval.logistic_normal.bdmc import check_posterior, reverse_ais_run
 from topiceval.logistic_normal.exact import CHUNK, exact, quadrature_nodes
+from topiceval.logistic_normal.is_encoder import check_has_encoder, encoder_proposal
 from topiceval.logistic_normal.is_laplace import is_laplace_weights
 from topiceval.logistic_normal.is_prior import is_prior_weights
 from topiceval.logistic_normal.likelihood import (
@@ -64,9 +65,22 @@ class Runs(NamedTuple):
 
 def evaluation_costs(model: LogisticNormalModel, docs) -> np.ndarray:
     """c (D,) of ``likelihood.evaluation_cost`` for token-id documents ``docs``."""
-    distinct = [document_counts(doc, model.n_types)[0].size for doc in docs]
-    return evaluation_cost(model.decoder, np.array(distinct, dtype=np.int64), model.n_topics,
-                           model.n_types)
+    return evaluation_cost(model.decoder, _distinct(model, docs), model.n_topics, model.n_types)
+
+
+def _distinct(model: LogisticNormalModel, docs) -> np.ndarray:
+    return np.array([document_counts(doc, model.n_types)[0].size for doc in docs],
+                    dtype=np.int64)
+
+
+def model_work(method: str, model: LogisticNormalModel, docs) -> np.ndarray | float:
+    """The work of the model's own networks a method runs per (document, run): the encoder's
+    forward pass for ``is_encoder`` (refused, one line, for a model without an encoder), else
+    0."""
+    if method != "is_encoder":
+        return 0.0
+    check_has_encoder(model)
+    return model.encoder.work(_distinct(model, docs))
 
 
 def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1,
@@ -84,14 +98,15 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
         raise ValueError(f"exact: Gauss-Hermite quadrature takes K <= 3 topics, the model has "
                          f"{model.n_topics}; use is_laplace or ais")
     c = evaluation_costs(model, docs)
-    work = registry.run_work(spec, c, model.n_topics, resolved)
+    extra = model_work(method, model, docs)
+    work = registry.run_work(spec, c, model.n_topics, resolved, extra)
     lengths = np.array([len(doc) for doc in docs], dtype=np.int64)
     budgets = []
     if spec.budget:
         budgets.append(limits.WorkSetting(
             spec.budget, _budget_value(resolved[spec.budget]),
             lambda k: registry.run_work(spec, c, model.n_topics,
-                                             {**resolved, spec.budget: k})))
+                                        {**resolved, spec.budget: k}, extra)))
     limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["logistic_normal"])
     limits.check_work(work, limit, family="logistic_normal", method=method, lengths=lengths,
                       runs=runs, budgets=budgets,
@@ -167,6 +182,7 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
     record = spec.record_width(resolved, runs) if spec.diagnostics == "weights" else 0
     stats = np.zeros((n_docs, runs, record))
     costs = evaluation_costs(model, docs)
+    extra = np.broadcast_to(model_work(method, model, docs), (n_docs,))
     start = time.perf_counter()
     for d, doc in enumerate(docs):
         dec = document_decoder(model, doc)
@@ -192,9 +208,9 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
                     work[d, r] = int(registry.run_work(spec, costs[d:d + 1], model.n_topics,
                                                        resolved)[0])
         else:
-            logp[d] = _importance(method, dec, tasks, resolved, stats[d])
+            logp[d] = _importance(method, model, dec, tasks, resolved, stats[d])
             work[d] = int(registry.run_work(spec, costs[d:d + 1], model.n_topics,
-                                            resolved)[0])
+                                            resolved, extra[d])[0])
     seconds = time.perf_counter() - start
     diagnostics = spec.diagnose(logp, stats if record else None)
     if upper is not None:
@@ -202,22 +218,23 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
     return Runs(logp, work, seconds, diagnostics, upper)
 
 
-def _importance(method, dec, tasks, resolved, records) -> np.ndarray:
-    """IS-prior or IS-Laplace: log of the mean of S weights for each task (run, stream), the
-    weights written to ``records`` (R, W); the Laplace proposal is fitted once."""
+def _importance(method, model, dec, tasks, resolved, records) -> np.ndarray:
+    """IS-prior, IS-Laplace or IS-encoder: log of the mean of S weights for each task (run,
+    stream), the weights written to ``records`` (R, W); the proposal is made once."""
     out = np.empty(resolved["samples"])
     logp = np.empty(len(tasks))
     if method == "is_laplace":
         fitted = laplace.fit(dec)
-        prop_chol = np.linalg.cholesky(fitted.cov)
+        centre, prop_chol = fitted.mode, np.linalg.cholesky(fitted.cov)
+    elif method == "is_encoder":
+        centre, prop_chol = encoder_proposal(model, dec)
     for r, rng in tasks:
         if method == "is_prior":
             is_prior_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu,
                              dec.chol, rng, out)
         else:
             is_laplace_weights(dec.code, dec.beta, dec.bias, dec.words, dec.counts, dec.mu,
-                               dec.chol, fitted.mode, prop_chol, float(resolved["df"]), rng,
-                               out)
+                               dec.chol, centre, prop_chol, float(resolved["df"]), rng, out)
         top = out.max()
         logp[r] = top + np.log(np.mean(np.exp(out - top)))
         weights_record(out, records[r])

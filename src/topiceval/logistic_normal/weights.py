@@ -26,7 +26,7 @@ from topiceval.limits import check_memory
 
 # the stream keys of the family's estimators: (seed, key, document, run) names a task's stream
 STREAM_KEYS = {"is_prior": 101, "is_laplace": 102, "ais": 103, "elbo": 104, "bdmc": 105,
-               "completion": 106}
+               "completion": 106, "is_encoder": 107}
 
 
 class Estimate(NamedTuple):

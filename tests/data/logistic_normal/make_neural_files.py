@@ -32,6 +32,12 @@ and octis 1.14.0 (the last two installed with ``pip install --no-deps``):
   OCTIS's ProdLDA saved whole, as the refusal of the output tells the user to save it; made with
   ``learn_priors=False``, where its prior mean and variance are plain tensor attributes that a
   state_dict leaves out.
+* ``<name>_encoder_check.npz`` for ``pyro_prodlda``, ``etm_model``, ``etm_fixed`` and
+  ``etm_rrelu`` (an ETM whose activation is RReLU, a leaky ReLU in evaluation mode): a few
+  documents' word counts and the library's own evaluation-mode encoder output for them, the
+  mean and the standard deviation of q(z | w) (pyro: the tutorial's ``Encoder.forward``; ETM:
+  ``Model.encode`` on the normalised counts, as ``bow_norm`` feeds it, exp(0.5 logsigma)).  Made
+  by ``write_encoder_checks`` from the saved files, loaded back with torch.
 """
 
 import json
@@ -209,9 +215,40 @@ def write_octis():
                    F.softmax(net.beta_batchnorm(theta @ net.beta), dim=1))
 
 
+def check_docs(n=4):
+    return torch.poisson(torch.full((n, len(VOCAB)), 1.5, dtype=torch.float64)).float() + \
+        torch.eye(n, len(VOCAB))
+
+
+def write_encoder_checks():
+    torch.manual_seed(5)
+    rrelu = EtmModel(torch.device("cpu"), K, len(VOCAB), t_hidden_size=8, rho_size=4, emsize=4,
+                     theta_act="rrelu", train_embeddings=True)
+    rrelu.eval()
+    with open(HERE / "etm_rrelu.pth", "wb") as file:
+        torch.save(rrelu, file)
+    docs = check_docs()
+    module = ProdLDA(len(VOCAB), K, hidden=8, dropout=0.2)
+    module.load_state_dict(torch.load(HERE / "pyro_prodlda.pth"))
+    module.eval()
+    with torch.no_grad():
+        loc, scale = module.encoder(docs)
+    np.savez(HERE / "pyro_prodlda_encoder_check.npz", docs=docs.numpy().astype(np.int64),
+             mu=loc.numpy().astype(np.float64), sd=scale.numpy().astype(np.float64))
+    for name in ("etm_model", "etm_fixed", "etm_rrelu"):
+        model = torch.load(HERE / f"{name}.pth", weights_only=False)
+        model.eval()
+        with torch.no_grad():
+            mu, logsigma, _ = model.encode(docs / docs.sum(1, keepdim=True))
+        np.savez(HERE / f"{name}_encoder_check.npz", docs=docs.numpy().astype(np.int64),
+                 mu=mu.numpy().astype(np.float64),
+                 sd=torch.exp(0.5 * logsigma).numpy().astype(np.float64))
+
+
 if __name__ == "__main__":
     write_pyro_prodlda()
     write_pyro_prodlda_v1()
     write_etm()
     write_scholar()
     write_octis()
+    write_encoder_checks()
