@@ -71,7 +71,7 @@ def test_the_plan_takes_prodlda_with_its_settings(tmp_path):
         assert [c.name for c in plan.candidates] == ["gibbs-T3-seed0", "prodlda-T3-seed0"]
         assert plan.train["prodlda"] == {**prodlda.SETTINGS, "epochs": 4}
         assert plan.candidate("prodlda-T3-seed0").library == "pyro"
-    cfg["train"]["settings"] = {"prodlda": {"sweeps": 4}}
+    cfg["train"] = {"trainers": ["gibbs"], "topics": [3], "settings": {"prodlda": {"sweeps": 4}}}
     with pytest.raises(ValueError, match=r"settings.prodlda: unknown setting\(s\) \['sweeps'\]"):
         S.study_plan(cfg)
 

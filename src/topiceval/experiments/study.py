@@ -84,10 +84,9 @@ from topiceval.study_quality import QUALITY_COLUMNS, coherence_settings, with_qu
 from topiceval.tokenizer import of_corpus
 from topiceval.training import prodlda
 
+# prodlda trains a logistic-normal model (topiceval.logistic_normal): scored by that family's
+# default method (evaluation.DEFAULTS["logistic_normal"]), not by estimate.method; no ratio-AIS
 TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy", "prodlda")
-# trainers of logistic-normal models (topiceval.logistic_normal): scored by that family's default
-# method (evaluation.DEFAULTS["logistic_normal"]), not by estimate.method; no ratio-AIS
-NEURAL_TRAINERS = ("prodlda",)
 FILE_LIBRARIES = ("mallet", "tomotopy", "gensim", "topiceval")
 # the library whose model a trainer (or a model file) is, for tables and figures
 LIBRARY_NAME = {"gibbs": "topiceval", "vem": "topiceval", "sklearn": "scikit-learn",
