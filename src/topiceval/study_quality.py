@@ -219,14 +219,34 @@ def with_quality(cands: pd.DataFrame, models: Mapping[str, LDAModel], corpus: Co
                  settings: Mapping) -> pd.DataFrame:
     """``cands`` (candidates.csv) with the columns of :data:`QUALITY_COLUMNS`."""
     names = cands["candidate"]
-    chosen = {n: models[n] for n in names}
+    chosen = {n: topic_view(models[n]) for n in names}
     coherence = coherence_columns(chosen, corpus, settings).loc[names]
     stability = stability_columns(cands, chosen).loc[names]
     out = cands.copy()
     for frame in (coherence, stability):
         for column in frame.columns:
             out[column] = frame[column].to_numpy()
+    neural = names.map(lambda n: models[n].family == "logistic_normal").to_numpy(bool)
+    for column in ("coherence_reference", "stability_note"):
+        out.loc[neural, column] = out.loc[neural, column] + "; " + TOPIC_VIEW
     return out
+
+
+TOPIC_VIEW = ("topics of a logistic-normal model: the decoder's rows p(w | theta = e_k), "
+              "softmax(B_k + b) for ProdLDA's product decoder")
+
+
+def topic_view(model):
+    """``model`` itself for an LDA model; for a logistic-normal one, an ``LDAModel`` whose topic
+    k is p(w | theta = e_k) (:data:`TOPIC_VIEW`: the mixture decoder's beta row, the product
+    decoder's softmax(B_k + b)), the topics that coherence and stability read (its alpha is a
+    placeholder: neither reads it)."""
+    if model.family != "logistic_normal":
+        return model
+    logits = model.beta + model.bias if model.decoder == "product" else np.log(model.beta)
+    phi = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return LDAModel(phi / phi.sum(axis=1, keepdims=True), np.ones(model.n_topics),
+                    vocab=model.vocab, meta={"topics_of": "logistic-normal decoder"})
 
 
 def _interval(row: pd.Series, value: str, fmt: str) -> str:

@@ -13,7 +13,9 @@ trained elsewhere (files).  The workflow (``workflow/rules/study.smk``) then
    the library's own number on the held-out documents (``topiceval.adapters.own_number``);
 3. estimates every scored held-out document under every candidate with topiceval's default
    estimator for its length (``topiceval.by_length``: Chib-style below 100 tokens,
-   bridge-theta from there; runs averaged in probability), in jobs cut at equal predicted work
+   bridge-theta from there; runs averaged in probability; a ProdLDA candidate, trainer
+   ``prodlda``, is a ``LogisticNormalModel`` scored by that family's default ``is_laplace``:
+   :func:`model_parts`), in jobs cut at equal predicted work
    (:func:`estimate_job`, ``experiments.tasks.work_blocks``), an untrusted estimate re-run
    once with :data:`RERUN_FACTOR` times the runs;
 4. compares them (:func:`summary_job`): totals with their errors (``experiments.paired``),
@@ -73,25 +75,33 @@ from topiceval.experiments.paired import (
 from topiceval.experiments.tasks import work_blocks
 from topiceval.experiments.timings import write_split
 from topiceval.io import write_csv_atomic, write_text_atomic
+from topiceval.logistic_normal import runs as ln_runs
+from topiceval.logistic_normal.model import LogisticNormalModel
 from topiceval.models import LDAModel, load_model, save_model
 from topiceval.seeds import derive_seed, generator
 from topiceval.study_quality import QUALITY_COLUMNS, coherence_settings, with_quality
 from topiceval.tokenizer import of_corpus
+from topiceval.training import prodlda
 
-TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy")
+# prodlda trains a logistic-normal model (topiceval.logistic_normal): scored by that family's
+# default method (evaluation.DEFAULTS["logistic_normal"]), not by estimate.method; no ratio-AIS
+TRAINERS = ("gibbs", "vem", "sklearn", "gensim", "tomotopy", "prodlda")
 FILE_LIBRARIES = ("mallet", "tomotopy", "gensim", "topiceval")
 # the library whose model a trainer (or a model file) is, for tables and figures
 LIBRARY_NAME = {"gibbs": "topiceval", "vem": "topiceval", "sklearn": "scikit-learn",
-                "gensim": "gensim", "tomotopy": "tomotopy", "mallet": "MALLET",
+                "gensim": "gensim", "tomotopy": "tomotopy", "prodlda": "pyro",
+                "mallet": "MALLET",
                 "topiceval": "topiceval"}
 PEER_MODULES = {"sklearn": ("sklearn", "scikit-learn"), "gensim": ("gensim", "gensim"),
-                "tomotopy": ("tomotopy", "tomotopy")}  # trainer / library: (module, package)
+                "tomotopy": ("tomotopy", "tomotopy"),
+                "prodlda": ("pyro", "pyro-ppl")}  # trainer / library: (module, package)
 TRAIN_DEFAULTS = {  # each library's own priors; effort settings below
     "gibbs": {"sweeps": 500},
     "vem": {"max_iter": 100, "tol": 1e-5},
     "sklearn": {"max_iter": 50},
     "gensim": {"passes": 10, "iterations": 100},
     "tomotopy": {"sweeps": 500},
+    "prodlda": dict(prodlda.SETTINGS),
 }
 ESTIMATE_DEFAULTS = {"method": "auto", "runs": None, "seed": 0, "parts": 1, "settings": {}}
 COMPARE_DEFAULTS = {"docs": 100, "samples": 1, "temperatures": 100, "seed": 0}
@@ -396,8 +406,10 @@ def _installed(what: str, where: str) -> None:
     """Refuse a trainer or library whose peer package is not installed, naming the extra."""
     if what in PEER_MODULES and importlib.util.find_spec(PEER_MODULES[what][0]) is None:
         package = PEER_MODULES[what][1]
+        command = (f"pip install 'topiceval-heldout[{prodlda.EXTRA}]'" if what == "prodlda"
+                   else f"pip install {package}")
         raise ValueError(f"{where} needs the {package!r} package, which is not installed: "
-                         f"pip install {package} {INSTALL_HINT}")
+                         f"{command} {INSTALL_HINT}")
 
 
 def _file_candidate(key: str, spec: dict, mirror: str | None, explicit: bool) -> Candidate:
@@ -475,6 +487,20 @@ def estimate_parts(estimate: Mapping, lengths: np.ndarray
     except ValueError as err:
         raise ValueError(f"study.estimate.settings: {err}") from None
     return parts, runs
+
+
+def model_parts(model, estimate: Mapping, lengths: np.ndarray
+                ) -> tuple[list[by_length.Part], int]:
+    """(parts, runs) for ``model``: :func:`estimate_parts` for an LDA model; for a
+    logistic-normal one (a neural trainer's), its family's default method and settings
+    (``evaluation.DEFAULTS["logistic_normal"]``, as ``topiceval.evaluate`` would choose) on every
+    document, with ``estimate.runs`` or the family's default runs (``estimate.method`` and
+    ``estimate.settings`` are LDA's)."""
+    if not isinstance(model, LogisticNormalModel):
+        return estimate_parts(estimate, lengths)
+    method, settings = DEFAULTS["logistic_normal"]
+    runs = int(estimate.get("runs") or DEFAULT_RUNS["logistic_normal"])
+    return [by_length.Part(method, dict(settings), np.arange(len(lengths)))], runs
 
 
 def document_methods(parts: Sequence[by_length.Part], n_docs: int) -> np.ndarray:
@@ -962,9 +988,13 @@ def scored_heldout(corpus: Corpus, sample: Mapping | None) -> tuple[Corpus, np.n
 
 
 def train_candidate(train: Corpus, trainer: str, topics: int, seed: int,
-                    settings: Mapping) -> tuple[LDAModel, object]:
-    """(the model as an ``LDAModel``, the library's own object) of one trained candidate."""
+                    settings: Mapping) -> tuple[LDAModel | LogisticNormalModel, object]:
+    """(the model as an ``LDAModel``, or a ``LogisticNormalModel`` for a neural trainer, the
+    library's own object) of one trained candidate."""
     train = train.subset(np.flatnonzero(train.lengths > 0))
+    if trainer == "prodlda":
+        fit = prodlda.fit_prodlda(train.counts(), train.vocab, topics, seed=seed, **settings)
+        return prodlda.to_model(fit), fit
     if trainer == "gibbs":
         from topiceval.training.lda import fit_gibbs
 
@@ -1046,8 +1076,12 @@ def train_job(corpus_path, candidate: Mapping, settings: Mapping, model_path,
     model.meta.update({"study_candidate": candidate.name, "corpus_checksum": train.checksum(),
                        "source_checksum": corpus.checksum(), "split": "train",
                        "tokenizer": of_corpus(corpus.meta)})
-    own = _own_frame(native, _words(corpus.select_split("test")), train.vocab,
-                     int(candidate.seed))
+    held = corpus.select_split("test")
+    if isinstance(native, prodlda.ProdLDAFit):
+        own = pd.DataFrame([prodlda.elbo_own_number(native, held.counts(),
+                                                    seed=int(candidate.seed)).as_row()])
+    else:
+        own = _own_frame(native, _words(held), train.vocab, int(candidate.seed))
     save_model(model_path, model)
     write_csv_atomic(own_path, own)
     say("trained, and its library's own number computed")
@@ -1076,10 +1110,17 @@ def import_job(corpus_path, candidate: Mapping, model_path, own_path) -> LDAMode
 # its predicted CPU time, at least MIN_MINUTES, times the attempt.
 PRICED_TOPICS = 50
 ESTIMATE_NS = 40.0
+# a logistic-normal (prodlda) candidate's estimate per predicted decoder term: about five times
+# the largest rate benchmarks/prodlda_trainers.py measured (is_laplace on AP, 0.43 ns at T = 10,
+# 0.21 at T = 50: the mode search's price, charged to every run, is an upper bound)
+LN_ESTIMATE_NS = 2.0
+# prodlda: per training token x epoch, benchmarks/prodlda_trainers.py on AP at T = 20 and 50
+# (the same: the encoder's V x hidden layer dominates); its work grows with documents x V, so a
+# corpus of shorter documents than AP's 195 tokens costs more per token
 TRAIN_NS = {"gibbs": 35.0, "vem": 175.0, "sklearn": 2330.0, "gensim": 4380.0,
-            "tomotopy": 74.0}
+            "tomotopy": 74.0, "prodlda": 12000.0}
 TRAIN_EFFORT = {"gibbs": "sweeps", "vem": "max_iter", "sklearn": "max_iter", "gensim": "passes",
-                "tomotopy": "sweeps"}
+                "tomotopy": "sweeps", "prodlda": "epochs"}
 MIN_MINUTES = 10
 
 
@@ -1120,12 +1161,20 @@ def _scored(corpus_path, model_path, sample: Mapping | None
     return held.subset(scored).align(model, oov="error"), scored, model
 
 
-def estimate_work(docs: Corpus, model: LDAModel, estimate: Mapping) -> tuple[np.ndarray, int]:
-    """(predicted work of every document, one run of its own method; the runs)."""
-    parts, runs = estimate_parts(estimate, docs.lengths)
+def estimate_work(docs: Corpus, model: LDAModel | LogisticNormalModel, estimate: Mapping
+                  ) -> tuple[np.ndarray, int]:
+    """(predicted work of every document, one run of its own method; the runs): Gibbs site
+    updates for an LDA model, decoder terms for a logistic-normal one."""
+    parts, runs = model_parts(model, estimate, docs.lengths)
     work = np.zeros(docs.n_docs, np.int64)
     for part in parts:
-        if part.docs.size:
+        if not part.docs.size:
+            continue
+        if isinstance(model, LogisticNormalModel):
+            work[part.docs] = ln_runs.check_limits(
+                part.method, [docs[int(d)] for d in part.docs], model, runs=runs,
+                work_limit=None, **part.settings)
+        else:
             work[part.docs] = lda.check_limits(part.method, docs.subset(part.docs), model.phi,
                                                runs=runs, work_limit=None, **part.settings)
     return work, runs
@@ -1138,7 +1187,8 @@ def estimate_minutes(corpus_path, model_path, estimate: Mapping, sample: Mapping
     docs, _, model = _scored(corpus_path, model_path, sample)
     work, runs = estimate_work(docs, model, estimate)
     lo, hi = work_blocks(work, parts)[part]
-    return priced_minutes(float(work[lo:hi].sum()) * runs * ESTIMATE_NS * 1e-9
+    rate = LN_ESTIMATE_NS if isinstance(model, LogisticNormalModel) else ESTIMATE_NS
+    return priced_minutes(float(work[lo:hi].sum()) * runs * rate * 1e-9
                           * (1 + RERUN_FACTOR * RERUN_PRICED_SHARE)
                           * max(1.0, model.n_topics / PRICED_TOPICS), attempt)
 
@@ -1166,7 +1216,8 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
     document with its method, settings and seed: its standard error widened by the part its
     method's runs share (``shared_stderr``, :func:`widened_stderr`)."""
     docs, scored, model = _scored(corpus_path, model_path, sample)
-    plan, runs = estimate_parts(estimate, docs.lengths)
+    neural = isinstance(model, LogisticNormalModel)
+    plan, runs = model_parts(model, estimate, docs.lengths)
     methods = document_methods(plan, docs.n_docs)
     settings = {p.method: p.settings for p in plan}
     work, _ = estimate_work(docs, model, estimate)
@@ -1188,6 +1239,17 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
                "more_runs_help": np.zeros(rows.size, bool), "seconds": 0.0}
         for method in dict.fromkeys(methods[rows]):
             mine = methods[rows] == method
+            if neural:  # the family's default: judged by its diagnostics; more runs pool more
+                res = ln_runs.estimate_runs(method, [docs[int(d)] for d in rows[mine]], model,
+                                            runs=n_runs, seed=seed, first_run=first_run,
+                                            doc_keys=scored[rows[mine]], work_limit=None,
+                                            **settings[method])
+                out["logp"][mine] = res.logp
+                out["trusted"][mine] = res.diagnostics["trusted"].to_numpy(bool)
+                out["reason"][mine] = res.diagnostics["reason"].to_numpy(object)
+                out["more_runs_help"][mine] = True
+                out["seconds"] += res.seconds
+                continue
             res = lda.estimate_runs(method, [docs[int(d)] for d in rows[mine]], model.phi,
                                     model.alpha_m, runs=n_runs, seed=seed, first_run=first_run,
                                     doc_keys=scored[rows[mine]], work_limit=None,
@@ -1230,7 +1292,7 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
             upper[rerun] = again["upper"]
             trusted[rerun] = again["trusted"]
             reason[rerun] = again["reason"]
-    mean, se = combine_runs(logp, exact=estimate.get("method") == "exact")
+    mean, se = combine_runs(logp, exact=estimate.get("method") == "exact" and not neural)
     se, shared = widened_stderr(se, np.count_nonzero(~np.isnan(logp), axis=1),
                                 docs.lengths[block], methods[block], model)
     frame = pd.DataFrame({
@@ -1245,11 +1307,14 @@ def estimate_job(corpus_path, model_path, candidate: str, part: int, parts: int,
 
 
 def widened_stderr(stderr: np.ndarray, runs: np.ndarray, tokens: np.ndarray,
-                   methods: np.ndarray, model: LDAModel) -> tuple[np.ndarray, np.ndarray]:
+                   methods: np.ndarray, model) -> tuple[np.ndarray, np.ndarray]:
     """(standard error, its shared part) of each document, as ``topiceval.Evaluation`` reports
     them: for a method whose runs share an error on ``model`` (c > 0 nats per square root of a
-    token, ``regimes.shared_error``: bridge-theta's) sqrt((t_{R-1} s_d)^2 + (c sqrt(N_d))^2)
-    and c sqrt(N_d) (``topiceval.error_bars``); the runs' standard error and 0 otherwise."""
+    token, ``regimes.shared_error``: bridge-theta's on an LDA model) sqrt((t_{R-1} s_d)^2 +
+    (c sqrt(N_d))^2) and c sqrt(N_d) (``topiceval.error_bars``); the runs' standard error and
+    0 otherwise (every method of the logistic-normal family)."""
+    if not isinstance(model, LDAModel):
+        return error_bars.reported(stderr, runs, tokens, 0.0)
     prior = float(model.alpha_m.sum())
     shared_error = np.array([regimes.shared_error(m, model.n_topics, prior) for m in methods],
                             np.float64)
@@ -1289,7 +1354,7 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
                              "held-out documents (an incomplete or stale part)")
     cands = pd.DataFrame([
         {**_candidate_row(c, by[c.name], held, models[c.name]),
-         **_method_columns(estimate, by[c.name]), **own[c.name].iloc[0].to_dict()}
+         **_method_columns(estimate, by[c.name], models[c.name]), **own[c.name].iloc[0].to_dict()}
         for c in candidates])
     order = np.argsort(-cands["log_likelihood"].to_numpy(), kind="stable")
     cands["rank"] = np.argsort(order) + 1
@@ -1306,11 +1371,11 @@ def compare_candidates(candidates: Sequence[Candidate], estimate: Mapping,
     return _in_order(check_assumptions(cands, by, candidates)), paired
 
 
-def _method_columns(estimate: Mapping, rows: pd.DataFrame) -> dict:
+def _method_columns(estimate: Mapping, rows: pd.DataFrame, model) -> dict:
     """candidates.csv's ``method`` (the parts' methods joined by '+', as ``Evaluation.method``
     of a call that used both), ``method_documents`` and ``runs`` of one candidate's rows."""
-    parts, runs = estimate_parts(estimate, rows["tokens"].to_numpy())
     methods = rows["method"].to_numpy(object)
+    parts, runs = model_parts(model, estimate, rows["tokens"].to_numpy())
     return {"method": "+".join(p.method for p in parts),
             "method_documents": by_length.describe(methods, np.ones(methods.size, bool),
                                                    [p.method for p in parts]),
@@ -1498,12 +1563,29 @@ def summary_job(candidates: Sequence[Mapping], estimate: Mapping, sample: Mappin
 
 def ratio_ais_pairs(candidates: pd.DataFrame, paired: pd.DataFrame,
                     models: Mapping[str, LDAModel]) -> list[tuple[str, str]]:
-    """(best, runner-up) for every tie with the best's number of topics and vocabulary."""
+    """(best, runner-up) for every tie with the best's number of topics and vocabulary, both
+    LDA models (:func:`neural_ties` names the others)."""
     best = candidates.loc[candidates["verdict"] == "best", "candidate"].iloc[0]
     ties = paired.loc[paired["tie"], "candidate"].tolist()
     a = models[best]
     return [(best, c) for c in ties if models[c].n_topics == a.n_topics
-            and set(models[c].vocab.tolist()) == set(a.vocab.tolist())]
+            and set(models[c].vocab.tolist()) == set(a.vocab.tolist())
+            and a.family == models[c].family == "lda"]
+
+
+NOT_LDA = ("not applicable: ratio-AIS anneals one topic assignment z shared by two LDA "
+           "models, and a logistic-normal model (prodlda) has none")
+
+
+def neural_ties(candidates: pd.DataFrame, paired: pd.DataFrame,
+                models: Mapping[str, LDAModel | LogisticNormalModel]) -> list[dict]:
+    """ratio_ais.csv's rows for the ties with the best that ratio-AIS cannot compare, because
+    one of the two is a logistic-normal model: verdict :data:`NOT_LDA`."""
+    best = candidates.loc[candidates["verdict"] == "best", "candidate"].iloc[0]
+    ties = paired.loc[paired["tie"], "candidate"].tolist()
+    return [{"best": best, "runner_up": c, "topics": models[c].n_topics, "documents": 0,
+             "verdict": NOT_LDA} for c in ties
+            if "logistic_normal" in (models[best].family, models[c].family)]
 
 
 def matched_topics(model: LDAModel, reference: LDAModel) -> LDAModel:
@@ -1573,6 +1655,7 @@ def ratio_ais_job(compare: Mapping, sample: Mapping | None, corpus_path, candida
             "suspect_documents": int(res.suspect.sum()),
             "agree": bool(abs(total - est.difference) <= 2 * np.hypot(se, est.se)),
             "verdict": _ratio_verdict(total, se, res.suspect)})
+    rows += neural_ties(cands, paired, models)
     frame = pd.DataFrame(rows, columns=RATIO_COLUMNS)
     write_csv_atomic(out, frame)
     return frame

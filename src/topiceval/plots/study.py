@@ -210,6 +210,9 @@ def study_caption(candidates: pd.DataFrame, paired: pd.DataFrame, ratio: pd.Data
     if len(ratio):
         parts = []
         for r in ratio.itertuples():
+            if int(r.documents) == 0:  # a pair ratio-AIS cannot compare: the reason
+                parts.append(f"{r.best} - {r.runner_up}: {r.verdict}")
+                continue
             parts.append(f"{r.best} - {r.runner_up}: {r.log_ratio:+,.1f} +/- "
                          f"{r.log_ratio_se:,.1f} nats on {r.documents} documents "
                          f"({r.verdict}; the estimates' difference on them "
