@@ -28,8 +28,9 @@ lower check says nothing about the estimate.  ``CHECKS`` names, per family:
   grows without bound in the tails) is untrusted where the check's weights are: its k-hat is
   then below 0.7 only by the chance of its sample (``lighter``).
 
-The check draws from streams of its own (its method's key, or the family's ``stream`` key when
-the checked method shares it), so it is independent of the estimate it judges.
+The check draws from streams of its own (IS-theta's key; for the logistic-normal family the key
+``crosscheck``, since the IS-Laplace estimates it checks draw from IS-Laplace's), so it is
+independent of the estimate it judges.
 """
 
 from __future__ import annotations
