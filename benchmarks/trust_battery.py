@@ -15,7 +15,8 @@ the three sets.
 nats of both the floor and the ceiling is trusted) were not part of the rule: what they take
 back (docs/trust.md, "Certified estimates").
 ``--logistic-normal`` runs that family's battery instead
-(``tests/trust_battery_logistic_normal.py``; without ``--seeds``, its test seeds; default
+(``tests/trust_battery_logistic_normal.py``; without ``--seeds``, the fresh seeds of its
+cross-check's protocol, ``CROSSCHECK_SEEDS``; default
 ``--out`` benchmarks/out/trust_battery_logistic_normal; docs/trust.md, "The logistic-normal
 family").
 """
@@ -71,7 +72,7 @@ def main(argv=None) -> int:
     if args.uncertified:
         judge_uncertified()
     if args.seeds is None:
-        args.seeds = (list(logistic_normal.TEST_SEEDS) if args.logistic_normal
+        args.seeds = (list(logistic_normal.CROSSCHECK_SEEDS) if args.logistic_normal
                       else [seed for seeds in TEST_SEEDS.values() for seed in seeds])
     frame = (logistic_normal.battery if args.logistic_normal else battery)(args.seeds)
     out = Path(args.out or HERE / "out" / ("trust_battery_logistic_normal"

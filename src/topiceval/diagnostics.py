@@ -774,7 +774,10 @@ LABELS = (("k-hat", "k-hat"), ("repeated weights", "repeated weights"),
           ("the method is not consistent", "inconsistent method"),
           ("no spread", "no spread"), ("blind spot", "blind spot"),
           ("no finite", "no finite estimate"),
-          ("IS-theta is", "IS-theta higher"), ("regime:", "outside a regime"),
+          ("IS-theta is", "IS-theta higher"),
+          ("IS-Laplace is", "IS-Laplace higher"),
+          ("IS-Laplace (t_5) is untrusted", "IS-Laplace untrusted"),
+          ("regime:", "outside a regime"),
           ("runs disagree", "runs disagree"))
 
 

@@ -796,9 +796,10 @@ class _Call:
                                 setting=_grown_setting(declaration, resolved),
                                 longer=lambda res: needs_longer_runs(declaration.diagnostics,
                                                                      res.diagnostics["reason"]))
-            if crosscheck.applies(family, method):
-                result = _cross_checked(result, corpus, todo, model, seed, work_limit, threads,
-                                        progress)
+            if crosscheck.applies(family, method, resolved):
+                result = _cross_checked(family, result, corpus, todo, model, seed, work_limit,
+                                        threads, progress,
+                                        crosscheck.lighter(family, method, resolved))
             if family == "lda":
                 result = dataclasses.replace(result, diagnostics=regimes.distrust_outside(
                     result.diagnostics, corpus.lengths, model.n_topics, method, resolved, runs,
@@ -814,36 +815,41 @@ def _shared_error(family: str, method: str, model) -> float:
     return regimes.shared_error(method, model.n_topics, float(model.alpha_m.sum()))
 
 
-def _cross_checked(result: Evaluation, corpus, todo, model, seed, work_limit, threads,
-                   progress) -> Evaluation:
-    """``result`` with its long documents checked by IS-theta (``topiceval.crosscheck``):
+def _cross_checked(family: str, result: Evaluation, corpus, todo, model, seed, work_limit,
+                   threads, progress, lighter_tails: bool) -> Evaluation:
+    """``result`` with its documents checked by an estimator of another kind
+    (``topiceval.crosscheck.CHECKS[family]``; ``lighter_tails``: ``crosscheck.lighter``):
     priced first, and left out with a note when it would take the call over the work limit."""
-    backend = _BACKENDS["lda"]
-    docs = crosscheck.documents(todo, corpus.lengths)
+    backend = _BACKENDS[family]
+    spec = crosscheck.CHECKS[family]
+    docs = crosscheck.documents(family, todo, corpus.lengths)
     if not docs.size:
         return result
-    settings = backend.method(crosscheck.METHOD).resolve({})
-    cost = backend.predict(crosscheck.METHOD, corpus, docs, settings, model, crosscheck.RUNS,
-                           None, threads) * crosscheck.RUNS
-    limit = resolve_limit(work_limit, DEFAULT_WORK_LIMIT["lda"])
+    settings = backend.method(spec.method).resolve(spec.settings)
+    cost = backend.predict(spec.method, corpus, docs, settings, model, spec.runs, None,
+                           threads) * spec.runs
+    limit = resolve_limit(work_limit, DEFAULT_WORK_LIMIT[family])
     if limit is not None and float(result.work.sum()) + float(cost.sum()) > limit:
+        which = f" of {spec.min_tokens} tokens or more" if spec.min_tokens > 1 else ""
         return dataclasses.replace(result, notes=result.notes + (
-            f"the {docs.size} document(s) of {crosscheck.MIN_TOKENS} tokens or more were not "
-            f"cross-checked by IS-theta ({cost.sum():.3g} more {WORK_UNITS['lda']} would "
-            "exceed the work limit): the estimates over z can miss mass that their runs do not "
+            f"the {docs.size} document(s){which} were not "
+            f"cross-checked by {spec.name} ({cost.sum():.3g} more {WORK_UNITS[family]} would "
+            f"exceed the work limit): {result.method}'s runs can miss mass that they do not "
             "show (" + page("trust.md#the-cross-check") + ")",))
+    streams = {} if spec.stream is None else {"stream_key": spec.stream}
 
     def call(block, warmup=False):
-        return backend.run(crosscheck.METHOD, corpus, block, model, settings,
-                           1 if warmup else crosscheck.RUNS, seed, warmup=warmup,
-                           work_limit=None)
+        return backend.run(spec.method, corpus, block, model, settings,
+                           1 if warmup else spec.runs, seed, warmup=warmup, work_limit=None,
+                           **streams)
 
     logp_runs, _, _, diagnostics, _ = run_in_blocks(call, docs, cost, n_docs=len(corpus),
-                                                    runs=crosscheck.RUNS, progress=progress,
-                                                    family="lda")
+                                                    runs=spec.runs, progress=progress,
+                                                    family=family)
     check, check_stderr = combine_runs(logp_runs[docs])
-    judged = crosscheck.judge(result.diagnostics, docs, result.logp, result.stderr, check,
-                              check_stderr, diagnostics["trusted"].to_numpy(bool)[docs])
+    judged = crosscheck.judge(family, result.diagnostics, docs, result.logp, result.stderr,
+                              check, check_stderr, diagnostics["trusted"].to_numpy(bool)[docs],
+                              lighter_tails)
     return dataclasses.replace(result, diagnostics=judged)
 
 
@@ -1177,14 +1183,14 @@ class _LogisticNormal:
 
     @staticmethod
     def run(method, corpus, block, model, settings, runs, seed, *, first_run=0, posterior=None,
-            warmup=False, work_limit="default"):
+            warmup=False, work_limit="default", stream_key=None):
         from topiceval.logistic_normal.runs import estimate_runs
 
         docs = [corpus[int(d)][:1] if warmup else corpus[int(d)] for d in block]
         starts = None if warmup or posterior is None else posterior[block]
         res = estimate_runs(method, docs, model, runs=runs, seed=seed, first_run=first_run,
                             doc_keys=block, work_limit=work_limit, posterior=starts,
-                            **settings)
+                            stream_key=stream_key, **settings)
         return res.logp, res.work, res.seconds, res.diagnostics, res.upper
 
     @staticmethod

@@ -159,17 +159,22 @@ def weights_record(log_weights, rec):
 
 def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 1,
                   seed: int = 0, first_run: int = 0, doc_keys=None, work_limit="default",
-                  posterior=None, **settings) -> Runs:
+                  posterior=None, stream_key=None, **settings) -> Runs:
     """``runs`` runs of ``method`` on every document of ``docs`` (token ids in the model's
     columns), priced first (``check_limits``); the module docstring.  ``posterior``: ``bdmc``
     only, one sample of z per document (D, K) where the reverse runs start (default: the
-    forward runs' final states)."""
+    forward runs' final states).  ``stream_key``: the key of the runs' streams
+    (``weights.STREAM_KEYS``; default the method's, ``ais``'s for ``bdmc``'s forward runs): the
+    cross-check's runs of IS-Laplace draw from streams of their own
+    (``topiceval.crosscheck``)."""
     spec = registry.declaration(method)
     resolved = spec.resolve(settings)
     seed = check_seed(seed)
     runs = check_integer("runs", runs, 1)
     first_run = check_integer("first_run", first_run, 0)
     keys = check_doc_keys(doc_keys, len(docs))
+    if stream_key is None:
+        stream_key = "ais" if method == "bdmc" else method  # bdmc's forward runs are ais's
     if posterior is not None:
         if method != "bdmc":
             raise ValueError(f"posterior applies to method 'bdmc' only, not {method!r}")
@@ -187,8 +192,7 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
     for d, doc in enumerate(docs):
         dec = document_decoder(model, doc)
         tasks = [] if method == "exact" else [
-            (r, stream("ais" if method == "bdmc" else method, seed, int(keys[d]), first_run + r))
-            for r in range(runs)]  # bdmc's forward runs are ais's
+            (r, stream(stream_key, seed, int(keys[d]), first_run + r)) for r in range(runs)]
         if method == "exact":
             answer = exact(model, doc)
             logp[d] = answer.log_p

@@ -24,9 +24,10 @@ from topiceval._numba import rng_state
 from topiceval.diagnostics import pareto_khat, weights_ess
 from topiceval.limits import check_memory
 
-# the stream keys of the family's estimators: (seed, key, document, run) names a task's stream
+# the stream keys of the family's estimators: (seed, key, document, run) names a task's stream;
+# "crosscheck": the runs of IS-Laplace that check another method's estimate (topiceval.crosscheck)
 STREAM_KEYS = {"is_prior": 101, "is_laplace": 102, "ais": 103, "elbo": 104, "bdmc": 105,
-               "completion": 106, "is_encoder": 107}
+               "completion": 106, "crosscheck": 107, "is_encoder": 108}
 
 
 class Estimate(NamedTuple):
