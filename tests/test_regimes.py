@@ -79,6 +79,11 @@ def test_a_prior_smaller_than_the_battery_measured_is_outside():
     lengths = np.array([99, 300, 300])
     inside = _judged(_diagnostics(3), lengths, 100, "bridge_theta", BRIDGE, 8, alpha_sum=1.0)
     assert inside["trusted"].all()
+    # gensim's default prior in float32: 50 x float32(0.02) sums to 0.99999998
+    float32_prior = float(np.full(50, 0.02, np.float32).astype(np.float64).sum())
+    assert float32_prior < 1.0
+    assert _judged(_diagnostics(3), lengths, 50, "bridge_theta", BRIDGE, 8,
+                   alpha_sum=float32_prior)["trusted"].all()
     for n_topics, prior in ((50, 0.99), (101, 1.0)):
         out = _judged(_diagnostics(3), lengths, n_topics, "bridge_theta", BRIDGE, 8,
                       alpha_sum=prior)
