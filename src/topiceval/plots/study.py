@@ -30,8 +30,9 @@ from topiceval.study_quality import quality_lines
 COLORS = ("tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown",
           "tab:pink", "tab:olive", "tab:cyan", "tab:gray")
 WHAT_STUDY_DOES = (
-    "Every candidate is scored on the same held-out documents and tokens by the same "
-    "estimator of each document (checked against exact answers), with Monte Carlo error bars, "
+    "Every candidate is scored on the same held-out documents and tokens, each document by "
+    "an estimator checked against exact answers (the same one for every LDA candidate; its "
+    "family's default for a neural one), with Monte Carlo error bars, "
     "and the comparison is paired document by document, "
     "so differences that no library's own number can show (its bound, plug-in or joint moves "
     "with the number of topics for reasons of its own) are measured and stated with their "
