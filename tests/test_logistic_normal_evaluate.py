@@ -277,7 +277,7 @@ def test_a_call_over_the_work_limit_is_refused_before_it_runs():
 def test_a_document_over_the_limit_is_advised_to_split_only_where_that_helps(name):
     """The mixture's work grows with the document's distinct words, so a split (into one-word
     parts at most) brings a part under a limit between a one-word document's work and this
-    document's (a decoder term below it); the product's work is K V per evaluation whatever
+    document's (a work unit below it); the product's work is K V per evaluation whatever
     the document, so the advice to split is left out (it was given before)."""
     model = PROBLEMS[name]
     work = runs.check_limits("is_laplace", [DOCS[0], np.array([0])], model, work_limit=None,

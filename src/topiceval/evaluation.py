@@ -585,7 +585,7 @@ def evaluate(model: LDAModel | GaPModel,
     work_limit : float, None or "default"
         The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
         default 2.4e9), topic-word site updates (GaP-FA, default 6e9) or work units
-        (logistic-normal, default 1.5e11, each about the CPU time of a mixture decoder term;
+        (logistic-normal, default 1.4e11, each about the CPU time of a mixture decoder term;
         ``topiceval.logistic_normal.registry``): a minute of one
         core at the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a
         2-core test machine, two to four minutes for LDA's default method and up to one for GaP-FA's

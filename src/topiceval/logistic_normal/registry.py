@@ -43,7 +43,7 @@ def run_work(spec: Method, c: np.ndarray, n_topics: int, resolved: dict,
     """Predicted work units of one run per document (D,) float64, whole units rounded up, from
     each document's cost of one likelihood evaluation ``c`` (D,), plus its share of ``once``
     (D,), the work a method makes once per document for all its ``runs`` runs (the mode search,
-    the encoder's forward pass: ``runs.document_work``)."""
+    the encoder's forward pass: ``runs.work_once_per_document``)."""
     c = np.asarray(c, dtype=np.float64)
     per_run = np.asarray(spec.cost(c, n_topics, resolved), dtype=np.float64) * np.ones(c.shape)
     return np.ceil(per_run + np.asarray(once, dtype=np.float64) / runs)

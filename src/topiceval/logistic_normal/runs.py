@@ -73,7 +73,7 @@ def _distinct(model: LogisticNormalModel, docs) -> np.ndarray:
                     dtype=np.int64)
 
 
-def document_work(method: str, model: LogisticNormalModel, docs) -> np.ndarray | float:
+def work_once_per_document(method: str, model: LogisticNormalModel, docs) -> np.ndarray | float:
     """The work units a method makes once per document (D,), shared by its runs: the mode
     search for ``is_laplace`` (``laplace.search_work``), the encoder's forward pass for
     ``is_encoder`` (refused, one line, for a model without an encoder), else 0."""
@@ -101,7 +101,7 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
         raise ValueError(f"exact: Gauss-Hermite quadrature takes K <= 3 topics, the model has "
                          f"{model.n_topics}; use is_laplace or ais")
     c = evaluation_costs(model, docs)
-    once = document_work(method, model, docs)
+    once = work_once_per_document(method, model, docs)
     work = registry.run_work(spec, c, model.n_topics, resolved, once, runs)
     lengths = np.array([len(doc) for doc in docs], dtype=np.int64)
     budgets = []
@@ -185,7 +185,7 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
     record = spec.record_width(resolved, runs) if spec.diagnostics == "weights" else 0
     stats = np.zeros((n_docs, runs, record))
     costs = evaluation_costs(model, docs)
-    once = np.broadcast_to(document_work(method, model, docs), (n_docs,))
+    once = np.broadcast_to(work_once_per_document(method, model, docs), (n_docs,))
     start = time.perf_counter()
     for d, doc in enumerate(docs):
         dec = document_decoder(model, doc)
