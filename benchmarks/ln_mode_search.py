@@ -2,11 +2,10 @@
 
 On K = 20, V = 2,000 models (mixture and product decoders; prior scales sigma 1 and 3; topic
 concentrations or logit-weight scales 1 to 10) and 10 synthetic documents of 10, 100 and 1,000
-tokens each, ``laplace.fit``'s evaluations of f are counted and turned into multiply-adds by
-the leading terms of one evaluation (``counted_work``: the matrix products of
-``laplace.theta_derivatives`` and J H J), against the price ``laplace.search_work``; with the
-CPU-seconds of the search and of 500 t_5 weights of the same document (compilation excluded by
-a first call).
+tokens each, ``laplace.fit``'s evaluations of f are counted, and its CPU-seconds turned into
+work units at the measured rate ``limits.RATE`` against the price ``laplace.search_work``
+(``PRICED_EVALUATIONS`` evaluations); with the CPU-seconds of the search and of 500 t_5 weights
+of the same document (compilation excluded by a first call).
 
     nice python benchmarks/ln_mode_search.py
 """
@@ -15,9 +14,10 @@ import time
 
 import numpy as np
 
+from topiceval.limits import RATE
 from topiceval.logistic_normal import LogisticNormalModel, laplace
 from topiceval.logistic_normal.is_laplace import is_laplace_weights
-from topiceval.logistic_normal.likelihood import document_decoder, evaluation_cost
+from topiceval.logistic_normal.likelihood import document_decoder
 from topiceval.logistic_normal.simulate import sample_documents
 from topiceval.logistic_normal.weights import stream
 
@@ -33,13 +33,6 @@ def model(decoder, scale, sigma, seed=0):
                                decoder="product", bias=rng.normal(size=V))
 
 
-def counted_work(decoder, evaluations, c, distinct):
-    """Multiply-adds of ``evaluations`` evaluations of f: K c + 3 c + K J + 2 K^3 (product:
-    theta' B, B p, B diag(p), its product with B', B_w c, J H J), K c + 4 c + 2 K^3 (mixture)."""
-    per = K * c + 2 * K**3 + (3 * c + K * distinct if decoder == "product" else 4 * c)
-    return evaluations * per
-
-
 def weights_seconds(dec, fitted):
     out = np.empty(SAMPLES)
     t0 = time.process_time()
@@ -53,7 +46,7 @@ def main():
     warm = model("product", 1.0, 1.0)
     doc = document_decoder(warm, np.array([0, 1]))
     weights_seconds(doc, laplace.fit(doc))
-    print("decoder  scale sigma     N  evals  counted/price  fit ms  500 weights ms")
+    print("decoder  scale sigma     N  evals  spent/price  fit ms  500 weights ms")
     for decoder in ("mixture", "product"):
         for scale in (1.0, 10.0):
             for sigma in (1.0, 3.0):
@@ -63,14 +56,14 @@ def main():
                     evals, ratios, fit_s, weights_s = [], [], 0.0, 0.0
                     for ids in docs:
                         dec = document_decoder(m, ids)
-                        c = evaluation_cost(decoder, [dec.words.size], K, V)[0]
                         t0 = time.process_time()
                         fitted = laplace.fit(dec)
-                        fit_s += time.process_time() - t0
+                        spent = time.process_time() - t0
+                        fit_s += spent
                         weights_s += weights_seconds(dec, fitted)
                         evals.append(fitted.evaluations)
-                        ratios.append(counted_work(decoder, fitted.evaluations, c,
-                                                   dec.words.size) / laplace.search_work(c, K))
+                        price = laplace.search_work(decoder, [dec.words.size], K, V)[0]
+                        ratios.append(spent * RATE["logistic_normal"] / price)
                     print(f"{decoder:8s} {scale:5g} {sigma:5g} {length:5d} {min(evals):3d}-"
                           f"{max(evals):2d} {min(ratios):6.2f}-{max(ratios):4.2f} "
                           f"{1e3 * fit_s / len(docs):8.1f} {1e3 * weights_s / len(docs):8.1f}",

@@ -9,7 +9,7 @@ from topiceval.limits import EvenOne, Fit, WorkLimitError, WorkSetting
 
 
 def test_the_default_limit_is_a_minute_at_the_measured_rates():
-    assert limits.DEFAULT_WORK_LIMIT == {"lda": 2.4e9, "gapfa": 6e9, "logistic_normal": 6e9}
+    assert limits.DEFAULT_WORK_LIMIT == {"lda": 2.4e9, "gapfa": 6e9, "logistic_normal": 1.38e11}
     for family, rate in limits.RATE.items():
         assert limits.DEFAULT_WORK_LIMIT[family] / rate == limits.DEFAULT_SECONDS == 60
 

@@ -8,6 +8,8 @@ probability within TOLERANCE of its own standard errors of the exact P(w_d),
 perturbed model fails the same criterion (the check can fail).
 """
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +17,9 @@ import pytest
 import topiceval
 from reference.logistic_normal_ref import random_model
 from topiceval import cli, limits
-from topiceval.logistic_normal import LogisticNormalModel, runs
+from topiceval.logistic_normal import LogisticNormalModel, laplace, runs
+from topiceval.logistic_normal import likelihood as lk
+from topiceval.logistic_normal.ais import AIS_EVALUATIONS
 from topiceval.logistic_normal.exact import exact
 from topiceval.logistic_normal.simulate import sample_documents
 from topiceval.models import save_model
@@ -195,10 +199,73 @@ def test_runs_are_independent_streams():
 # --------------------------------------------------------------------------- price
 def test_work_is_priced_and_recorded():
     result = topiceval.evaluate(PROBLEMS["mixture-K3-full"], DOCS, "is_prior", progress=False)
-    # is_prior: S c per run, c = J K (J distinct words)
+    # is_prior: S c per run, c = J K + WORD J + TOPIC_PAIR K^2 + TOPIC K + EVALUATION (J distinct
+    # words) in work units
     distinct = np.array([np.unique(doc).size for doc in DOCS])
-    np.testing.assert_array_equal(result.work, np.repeat((1000 * 3 * distinct)[:, None], 8, 1))
+    c = distinct * (3 + lk.WORD) + lk.TOPIC_PAIR * 9 + lk.TOPIC * 3 + lk.EVALUATION
+    np.testing.assert_array_equal(result.work, np.repeat(np.ceil(1000 * c)[:, None], 8, 1))
     assert result.predicted_work == int(result.work.sum())
+
+
+@pytest.mark.parametrize("name", ["mixture-K3-full", "product-K2-full"])
+def test_the_mode_search_is_priced_once_per_document_and_recorded(name):
+    """is_laplace's run: S c, and its share of the mode search (``laplace.search_work``, made
+    once per document) among the R runs: the price of the call and the work recorded are
+    R S c + the search per document."""
+    model = PROBLEMS[name]
+    result = topiceval.evaluate(model, DOCS, runs=4, progress=False)
+    distinct = [np.unique(doc).size for doc in DOCS]
+    c = lk.evaluation_cost(model.decoder, distinct, model.n_topics, model.n_types)
+    search = laplace.search_work(model.decoder, distinct, model.n_topics, model.n_types)
+    per_run = np.ceil(500 * c + search / 4)
+    np.testing.assert_array_equal(result.work, np.repeat(per_run[:, None], 4, 1))
+    assert result.predicted_work == int(result.work.sum())
+    assert result.predicted_work == pytest.approx(float(np.sum(4 * 500 * c + search)), abs=12)
+
+
+def test_ais_records_the_evaluations_it_made_within_its_price():
+    model = PROBLEMS["mixture-K3-full"]
+    result = topiceval.evaluate(model, DOCS, "ais", temperatures=100, runs=2, progress=False)
+    distinct = [np.unique(doc).size for doc in DOCS]
+    c = lk.evaluation_cost(model.decoder, distinct, model.n_topics, model.n_types)
+    evaluations = result.work / c[:, None]
+    assert np.all(evaluations >= 99) and np.all(evaluations <= 100 * AIS_EVALUATIONS + 1)
+    assert result.work.sum() <= result.predicted_work
+
+
+def test_a_mixture_document_past_the_cache_costs_more_per_term():
+    """Below ``CACHE_TERMS`` a mixture term costs a work unit, past it ``MISS`` (its topic
+    columns no longer fit the cache: benchmarks/ln_rate.py, K = 50, V = 10,000, J = 913)."""
+    small, large = lk.evaluation_cost("mixture", [600, 700], 50, 10_000)
+    fixed = lk.TOPIC_PAIR * 2500 + lk.TOPIC * 50 + lk.EVALUATION
+    assert small == 600 * (50 + lk.WORD) + fixed
+    assert large == 700 * (lk.MISS * 50 + lk.WORD) + fixed
+
+
+def prodlda_like(k, v, seed=0):
+    """A product-decoder model of ProdLDA's size (logistic-normal prior, K x V logit weights)."""
+    rng = np.random.default_rng(seed)
+    return LogisticNormalModel(np.zeros(k), np.ones(k), rng.normal(size=(k, v)),
+                               decoder="product", bias=rng.normal(size=v))
+
+
+def test_an_ap_sized_prodlda_call_fits_the_default_limit_and_minutes_of_work_do_not():
+    """A ProdLDA trained on AP (K = 50, V = 10,000): three 200-token documents at the default
+    8 runs take seconds (benchmarks/ln_rate.py: 2.1e9 work units per CPU-second at this size)
+    and fit the default limit, which refused them when priced in decoder terms (2.8e10); a
+    hundred times as many documents, minutes of work, are refused in one line."""
+    model = prodlda_like(50, 10_000)
+    docs = [np.random.default_rng(d).integers(0, 10_000, size=200) for d in range(3)]
+    work = runs.check_limits("is_laplace", docs, model, runs=8, samples=500)
+    total = 8 * float(work.sum())
+    assert total <= limits.DEFAULT_WORK_LIMIT["logistic_normal"] / 4
+    assert total / limits.RATE["logistic_normal"] < 15  # seconds
+    with pytest.raises(limits.WorkLimitError, match=r"^is_laplace: the call needs") as refused:
+        runs.check_limits("is_laplace", docs * 100, model, runs=8, samples=500)
+    message = str(refused.value)
+    assert "\n" not in message and "work units (300 documents x 8 runs)" in message
+    assert 100 * total / limits.RATE["logistic_normal"] > 180  # seconds
+    assert re.search(r"about [\d.]+ min of one core", message)
 
 
 def test_a_call_over_the_work_limit_is_refused_before_it_runs():
@@ -213,7 +280,7 @@ def test_a_call_over_the_work_limit_is_refused_before_it_runs():
 def test_a_document_over_the_limit_is_advised_to_split_only_where_that_helps(name):
     """The mixture's work grows with the document's distinct words, so a split (into one-word
     parts at most) brings a part under a limit between a one-word document's work and this
-    document's (a decoder term below it); the product's work is K V per evaluation whatever
+    document's (a work unit below it); the product's work is K V per evaluation whatever
     the document, so the advice to split is left out (it was given before)."""
     model = PROBLEMS[name]
     work = runs.check_limits("is_laplace", [DOCS[0], np.array([0])], model, work_limit=None,
@@ -284,6 +351,7 @@ def test_the_command_scores_a_saved_model(tmp_path, capsys):
                                   progress=False)
     np.testing.assert_array_equal(pd.read_csv(out)["logp_nats"], expected.logp)
     assert cli.main(base + ["--samples", str(10**9)]) == 1
-    assert "--samples 3" in capsys.readouterr().err  # the samples that would fit
+    err = capsys.readouterr().err  # one line, with the samples that would fit
+    assert "or less (now 1000000000)" in err.split("--samples ")[-1] and err.count("\n") == 1
     assert cli.main(base + ["--method", "chib"]) == 1
     assert "unknown logistic-normal method 'chib'" in capsys.readouterr().err

@@ -111,7 +111,7 @@ PROGRESS_CHUNKS = 100  # documents are run in at least this many blocks when pro
 
 FAMILY_NAMES = {"lda": "LDA", "gapfa": "GAPFA", "logistic_normal": "Logistic-normal"}
 WORK_UNITS = {"lda": "Gibbs site updates", "gapfa": "topic-word site updates",
-              "logistic_normal": "decoder terms"}
+              "logistic_normal": "work units"}
 DIAGNOSTIC_TYPES = {"khat": float, "ess": float, "rhat": float, "runs_spread": float,
                     "repeats": float, "heavy_factor_sd": float, "floor": float,
                     "ceiling": float, "trusted": bool, "reason": str}
@@ -584,8 +584,9 @@ def evaluate(model: LDAModel | GaPModel,
         is a terminal or this runs in a notebook.
     work_limit : float, None or "default"
         The most work of the whole call, all documents and runs, in Gibbs site updates (LDA,
-        default 2.4e9), topic-word site updates (GaP-FA, default 6e9) or decoder terms
-        (logistic-normal, default 6e9; ``topiceval.logistic_normal.registry``): a minute of one
+        default 2.4e9), topic-word site updates (GaP-FA, default 6e9) or work units
+        (logistic-normal, default 1.4e11, each about the CPU time of a mixture decoder term;
+        ``topiceval.logistic_normal.registry``): a minute of one
         core at the benchmark's rates (``topiceval.limits.DEFAULT_WORK_LIMIT``); measured on a
         2-core test machine, two to four minutes for LDA's default method and up to one for GaP-FA's
         (the documentation's page "Implementation notes", "Work limits").  Checked before

@@ -16,13 +16,15 @@ Default limit: ``DEFAULT_SECONDS`` (one minute) of one core at the family's benc
 (``benchmarks/README.md``: the LDA estimators run about 4e7 site updates per second per core, LR
 with rejuvenation 4.2e7 and Chib-style 4.4e7 on the 002-T1 workload; GaP-FA about 1e8 topic-word
 site updates per second, between the 1.2-1.8 ns per unit of long documents and the 8-15 ns of
-three-word tweets; the logistic-normal family about 1e8 decoder terms per second,
-``logistic_normal.registry``), so ``DEFAULT_WORK_LIMIT`` is 2.4e9 LDA site updates, 6e9 GaP-FA
-topic-word site updates and 6e9 logistic-normal decoder terms per call.  Measured with the default
-methods on a 2-core test machine (``benchmarks/work_limit_time.py``), the LDA limit takes two to
-four minutes of one core (1.1e7-2.3e7 site updates per second, Chib-style, 4- to 1,000-token
-documents) and GaP-FA's 9-52 seconds.  ``work_limit=None`` lifts the limit (the experiments and the
-workflow do: they price their own jobs); a number sets it.  The messages speak the API
+three-word tweets; the logistic-normal family 2.3e9 work units per second, the median of
+``benchmarks/ln_rate.py``, whose rates span 1.8e9-4.1e9 across decoders, K, V, lengths and
+methods, ``logistic_normal.registry``), so ``DEFAULT_WORK_LIMIT`` is 2.4e9 LDA site updates, 6e9
+GaP-FA topic-word site updates and 1.4e11 logistic-normal work units per call.  Measured with
+the default methods on a 2-core test machine (``benchmarks/work_limit_time.py``), the LDA limit
+takes two to four minutes of one core (1.1e7-2.3e7 site updates per second, Chib-style, 4- to
+1,000-token documents) and GaP-FA's 9-52 seconds.  ``work_limit=None`` lifts the limit (the
+experiments and the workflow do: they price their own jobs); a number sets it.  The messages
+speak the API
 (``str(error)``) or, through ``WorkLimitError.for_command_line``, the command line.
 """
 
@@ -38,9 +40,9 @@ import numpy as np
 from topiceval.validation import option
 
 # work units per second on one core, measured (benchmarks/README.md; see the module docstring)
-RATE = {"lda": 4e7, "gapfa": 1e8, "logistic_normal": 1e8}
+RATE = {"lda": 4e7, "gapfa": 1e8, "logistic_normal": 2.3e9}
 UNITS = {"lda": "site updates", "gapfa": "topic-word site updates",
-         "logistic_normal": "decoder terms"}
+         "logistic_normal": "work units"}
 # the default limit of one call: a minute of one core at RATE (measured on a 2-core test machine
 # with the default methods, the LDA limit takes 104-225 CPU-s, GaP-FA's 9-52: issue 46,
 # benchmarks/work_limit_time.py)

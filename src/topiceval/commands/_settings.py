@@ -90,6 +90,7 @@ def add_limit_option(parser: argparse.ArgumentParser) -> None:
         "--work-limit", type=work_limit, default="default", metavar="UNITS",
         help="the most work of the whole command, all documents and runs (LDA: Gibbs site "
              "updates, default 2.4e9, two to four minutes of one core; GaP-FA: topic-word site "
-             "updates, default 6e9, up to a minute); a larger call is refused before it starts, "
-             "with its predicted time and the runs, setting or documents that would fit; "
+             "updates, default 6e9, up to a minute; logistic-normal: work units proportional "
+             "to CPU time, default 1.4e11, about a minute); a larger call is refused before it "
+             "starts, with its predicted time and the runs, setting or documents that would fit; "
              "'none' lifts the limit")

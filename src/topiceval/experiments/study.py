@@ -1110,10 +1110,10 @@ def import_job(corpus_path, candidate: Mapping, model_path, own_path) -> LDAMode
 # its predicted CPU time, at least MIN_MINUTES, times the attempt.
 PRICED_TOPICS = 50
 ESTIMATE_NS = 40.0
-# a logistic-normal (prodlda) candidate's estimate per predicted decoder term: about five times
-# the largest rate benchmarks/prodlda_trainers.py measured (is_laplace on AP, 0.43 ns at T = 10,
-# 0.21 at T = 50: the mode search's price, charged to every run, is an upper bound)
-LN_ESTIMATE_NS = 2.0
+# a logistic-normal (prodlda) candidate's estimate per predicted work unit: about four times the
+# largest rate benchmarks/prodlda_trainers.py measured (is_laplace on AP, 1.09 CPU s at T = 10
+# and 5.84 at T = 50, priced at 2.45e9 and 6.23e9 units: 0.44 and 0.94 ns)
+LN_ESTIMATE_NS = 4.0
 # prodlda: per training token x epoch, benchmarks/prodlda_trainers.py on AP at T = 20 and 50
 # (the same: the encoder's V x hidden layer dominates); its work grows with documents x V, so a
 # corpus of shorter documents than AP's 195 tokens costs more per token
@@ -1164,7 +1164,7 @@ def _scored(corpus_path, model_path, sample: Mapping | None
 def estimate_work(docs: Corpus, model: LDAModel | LogisticNormalModel, estimate: Mapping
                   ) -> tuple[np.ndarray, int]:
     """(predicted work of every document, one run of its own method; the runs): Gibbs site
-    updates for an LDA model, decoder terms for a logistic-normal one."""
+    updates for an LDA model, work units for a logistic-normal one."""
     parts, runs = model_parts(model, estimate, docs.lengths)
     work = np.zeros(docs.n_docs, np.int64)
     for part in parts:

@@ -11,7 +11,7 @@ Described in docs/methods/logistic-normal.md#is-encoder.
 The weights are those of is_laplace.py with the encoder's Gaussian in place of the Laplace
 approximation (its kernel ``is_laplace_weights``, fed m and the diagonal Cholesky factor
 diag(s)), so the same random numbers give the same draws.  Cost: the encoder's forward pass
-(``Encoder.work``, once per document, charged to every run) and S (c + K^2).
+(``Encoder.work``, once per document) and S c.
 """
 
 from __future__ import annotations
@@ -64,16 +64,17 @@ def is_encoder(model: LogisticNormalModel, ids, *, samples: int = 1000, df: floa
 
 
 def _cost(c, n_topics, settings):
-    """S (c + K^2) per run; the encoder's forward pass is the model's, added by
-    ``runs.run_work``."""
-    return settings["samples"] * (c + n_topics**2)
+    """S c per run; the encoder's forward pass, once per document, is added by
+    ``registry.run_work``."""
+    return settings["samples"] * c
 
 
 IS_ENCODER = Method(
     "is_encoder", (SAMPLES, Setting("df", 0.0, "degrees of freedom of a t proposal with the "
                                                "encoder's scales (0: its Gaussian)",
                                     kind=float, check=check_df)),
-    cost=_cost, formula="S (c + K^2) + J H_1 + sum_l H_l H_(l+1) + 2 K H_L (the encoder)",
+    cost=_cost, formula="S c + (J H_1 + sum_l H_l H_(l+1) + 2 K H_L) / R (the encoder, once per "
+                        "document)",
     budget="samples",
     diagnostics="weights",
     nature="unbiased for P(w) (importance sampling from the model's encoder q(z | w))")

@@ -14,8 +14,8 @@ Described in docs/methods/logistic-normal.md#is-laplace.
                                   - log|C| / 2 - (nu + K)/2 log(1 + |eps|^2 / g)
 
 The t proposal's heavier tails bound the weights where the posterior's tails are heavier than
-the Gaussian's.  Cost: one mode search (at most laplace.MAX_EVALUATIONS evaluations of
-O(K c + K^3), laplace.search_work) and S likelihood evaluations.
+the Gaussian's.  Cost: one mode search (at most laplace.MAX_EVALUATIONS evaluations, priced by
+laplace.search_work) and S likelihood evaluations.
 """
 
 from __future__ import annotations
@@ -102,16 +102,16 @@ def check_df(df) -> None:
 
 
 def _cost(c, n_topics, settings):
-    """S (c + K^2) per run (each draw coloured and whitened) and the mode search's bound
-    ``laplace.search_work``, charged to every run (an upper bound: it is made once per
-    document)."""
-    return settings["samples"] * (c + n_topics**2) + laplace.search_work(c, n_topics)
+    """S c per run; the mode search (``laplace.search_work``), once per document, is added by
+    ``registry.run_work``."""
+    return settings["samples"] * c
 
 
 IS_LAPLACE = Method(
     "is_laplace", (SAMPLES, Setting("df", 5.0, "degrees of freedom of the t proposal (0: a "
                                               "Gaussian)", kind=float, check=check_df)),
-    cost=_cost, formula=f"S (c + K^2) + {laplace.MAX_EVALUATIONS} ((K + 7) c + 6 K^3) + 10 K^3",
+    cost=_cost, formula=f"S c + {laplace.PRICED_EVALUATIONS} e / R (the mode search, once per "
+                        "document: e of laplace.evaluation_work)",
     budget="samples",
     diagnostics="weights",
     nature="unbiased for P(w) (importance sampling from a t or Gaussian proposal at the "

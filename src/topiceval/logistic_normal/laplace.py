@@ -17,12 +17,14 @@ and, with h = theta * (g - theta' g) (the gradient in z) and J = diag(theta) - t
 
     grad_z log p = h,    grad_z^2 log p = J H J + diag(h) - theta h' - h theta'.
 
-Work (multiply-adds, in the decoder terms of likelihood.evaluation_cost, c = J K or K V): one
-evaluation costs K c + 3 c + K J + 2 K^3 + O(K^2 + V) for the product (theta' B, B p, B diag(p)
-B', B_w c, J H J) and K c + 4 c + J + 2 K^3 + O(K^2) for the mixture, below
-``evaluation_work`` = (K + 7) c + 6 K^3 (the 4 K^3 beyond J H J for the trust-region
-subproblem's Cholesky factorizations, 24 of K^3 / 6); the search costs at most ``search_work`` =
-MAX_EVALUATIONS evaluations plus 10 K^3 for the final eigendecomposition.
+Work (the family's work units, ``likelihood.evaluation_cost``; fitted to CPU time on
+benchmarks/ln_rate.py): one evaluation of f, its gradient and Hessian and the trust-region step
+it feeds costs ``evaluation_work`` = STEP (scipy's iteration and the NumPy calls, Python's
+overhead) + SUBPROBLEM K^3 (the subproblem's Cholesky factorizations) + the Hessian's products,
+HESSIAN_TERM per multiply-add (BLAS's): 2 K^2 J for the mixture (P diag(c / s^2) P'), K^2 V for
+the product (B diag(p) B'), with 2 WORD V for its exps and logs over the vocabulary.  The search
+is priced at ``PRICED_EVALUATIONS`` evaluations, once per document (``search_work``): it made 4
+to 22 (benchmarks/ln_mode_search.py, benchmarks/ln_rate.py), at most MAX_EVALUATIONS.
 
 The proposal only has to be near the posterior for the importance weights to be light-tailed;
 is_laplace.py stays unbiased whatever m and C are.
@@ -36,7 +38,7 @@ import numpy as np
 from scipy.linalg import solve_triangular
 from scipy.optimize import minimize
 
-from topiceval.logistic_normal.likelihood import MIXTURE, Decoder
+from topiceval.logistic_normal.likelihood import MIXTURE, WORD, Decoder
 
 EIGEN_FLOOR = 1e-12  # relative: curvature directions flatter than this get this much
 # at most this many evaluations of f (each point once; the trust region's iterations + 1):
@@ -47,6 +49,11 @@ MAX_EVALUATIONS = 30
 # "a bad approximation" (its predicted improvement below f's rounding error: seen with the
 # gradient at 1.2e-8, just above the 1e-8 asked for, on one CPU and not another)
 GRADIENT_TOLERANCE = 1e-6
+# the search's price (module docstring): evaluations charged, and the weights of one, in work units
+PRICED_EVALUATIONS = 10
+STEP = 4.5e5
+SUBPROBLEM = 2.0
+HESSIAN_TERM = 0.28
 
 
 class Laplace(NamedTuple):
@@ -60,15 +67,20 @@ class Laplace(NamedTuple):
     evaluations: int
 
 
-def evaluation_work(c, n_topics: int):
-    """An upper bound on the multiply-adds of one evaluation of f, its gradient and Hessian
-    (and the trust-region step it feeds), from the decoder's cost ``c`` (module docstring)."""
-    return (n_topics + 7) * c + 6 * n_topics**3
+def evaluation_work(decoder: str, distinct, n_topics: int, n_types: int) -> np.ndarray:
+    """The work units of one evaluation of f, its gradient and Hessian and the step it feeds
+    (D,), from each document's J distinct words ``distinct`` (module docstring)."""
+    distinct = np.asarray(distinct, dtype=np.float64)
+    fixed = STEP + SUBPROBLEM * n_topics**3
+    if decoder == "mixture":
+        return fixed + 2.0 * HESSIAN_TERM * n_topics**2 * distinct
+    return np.full(distinct.shape, fixed + (HESSIAN_TERM * n_topics**2 + 2.0 * WORD) * n_types)
 
 
-def search_work(c, n_topics: int):
-    """An upper bound on the multiply-adds of ``fit`` (module docstring)."""
-    return MAX_EVALUATIONS * evaluation_work(c, n_topics) + 10 * n_topics**3
+def search_work(decoder: str, distinct, n_topics: int, n_types: int) -> np.ndarray:
+    """The price of ``fit`` in work units (D,): ``PRICED_EVALUATIONS`` evaluations (module
+    docstring)."""
+    return PRICED_EVALUATIONS * evaluation_work(decoder, distinct, n_topics, n_types)
 
 
 def theta_derivatives(dec: Decoder, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:

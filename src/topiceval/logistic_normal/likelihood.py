@@ -40,14 +40,35 @@ class Decoder(NamedTuple):
     chol: np.ndarray  # (K, K) lower Cholesky factor of Sigma
 
 
+# The family's work unit (docs/methods/logistic-normal.md#cost): about 0.5 ns of one core, the
+# CPU time of one mixture decoder term (a multiply-add of sum_k theta_k beta[k, w]); the weights
+# of the other parts of an evaluation in those units, fitted to CPU time (benchmarks/ln_rate.py)
+PRODUCT_TERM = 0.7  # one of the product decoder's K V multiply-adds (theta' B)
+WORD = 12.0  # one log or exp per distinct word (mixture) or per vocabulary word (product)
+TOPIC = 40.0  # per topic: a normal draw, theta's exp
+TOPIC_PAIR = 1.0  # per K^2: colouring and whitening a draw with the Cholesky factor
+EVALUATION = 2000.0  # fixed: the kernel's call, the random stream, the log weight
+# a mixture document reads beta[k, w] a cache line (64 bytes) apiece, strided by V: once its J K
+# lines outgrow a core's 2 MiB cache (the test machine's L2), each term costs MISS units
+CACHE_TERMS = 2**15
+MISS = 4.0
+
+
 def evaluation_cost(decoder: str, distinct, n_topics: int, n_types: int) -> np.ndarray:
-    """c (D,): the decoder terms (multiply-adds) of one evaluation of log p(w_d | z) for each
-    document, from its J distinct words ``distinct``: J K for the mixture, K V for the product
-    (the work unit of the family's estimators, docs/methods/logistic-normal.md#cost)."""
+    """c (D,): the work units of one evaluation of log p(w_d | z) at a fresh draw of z, for each
+    document, from its J distinct words ``distinct``:
+
+        mixture:  J K + WORD J + TOPIC_PAIR K^2 + TOPIC K + EVALUATION
+                  (MISS J K in place of J K when J K > CACHE_TERMS)
+        product:  PRODUCT_TERM K V + WORD V + TOPIC_PAIR K^2 + TOPIC K + EVALUATION
+
+    (the family's unit, above; docs/methods/logistic-normal.md#cost)."""
     distinct = np.asarray(distinct, dtype=np.float64)
+    fixed = TOPIC_PAIR * n_topics**2 + TOPIC * n_topics + EVALUATION
     if decoder == "mixture":
-        return distinct * n_topics
-    return np.full(distinct.shape, float(n_topics) * n_types)
+        terms = distinct * n_topics
+        return np.where(terms > CACHE_TERMS, MISS, 1.0) * terms + WORD * distinct + fixed
+    return np.full(distinct.shape, (PRODUCT_TERM * n_topics + WORD) * n_types + fixed)
 
 
 def document_counts(ids, n_types: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,16 +3,18 @@
 
 Described in docs/methods/logistic-normal.md#cost.
 
-Cost unit: the *decoder term*, one multiply-add of an evaluation of log p(w_d | z): c = J K for the
-mixture decoder (J distinct words), c = K V for the product (``likelihood.evaluation_cost``).  The
-work of one (document, run), known before it runs from J, K, V and the settings, is each method's
-``Method.formula``: ``is_prior`` S c; ``is_laplace`` S (c + K^2) plus the mode search priced at
-its bound ``laplace.search_work`` (``laplace.MAX_EVALUATIONS`` evaluations) and charged to every
-run (an upper bound); ``is_encoder`` S (c + K^2) plus the encoder's forward pass
-(``encoder.Encoder.work``, the ``extra`` of ``run_work``) charged to every run; ``ais``
-``ais.AIS_EVALUATIONS`` S c (the work recorded is the evaluations made); ``bdmc`` twice that
-(recorded as predicted); ``exact`` the nodes of every quadrature order up to the largest, times c
-(an upper bound; the work recorded is that of the orders evaluated).
+Cost unit: the *work unit*, about the CPU time of one mixture decoder term (a multiply-add of
+sum_k theta_k beta[k, w]); c, one evaluation of log p(w_d | z) at a fresh draw, weighs its
+decoder terms (J K for the mixture, K V for the product), its logs and exps and its fixed
+overhead in those units (``likelihood.evaluation_cost``), fitted to CPU time
+(benchmarks/ln_rate.py).  The work of one (document, run), known before it runs from J, K, V, R
+and the settings, is each method's ``Method.formula``: ``is_prior`` S c; ``is_laplace`` S c plus
+the mode search (``laplace.search_work``, priced at ``laplace.PRICED_EVALUATIONS`` evaluations)
+made once per document and shared by its R runs; ``is_encoder`` S c plus the encoder's forward
+pass (``encoder.Encoder.work``), shared likewise; ``ais`` ``ais.AIS_EVALUATIONS`` S c (the work
+recorded is the evaluations made); ``bdmc`` twice that (recorded as predicted); ``exact`` the
+nodes of every quadrature order up to the largest, times c (an upper bound; the work recorded
+is that of the orders evaluated).
 """
 
 from __future__ import annotations
@@ -37,10 +39,11 @@ def declaration(method) -> Method:
 
 
 def run_work(spec: Method, c: np.ndarray, n_topics: int, resolved: dict,
-             extra=0.0) -> np.ndarray:
-    """Predicted decoder terms of one run per document (D,) float64, from each document's cost
-    of one likelihood evaluation ``c`` (D,), plus ``extra`` (D,) (the model's own work a method
-    adds: ``is_encoder``'s forward pass of the encoder)."""
+             once=0.0, runs: int = 1) -> np.ndarray:
+    """Predicted work units of one run per document (D,) float64, whole units rounded up, from
+    each document's cost of one likelihood evaluation ``c`` (D,), plus its share of ``once``
+    (D,), the work a method makes once per document for all its ``runs`` runs (the mode search,
+    the encoder's forward pass: ``runs.work_once_per_document``)."""
     c = np.asarray(c, dtype=np.float64)
-    return (np.asarray(spec.cost(c, n_topics, resolved), dtype=np.float64) * np.ones(c.shape)
-            + extra)
+    per_run = np.asarray(spec.cost(c, n_topics, resolved), dtype=np.float64) * np.ones(c.shape)
+    return np.ceil(per_run + np.asarray(once, dtype=np.float64) / runs)

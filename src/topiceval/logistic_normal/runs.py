@@ -17,7 +17,7 @@ documents are blocked or on the order of the tasks.  Per (document, run):
 * ``exact``: the quadrature value, the same in every run.
 
 Every call is priced before it allocates (``check_limits``): the work of the whole call against
-the work limit (``topiceval.limits``, decoder terms) and its arrays against the memory.
+the work limit (``topiceval.limits``, work units) and its arrays against the memory.
 """
 
 from __future__ import annotations
@@ -73,10 +73,13 @@ def _distinct(model: LogisticNormalModel, docs) -> np.ndarray:
                     dtype=np.int64)
 
 
-def model_work(method: str, model: LogisticNormalModel, docs) -> np.ndarray | float:
-    """The work of the model's own networks a method runs per (document, run): the encoder's
-    forward pass for ``is_encoder`` (refused, one line, for a model without an encoder), else
-    0."""
+def work_once_per_document(method: str, model: LogisticNormalModel, docs) -> np.ndarray | float:
+    """The work units a method makes once per document (D,), shared by its runs: the mode
+    search for ``is_laplace`` (``laplace.search_work``), the encoder's forward pass for
+    ``is_encoder`` (refused, one line, for a model without an encoder), else 0."""
+    if method == "is_laplace":
+        return laplace.search_work(model.decoder, _distinct(model, docs), model.n_topics,
+                                   model.n_types)
     if method != "is_encoder":
         return 0.0
     check_has_encoder(model)
@@ -88,7 +91,7 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
                  **settings) -> np.ndarray:
     """The predicted work of one run of ``method`` on every document (D,) int64; raises
     ``limits.WorkLimitError`` if the whole call (``runs`` runs of every document) is over
-    ``work_limit`` (decoder terms, ``limits.DEFAULT_WORK_LIMIT["logistic_normal"]`` by
+    ``work_limit`` (work units, ``limits.DEFAULT_WORK_LIMIT["logistic_normal"]`` by
     default) or its arrays would not fit in memory; ``extra_arrays``: (D, R) arrays of 8 bytes
     the caller allocates besides these."""
     spec = registry.declaration(method)
@@ -98,15 +101,15 @@ def check_limits(method: str, docs, model: LogisticNormalModel, *, runs: int = 1
         raise ValueError(f"exact: Gauss-Hermite quadrature takes K <= 3 topics, the model has "
                          f"{model.n_topics}; use is_laplace or ais")
     c = evaluation_costs(model, docs)
-    extra = model_work(method, model, docs)
-    work = registry.run_work(spec, c, model.n_topics, resolved, extra)
+    once = work_once_per_document(method, model, docs)
+    work = registry.run_work(spec, c, model.n_topics, resolved, once, runs)
     lengths = np.array([len(doc) for doc in docs], dtype=np.int64)
     budgets = []
     if spec.budget:
         budgets.append(limits.WorkSetting(
             spec.budget, _budget_value(resolved[spec.budget]),
             lambda k: registry.run_work(spec, c, model.n_topics,
-                                        {**resolved, spec.budget: k}, extra)))
+                                        {**resolved, spec.budget: k}, once, runs)))
     limit = limits.resolve_limit(work_limit, limits.DEFAULT_WORK_LIMIT["logistic_normal"])
     limits.check_work(work, limit, family="logistic_normal", method=method, lengths=lengths,
                       runs=runs, budgets=budgets,
@@ -187,7 +190,7 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
     record = spec.record_width(resolved, runs) if spec.diagnostics == "weights" else 0
     stats = np.zeros((n_docs, runs, record))
     costs = evaluation_costs(model, docs)
-    extra = np.broadcast_to(model_work(method, model, docs), (n_docs,))
+    once = np.broadcast_to(work_once_per_document(method, model, docs), (n_docs,))
     start = time.perf_counter()
     for d, doc in enumerate(docs):
         dec = document_decoder(model, doc)
@@ -196,14 +199,14 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
         if method == "exact":
             answer = exact(model, doc)
             logp[d] = answer.log_p
-            work[d] = int(quadrature_nodes(model.n_topics, answer.order) * costs[d])
+            work[d] = int(np.ceil(quadrature_nodes(model.n_topics, answer.order) * costs[d]))
         elif method in ("ais", "bdmc"):
             tau = schedule(resolved["temperatures"])
             final = np.empty(model.n_topics)
             for r, rng in tasks:
                 logp[d, r], used = ais_run_into(dec.code, dec.beta, dec.bias, dec.words,
                                                 dec.counts, dec.mu, dec.chol, tau, rng, final)
-                work[d, r] = int(used * costs[d])
+                work[d, r] = int(np.ceil(used * costs[d]))
                 if upper is not None:
                     begin = final if posterior is None else posterior[d]
                     upper[d, r] = reverse_ais_run(
@@ -214,7 +217,7 @@ def estimate_runs(method: str, docs, model: LogisticNormalModel, *, runs: int = 
         else:
             logp[d] = _importance(method, model, dec, tasks, resolved, stats[d])
             work[d] = int(registry.run_work(spec, costs[d:d + 1], model.n_topics,
-                                            resolved, extra[d])[0])
+                                            resolved, once[d], runs)[0])
     seconds = time.perf_counter() - start
     diagnostics = spec.diagnose(logp, stats if record else None)
     if upper is not None:
