@@ -50,16 +50,19 @@ LEGEND = {"ds": "DS: direct sampling", "hm": "HM: harmonic mean",
           "l2r": "L2R: left-to-right (paper's proposal)",
           "l2r_exact": "L2R-E: left-to-right, exact conditionals",
           "l2r_code": "L2R with the reference code's proposal", "exact": "Exact"}
-# L2R with S' inner samples (l2r_inner<k>): dash-dotted, darker green as S' grows
+# L2R with S' inner samples (l2r_inner<k>): dash-dotted, darker green as S' grows; with the
+# code's proposal (l2r_code_inner<k>) darker olive
 INNER_COLORS = ("#74c476", "#41ab5d", "#238b45", "#006d2c", "#00441b")
+CODE_INNER_COLORS = ("#c2c24f", "#a3a32b", "#84841c", "#666610", "#484808")
 
 
 def _color(method: str):
     inner = method_variant(method)
     if method in COLORS or inner is None:
         return COLORS.get(method)
+    shades = CODE_INNER_COLORS if inner[1].get("proposal") == "code" else INNER_COLORS
     k = int(np.log2(inner[1]["inner_samples"]))
-    return INNER_COLORS[min(max(k - 1, 0), len(INNER_COLORS) - 1)]
+    return shades[min(max(k - 1, 0), len(shades) - 1)]
 
 
 def _style(method: str) -> str:
@@ -287,7 +290,8 @@ def caption_f2(summary: pd.DataFrame) -> str:
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
     inner = [m for m in dict.fromkeys(final["method"]) if _inner_samples(m) > 1]
-    inner_sep: dict[str, list] = {m: [] for m in ["l2r", *inner]}  # separated from L2R-E
+    bases = [m for m in ("l2r", "l2r_code") if m in set(final["method"])]
+    inner_sep: dict[str, list] = {m: [] for m in [*bases, *inner]}  # separated from L2R-E
     for coll, panel in f2_finals(summary).items():
         n_docs = int(panel["n_docs"].iloc[0])
         value = panel["metric"]
