@@ -290,8 +290,12 @@ def caption_f2(summary: pd.DataFrame) -> str:
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
     inner = [m for m in dict.fromkeys(final["method"]) if _inner_samples(m) > 1]
-    bases = [m for m in ("l2r", "l2r_code") if m in set(final["method"])]
-    inner_sep: dict[str, list] = {m: [] for m in [*bases, *inner]}  # separated from L2R-E
+    by_proposal = {base: [m for m in inner if _proposal(m) == _proposal(base)]
+                   for base in ("l2r", "l2r_code")}
+    sweep_curves = ["l2r", *by_proposal["l2r"]]
+    if by_proposal["l2r_code"]:  # the code's proposal swept too (issue 48)
+        sweep_curves += ["l2r_code", *by_proposal["l2r_code"]]
+    inner_sep: dict[str, list] = {m: [] for m in sweep_curves}  # separated from L2R-E
     for coll, panel in f2_finals(summary).items():
         n_docs = int(panel["n_docs"].iloc[0])
         value = panel["metric"]
@@ -374,6 +378,12 @@ def _inner_samples(method: str) -> int:
     """S' of an L2R curve (1 for L2R itself and for curves that are not L2R's)."""
     variant = method_variant(method)
     return int(variant[1].get("inner_samples", 1)) if variant else 1
+
+
+def _proposal(method: str) -> str:
+    """The proposal of an L2R curve: "code" or "paper"."""
+    variant = method_variant(method)
+    return variant[1].get("proposal", "paper") if variant else "paper"
 
 
 def _paper_ranking(collection: str, l2r: str) -> list[str]:
