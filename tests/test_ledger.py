@@ -138,8 +138,11 @@ def test_inner_samples_need_a_code_proposal_gap_to_close():
         EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": tied}))
     paper_only = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r": (0.2, 0.01),
                               "l2r_inner4": (0.10, 0.01)})
-    with pytest.raises(JudgedElsewhere, match="S' sweep's table"):
+    with pytest.raises(NotTestable, match="no L2R with the code's proposal and S' > 1"):
         EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": paper_only}))
+    no_sweep = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r_code": (0.2, 0.01)})
+    with pytest.raises(JudgedElsewhere, match="S' sweep's table"):
+        EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": no_sweep}))
     assert "default size only" in judge_claim(claim("004-F2-inner-samples"), PUBLISHED,
                                               "paper").reason
 
