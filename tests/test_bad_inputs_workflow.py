@@ -134,6 +134,9 @@ CONFIG = [
     ("inner-samples-variant-leading-zero", ("capdevila2018", "realistic", "methods"),
      ["ds", "l2r_inner02"],
      ["'l2r_inner02' is not valid", _on("capdevila2018", "realistic", "methods", 1)]),
+    ("code-inner-samples-variant-of-one", ("capdevila2018", "tractable", "methods"),
+     ["l2r_code_inner1"],
+     ["'l2r_code_inner1' is not valid", _on("capdevila2018", "tractable", "methods", 0)]),
     ("f3-convergence-missing", ("capdevila2018", "realistic", "convergence"), DELETE,
      ["'convergence' is a required property", _on("capdevila2018", "realistic")]),
     # the tie margin is the ledger's one rule (topiceval.claims.MARGIN), not a setting

@@ -56,7 +56,12 @@ def test_method_variants_take_the_base_settings_and_their_own():
     assert ex._method("l2r_inner8", {"l2r": {"inner_samples": 1, "gibbs": 2}}) == (
         "l2r", {"inner_samples": 8, "gibbs": 2})
     assert ex.label("l2r_inner8") == "L2R (S' = 8)" and ex.label("l2r") == "L2R"
-    for name in ("l2r_inner1", "l2r_inner0", "l2r_inner"):
+    # ... and with the code's proposal (issue 48): l2r_code's fixed settings, then S'
+    assert ex._method("l2r_code_inner8", {"l2r": {"inner_samples": 1, "gibbs": 2}}) == (
+        "l2r", {"inner_samples": 8, "gibbs": 2, "proposal": "code"})
+    assert ex.label("l2r_code_inner8") == "L2R (code's proposal, S' = 8)"
+    for name in ("l2r_inner1", "l2r_inner0", "l2r_inner", "l2r_code_inner1", "l2r_code_inner",
+                 "l2r_exact_inner4"):
         with pytest.raises(ValueError, match=f"unknown method '{name}'"):
             ex._method(name, None)
 
@@ -74,6 +79,29 @@ def test_code_proposal_curve_is_l2r_with_the_code_proposal():
     assert curves["method"].tolist() == ["l2r_code"] * 2
     assert curves["kl_bits"].iloc[-1] == ex.kl_bits(exact, direct)
     assert ex.LABELS["l2r_code"] == "L2R (code's proposal)"
+
+
+def test_code_proposal_inner_samples_share_the_code_proposal_streams():
+    """Issue 48: l2r_code_inner<k> is L2R with the code's proposal and S' = k on l2r_code's seed
+    (common random numbers); at S' = 1 those settings give l2r_code's curve bit for bit."""
+    from topiceval.estimators import gapfa
+
+    counts, model = toy_counts(), toy_model()
+    curves = ex.accuracy_curves(counts, model, collection="X",
+                                methods=["l2r_code", "l2r_code_inner3"], checkpoints=[40],
+                                repeats=1, max_docs=5, seed=3)
+    docs = ex.tractable_documents(counts, 3, limit=5)
+    exact = gapfa.estimate("exact", counts[docs], model.phi, model.p, model.r)
+
+    def code(inner: int):
+        return gapfa.estimate("l2r", counts[docs], model.phi, model.p, model.r, samples=40,
+                              seed=derive_seed(3, "accuracy", 0), proposal="code",
+                              inner_samples=inner)
+
+    kl = curves.set_index("method")["kl_bits"]
+    assert kl["l2r_code_inner3"] == ex.kl_bits(exact, code(3))
+    assert kl["l2r_code"] == ex.kl_bits(exact, code(1))
+    assert kl["l2r_code_inner3"] != kl["l2r_code"]
 
 
 def test_blocks():
@@ -475,6 +503,12 @@ def test_caption_f2_judges_the_whole_ranking_and_the_inner_samples():
     assert ("L2R against L2R-E separated by more than twice the standard error of the "
             "difference on: L2R 2 (AP, WS); L2R (S' = 4) 1 (AP).") in caption
     assert "WS (40 docs): L2R-E < L2R < DS < HM" in caption  # variants stay out of the ranking
+    # the code's proposal swept too (issue 48): its S' = 1 curve and its variants follow
+    for coll, value in (("AP", 0.052), ("WS", 0.3)):
+        rows.append({**rows[0], "collection": coll, "method": "l2r_code_inner4", "kl_bits": value})
+    caption = plots.caption_f2(pd.DataFrame(rows))
+    assert ("difference on: L2R 2 (AP, WS); L2R (S' = 4) 1 (AP); L2R (code's proposal) 2 (AP, "
+            "WS); L2R (code's proposal, S' = 4) 1 (WS).") in caption
 
 
 # --------------------------------------------------------------------------- the rule file

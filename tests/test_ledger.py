@@ -110,6 +110,43 @@ def test_l2r_e_is_lowest_only_when_below_every_other_method_beyond_the_tie_rule(
                                                          "KL(L2R)"]
 
 
+@pytest.mark.parametrize("code_inner32, verdict", [
+    ((0.12, 0.01), AGREES),  # 0.2 - 0.12 = 0.08 against 2 x 0.014: the gap shrinks
+    ((0.19, 0.01), TIE),  # 0.01 against 2 x 0.014
+    ((0.25, 0.01), DISAGREES),  # the gap widens beyond the rule
+])
+def test_inner_samples_are_judged_on_the_code_proposal(code_inner32, verdict):
+    """Issue 48: 004-F2-inner-samples compares L2R with the code's proposal at S' = 1 and at the
+    largest S' (the paper's proposal, here tied with L2R-E, is not judged)."""
+    from topiceval.ledger import RunTables
+
+    summary = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r": (0.11, 0.01),
+                           "l2r_inner32": (0.10, 0.01), "l2r_code": (0.20, 0.01),
+                           "l2r_code_inner2": (0.30, 0.01), "l2r_code_inner32": code_inner32})
+    (panel,) = EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": summary}))
+    assert panel.verdict == verdict
+    assert [label for label, _, _ in panel.operands] == ["KL(L2R (code))",
+                                                         "KL(l2r_code_inner32)", "KL(L2R-E)"]
+
+
+def test_inner_samples_need_a_code_proposal_gap_to_close():
+    from topiceval.ledger import JudgedElsewhere, NotTestable, RunTables
+
+    tied = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r_code": (0.12, 0.01),
+                        "l2r_code_inner4": (0.10, 0.01)})
+    with pytest.raises(NotTestable, match="above L2R-E beyond 2 s.e. on no panel"):
+        EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": tied}))
+    paper_only = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r": (0.2, 0.01),
+                              "l2r_inner4": (0.10, 0.01)})
+    with pytest.raises(NotTestable, match="no L2R with the code's proposal and S' > 1"):
+        EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": paper_only}))
+    no_sweep = _f2_summary({"l2r_exact": (0.10, 0.01), "l2r_code": (0.2, 0.01)})
+    with pytest.raises(JudgedElsewhere, match="S' sweep's table"):
+        EVALUATORS["004-F2-inner-samples"](RunTables({"capdevila2018-F2.csv": no_sweep}))
+    assert "default size only" in judge_claim(claim("004-F2-inner-samples"), PUBLISHED,
+                                              "paper").reason
+
+
 def test_a_claim_the_data_cannot_judge_says_why():
     judged = judge_claim(claim("004-F3-few-hundred"), PUBLISHED, "default")
     assert judged.verdict == "not testable" and "distance at S = 100" in judged.reason

@@ -4,10 +4,11 @@
 Each claim has an evaluator here that reads a publication's tables (``docs/results/default/``
 for the default configuration, ``docs/results/paper/<paper>/`` for the paper's sizes, and
 ``docs/results/experiments/wallach2009-convergence/`` for 002-X1, which ran at the paper's size
-only) and returns its panels: the published numbers it compares (the operands, as published) and
-the comparisons, each a statistic (positive in the claimed direction) with its standard error,
-judged by the one tie rule.  Where the published data cannot judge a claim, the evaluator says
-why (:class:`NotTestable`).
+only, and ``docs/results/experiments/capdevila2018-inner-samples/`` for 004-F2-inner-samples,
+which ran at the default size only) and returns its panels: the published numbers it compares
+(the operands, as published) and the comparisons, each a statistic (positive in the claimed
+direction) with its standard error, judged by the one tie rule.  Where the published data cannot
+judge a claim, the evaluator says why (:class:`NotTestable`).
 
 :func:`render_page` rewrites the blocks of the results page between ``<!-- ledger:NAME -->`` and
 ``<!-- /ledger:NAME -->``: the summary (claims agreeing, tied, disagreeing and not testable per
@@ -569,11 +570,56 @@ def _ds_below_hm(t: Publication) -> list[Panel]:
     return [_kl_difference(c, f, "hm", "ds") for c, f in _final_panels(t).items()]
 
 
+_SWEEP = Path("experiments") / "capdevila2018-inner-samples" / "tables" / "capdevila2018-F2.csv"
+"""The S' sweep's table under the results root (it ran at the default size only)."""
+_CODE_INNER = re.compile(r"l2r_code_inner(?P<k>[1-9][0-9]*)")
+_INNER = re.compile(r"l2r(_code)?_inner[1-9][0-9]*")
+
+
+def _code_inner(methods) -> dict[int, str]:
+    """{S': method} of the table's L2R curves with the code's proposal and S' > 1 inner samples."""
+    return {int(m["k"]): m[0] for m in map(_CODE_INNER.fullmatch, methods) if m and
+            int(m["k"]) > 1}
+
+
 def _inner_samples(t: Publication) -> list[Panel]:
-    raise NotTestable("the S' sweep (experiments/capdevila2018-inner-samples, default size) used "
-                      "the paper's proposal only, where L2R with S' = 1 is already within 2 s.e. "
-                      "of L2R-E on every panel: nothing to close; the informative case, the "
-                      "code's proposal, is a later experiment")
+    """004-F2-inner-samples on the code's proposal, where L2R (S' = 1) is above L2R-E: on each
+    panel where KL(L2R code) - KL(L2R-E) exceeds 2 s.e. (the tie rule's AGREES), the statistic
+    KL(L2R code, S' = 1) - KL(L2R code, largest S'), i.e. how much of the gap to L2R-E the
+    largest S' closes.  Read from the S' sweep's table (the run's own F2 table when it has the
+    sweep)."""
+    methods = set(t("capdevila2018-F2.csv")["method"]) if t.has("capdevila2018-F2.csv") else set()
+    if _code_inner(methods):
+        finals = _final_panels(t)
+    elif any(_INNER.fullmatch(m) for m in methods):
+        raise NotTestable("this S' sweep has no L2R with the code's proposal and S' > 1 "
+                          "(l2r_code_inner<k>); with the paper's proposal there is no gap to close")
+    elif t.size == "default":
+        path = t.root / _SWEEP
+        if not path.is_file():
+            raise NotTestable(f"needs the S' sweep's table ({_SWEEP.as_posix()})")
+        finals = _final_panels(RunTables({"capdevila2018-F2.csv": pd.read_csv(path)}))
+    elif t.size == "paper":
+        raise NotTestable("the S' sweep (experiments/capdevila2018-inner-samples) ran at the "
+                          "default size only")
+    else:
+        raise JudgedElsewhere("on the S' sweep's table (experiments/capdevila2018-inner-samples)")
+    panels = []
+    for coll, final in finals.items():
+        inner = _code_inner(final.index)
+        if not inner or not {"l2r_code", "l2r_exact"} <= set(final.index):
+            raise NotTestable(f"the S' sweep's table has no L2R with the code's proposal and "
+                              f"S' > 1 (l2r_code_inner<k>) beside l2r_code and L2R-E on {coll}")
+        if _kl_difference(coll, final, "l2r_code", "l2r_exact").verdict != AGREES:
+            continue  # L2R (code, S' = 1) is not above L2R-E beyond the tie rule: nothing to close
+        largest = inner[max(inner)]
+        gap = _kl_difference(coll, final, "l2r_code", largest)
+        exact = _kl_difference(coll, final, "l2r_code", "l2r_exact").operands[1]
+        panels.append(Panel(coll, (*gap.operands, exact), gap.comparisons))
+    if not panels:
+        raise NotTestable("L2R with the code's proposal (S' = 1) is above L2R-E beyond 2 s.e. on "
+                          "no panel: nothing to close")
+    return panels
 
 
 def _trend(t: Publication) -> list[Panel]:

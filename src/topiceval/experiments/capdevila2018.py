@@ -103,10 +103,10 @@ F3_METHODS = ("ds", "hm", "l2r")
 # the columns of 004-F3's per-document rows (loglik_documents)
 LOGLIK_COLUMNS = ("collection", "method", "repeat", "doc", "samples", "logp")
 # labelled extra curves: an estimator run with fixed settings (same seed as its base method, so
-# the two curves share their random numbers); also l2r_inner<k>, L2R with S' = k inner samples
-# (method_variant)
+# the two curves share their random numbers); also l2r_inner<k> and l2r_code_inner<k>, L2R with
+# S' = k inner samples and the paper's or the code's proposal (method_variant)
 METHOD_VARIANTS = {"l2r_code": ("l2r", {"proposal": "code"})}
-INNER_VARIANT = re.compile(r"l2r_inner(?P<k>[1-9][0-9]*)")
+INNER_VARIANT = re.compile(r"(?P<base>l2r|l2r_code)_inner(?P<k>[1-9][0-9]*)")
 LABELS = {"ds": "DS", "hm": "HM", "l2r": "L2R", "l2r_exact": "L2R-E", "exact": "Exact",
           "l2r_code": "L2R (code's proposal)"}
 # the panels of short texts, where the paper finds L2R worse than DS (the released Twitter
@@ -154,21 +154,25 @@ def kl_bits(log_exact, log_estimate) -> float:
 
 def method_variant(name: str) -> tuple[str, dict] | None:
     """(base method, fixed settings) of a labelled extra curve: a ``METHOD_VARIANTS`` entry, or
-    ``l2r_inner<k>`` (k >= 2), L2R with k inner samples S' (the paper's proposal); None for an
-    estimator method itself."""
+    ``l2r_inner<k>`` (k >= 2), L2R with k inner samples S' (the paper's proposal), or
+    ``l2r_code_inner<k>``, the same with the code's proposal (``l2r_code``'s fixed settings
+    and k inner samples); None for an estimator method itself."""
     if name in METHOD_VARIANTS:
         return METHOD_VARIANTS[name]
     match = INNER_VARIANT.fullmatch(name)
     if match and int(match["k"]) >= 2:
-        return "l2r", {"inner_samples": int(match["k"])}
+        fixed = METHOD_VARIANTS[match["base"]][1] if match["base"] in METHOD_VARIANTS else {}
+        return "l2r", {**fixed, "inner_samples": int(match["k"])}
     return None
 
 
 def label(method: str) -> str:
-    """A method's label in figures and captions ("L2R-E", "L2R (S' = 4)", ...)."""
+    """A method's label in figures and captions ("L2R-E", "L2R (S' = 4)", "L2R (code's proposal,
+    S' = 4)", ...)."""
     variant = method_variant(method)
     if method not in LABELS and variant is not None and "inner_samples" in variant[1]:
-        return f"L2R (S' = {variant[1]['inner_samples']})"
+        code = "code's proposal, " if variant[1].get("proposal") == "code" else ""
+        return f"L2R ({code}S' = {variant[1]['inner_samples']})"
     return LABELS.get(method, method)
 
 
@@ -179,8 +183,8 @@ def _method(name: str, settings: Mapping[str, Mapping] | None) -> tuple[str, dic
     base, fixed = method_variant(name) or (name, {})
     if base not in gapfa.METHODS:
         raise ValueError(f"unknown method {name!r}; choose from "
-                         f"{sorted(set(gapfa.METHODS) | set(METHOD_VARIANTS))} or l2r_inner<k> "
-                         "(k >= 2)")
+                         f"{sorted(set(gapfa.METHODS) | set(METHOD_VARIANTS))}, l2r_inner<k> or "
+                         "l2r_code_inner<k> (k >= 2)")
     extra = {**settings.get(base, {}), **fixed} if name != base else {}
     return base, {**extra, **settings.get(name, {})}
 

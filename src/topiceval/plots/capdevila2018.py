@@ -50,16 +50,19 @@ LEGEND = {"ds": "DS: direct sampling", "hm": "HM: harmonic mean",
           "l2r": "L2R: left-to-right (paper's proposal)",
           "l2r_exact": "L2R-E: left-to-right, exact conditionals",
           "l2r_code": "L2R with the reference code's proposal", "exact": "Exact"}
-# L2R with S' inner samples (l2r_inner<k>): dash-dotted, darker green as S' grows
+# L2R with S' inner samples (l2r_inner<k>): dash-dotted, darker green as S' grows; with the
+# code's proposal (l2r_code_inner<k>) darker olive
 INNER_COLORS = ("#74c476", "#41ab5d", "#238b45", "#006d2c", "#00441b")
+CODE_INNER_COLORS = ("#c2c24f", "#a3a32b", "#84841c", "#666610", "#484808")
 
 
 def _color(method: str):
     inner = method_variant(method)
     if method in COLORS or inner is None:
         return COLORS.get(method)
+    shades = CODE_INNER_COLORS if inner[1].get("proposal") == "code" else INNER_COLORS
     k = int(np.log2(inner[1]["inner_samples"]))
-    return INNER_COLORS[min(max(k - 1, 0), len(INNER_COLORS) - 1)]
+    return shades[min(max(k - 1, 0), len(shades) - 1)]
 
 
 def _style(method: str) -> str:
@@ -287,7 +290,12 @@ def caption_f2(summary: pd.DataFrame) -> str:
     separation = {"l2r_exact": [], "l2r": [], None: []}  # which is lower by > 2 s.e., or None
     whole = {"l2r": ([], []), "l2r_code": ([], [])}  # the paper's ranking: in order, separated
     inner = [m for m in dict.fromkeys(final["method"]) if _inner_samples(m) > 1]
-    inner_sep: dict[str, list] = {m: [] for m in ["l2r", *inner]}  # separated from L2R-E
+    by_proposal = {base: [m for m in inner if _proposal(m) == _proposal(base)]
+                   for base in ("l2r", "l2r_code")}
+    sweep_curves = ["l2r", *by_proposal["l2r"]]
+    if by_proposal["l2r_code"]:  # the code's proposal swept too (issue 48)
+        sweep_curves += ["l2r_code", *by_proposal["l2r_code"]]
+    inner_sep: dict[str, list] = {m: [] for m in sweep_curves}  # separated from L2R-E
     for coll, panel in f2_finals(summary).items():
         n_docs = int(panel["n_docs"].iloc[0])
         value = panel["metric"]
@@ -370,6 +378,12 @@ def _inner_samples(method: str) -> int:
     """S' of an L2R curve (1 for L2R itself and for curves that are not L2R's)."""
     variant = method_variant(method)
     return int(variant[1].get("inner_samples", 1)) if variant else 1
+
+
+def _proposal(method: str) -> str:
+    """The proposal of an L2R curve: "code" or "paper"."""
+    variant = method_variant(method)
+    return variant[1].get("proposal", "paper") if variant else "paper"
 
 
 def _paper_ranking(collection: str, l2r: str) -> list[str]:
