@@ -40,6 +40,8 @@ and octis 1.14.0 (the last two installed with ``pip install --no-deps``):
   by ``write_encoder_checks`` from the saved files, loaded back with torch.
 """
 
+# the libraries of one kind of file each (ETM, OCTIS) are imported where that file is made, so
+# that benchmarks/ln_encoder.py can take the pyro model without them
 import json
 from pathlib import Path
 
@@ -48,9 +50,6 @@ import pyro
 import pyro.distributions as dist
 import torch
 import torch.nn.functional as F
-from embedded_topic_model.models.model import Model as EtmModel
-from octis.models.model import save_model_output
-from octis.models.pytorchavitm.avitm.decoder_network import DecoderNetwork
 from torch import nn
 
 HERE = Path(__file__).parent
@@ -161,6 +160,7 @@ def write_pyro_prodlda_v1():
 
 
 def write_etm():
+    from embedded_topic_model.models.model import Model as EtmModel
     torch.manual_seed(1)
     cpu = torch.device("cpu")
     trained = EtmModel(cpu, K, len(VOCAB), t_hidden_size=8, rho_size=4, emsize=4,
@@ -197,6 +197,8 @@ def write_scholar():
 
 
 def write_octis():
+    from octis.models.model import save_model_output
+    from octis.models.pytorchavitm.avitm.decoder_network import DecoderNetwork
     rng = np.random.default_rng(3)
     output = {"topics": [VOCAB[:4], VOCAB[4:8], VOCAB[8:]],
               "topic-word-matrix": rng.dirichlet(np.ones(len(VOCAB)), size=K),
@@ -221,6 +223,7 @@ def check_docs(n=4):
 
 
 def write_encoder_checks():
+    from embedded_topic_model.models.model import Model as EtmModel
     torch.manual_seed(5)
     rrelu = EtmModel(torch.device("cpu"), K, len(VOCAB), t_hidden_size=8, rho_size=4, emsize=4,
                      theta_act="rrelu", train_embeddings=True)
