@@ -118,7 +118,15 @@ class Encoder:
 
     def gaussian(self, words: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(m, s) of q(z | w_d) (module docstring) for the document with ``counts`` of each of
-        its distinct ``words``."""
+        its distinct ``words``.
+
+        Parameters
+        ----------
+        words : (J,) int
+            The document's distinct words (columns of the vocabulary).
+        counts : (J,) float
+            How often each occurs in it.
+        """
         x = np.asarray(counts, dtype=np.float64)
         if self.inputs == "frequencies":
             x = x / x.sum()
@@ -136,7 +144,13 @@ class Encoder:
 
     def work(self, distinct):
         """Multiply-adds of one forward pass for documents of ``distinct`` words (module
-        docstring)."""
+        docstring).
+
+        Parameters
+        ----------
+        distinct : int or array of int
+            The number of distinct words of each document.
+        """
         distinct = np.asarray(distinct, dtype=np.float64)
         if not self.weights:
             return 2.0 * self.n_topics * distinct

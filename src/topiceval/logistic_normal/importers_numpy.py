@@ -122,6 +122,11 @@ def from_octis(output) -> NoReturn:
     """Refuse an OCTIS model output (the ``.npz`` ``save_model_output`` writes, or the
     dictionary ``train_model`` returns) with what to import instead.
 
+    Parameters
+    ----------
+    output : str, path-like or dict
+        The ``.npz`` file ``save_model_output`` wrote, or the dictionary itself.
+
     Raises
     ------
     ValueError
